@@ -1,0 +1,213 @@
+//! The context: I/O threads, the inproc endpoint registry, and the life of its sockets.
+//!
+//! A context owns nothing a socket needs on its hot path. Sockets hold an `Arc` to it for three
+//! things: choosing an I/O thread when they bind or connect, finding inproc peers, and learning
+//! that the context is shutting down. I/O threads start lazily with the first socket, so
+//! IO_THREADS may be set until then.
+
+use crate::error::{Error, Result};
+use crate::io::IoThread;
+use crate::mailbox::Mailbox;
+use crate::opt;
+use crate::socket::{Socket, SocketType};
+use crate::transport::inproc::Registry;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+/// A ZeroMQ context. Cheap to clone; every clone is the same context.
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<CtxInner>,
+}
+
+struct Config {
+    io_threads: i32,
+    max_sockets: i32,
+    max_msgsz: i32,
+    ipv6: bool,
+    blocky: bool,
+    thread_priority: i32,
+    thread_sched_policy: i32,
+}
+
+struct Sockets {
+    live: HashMap<u64, Arc<Mailbox>>,
+    next_id: u64,
+}
+
+pub(crate) struct CtxInner {
+    config: Mutex<Config>,
+    io: OnceLock<Vec<Arc<IoThread>>>,
+    next_io: AtomicUsize,
+    sockets: Mutex<Sockets>,
+    sockets_cv: Condvar,
+    terminating: AtomicBool,
+    pub(crate) inproc: Mutex<Registry>,
+}
+
+/// libzmq's ZMQ_MAX_SOCKETS_DFLT.
+const MAX_SOCKETS_DEFAULT: i32 = 1023;
+
+impl Context {
+    /// Creates a context with libzmq's defaults (one I/O thread, 1023 sockets).
+    pub fn new() -> Context {
+        Context {
+            inner: Arc::new(CtxInner {
+                config: Mutex::new(Config {
+                    io_threads: 1,
+                    max_sockets: MAX_SOCKETS_DEFAULT,
+                    max_msgsz: i32::MAX,
+                    ipv6: false,
+                    blocky: true,
+                    thread_priority: -1,
+                    thread_sched_policy: -1,
+                }),
+                io: OnceLock::new(),
+                next_io: AtomicUsize::new(0),
+                sockets: Mutex::new(Sockets { live: HashMap::new(), next_id: 1 }),
+                sockets_cv: Condvar::new(),
+                terminating: AtomicBool::new(false),
+                inproc: Mutex::new(Registry::default()),
+            }),
+        }
+    }
+
+    /// Creates a socket of the given type.
+    pub fn socket(&self, kind: SocketType) -> Result<Socket> {
+        Socket::new(self.clone(), kind)
+    }
+
+    /// Sets a context option (`opt::IO_THREADS`, `MAX_SOCKETS`, `MAX_MSGSZ`, `CTX_IPV6`,
+    /// `CTX_BLOCKY`, `THREAD_PRIORITY`, `THREAD_SCHED_POLICY`).
+    pub fn set(&self, option: i32, value: i32) -> Result<()> {
+        let mut c = self.inner.config.lock().unwrap_or_else(|p| p.into_inner());
+        match option {
+            opt::IO_THREADS if value >= 0 => {
+                if self.inner.io.get().is_some() {
+                    // Like libzmq, the thread count is fixed once the first socket exists.
+                    return Err(Error::Invalid);
+                }
+                c.io_threads = value;
+            }
+            opt::MAX_SOCKETS if value >= 1 => c.max_sockets = value,
+            opt::MAX_MSGSZ if value >= 0 => c.max_msgsz = value,
+            opt::CTX_IPV6 if value == 0 || value == 1 => c.ipv6 = value == 1,
+            opt::CTX_BLOCKY if value == 0 || value == 1 => c.blocky = value == 1,
+            opt::THREAD_PRIORITY if value >= -1 => c.thread_priority = value,
+            opt::THREAD_SCHED_POLICY if value >= -1 => c.thread_sched_policy = value,
+            _ => return Err(Error::Invalid),
+        }
+        Ok(())
+    }
+
+    /// Reads a context option (also `SOCKET_LIMIT` and `MSG_T_SIZE`).
+    pub fn get(&self, option: i32) -> Result<i32> {
+        let c = self.inner.config.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(match option {
+            opt::IO_THREADS => c.io_threads,
+            opt::MAX_SOCKETS => c.max_sockets,
+            opt::SOCKET_LIMIT => 65535,
+            opt::MAX_MSGSZ => c.max_msgsz,
+            opt::MSG_T_SIZE => 64,
+            opt::CTX_IPV6 => c.ipv6 as i32,
+            opt::CTX_BLOCKY => c.blocky as i32,
+            opt::THREAD_SCHED_POLICY => c.thread_sched_policy,
+            _ => return Err(Error::Invalid),
+        })
+    }
+
+    /// Makes every blocking and later call on this context's sockets fail with
+    /// [`Error::Term`]. Sockets must still be closed (dropped). Idempotent.
+    pub fn shutdown(&self) {
+        if self.inner.terminating.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let s = self.inner.sockets.lock().unwrap_or_else(|p| p.into_inner());
+        for mb in s.live.values() {
+            mb.poke();
+        }
+    }
+
+    /// Shuts down, waits until every socket is closed, then stops the I/O threads after
+    /// they have delivered lingering messages. Blocks like `zmq_ctx_term`.
+    pub fn term(&self) -> Result<()> {
+        self.shutdown();
+        let mut s = self.inner.sockets.lock().unwrap_or_else(|p| p.into_inner());
+        while !s.live.is_empty() {
+            s = self.inner.sockets_cv.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+        drop(s);
+        if let Some(threads) = self.inner.io.get() {
+            for t in threads {
+                t.stop_and_join();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for Context {
+    fn default() -> Context {
+        Context::new()
+    }
+}
+
+impl CtxInner {
+    pub(crate) fn is_terminating(&self) -> bool {
+        self.terminating.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn ipv6_default(&self) -> bool {
+        self.config.lock().unwrap_or_else(|p| p.into_inner()).ipv6
+    }
+
+    /// Registers a new socket's mailbox; enforces MAX_SOCKETS and refuses after shutdown.
+    pub(crate) fn register_socket(&self, mailbox: Arc<Mailbox>) -> Result<u64> {
+        if self.is_terminating() {
+            return Err(Error::Term);
+        }
+        let max = self.config.lock().unwrap_or_else(|p| p.into_inner()).max_sockets;
+        let mut s = self.sockets.lock().unwrap_or_else(|p| p.into_inner());
+        if s.live.len() >= max as usize {
+            return Err(Error::MFile);
+        }
+        let id = s.next_id;
+        s.next_id += 1;
+        s.live.insert(id, mailbox);
+        Ok(id)
+    }
+
+    pub(crate) fn unregister_socket(&self, id: u64) {
+        let mut s = self.sockets.lock().unwrap_or_else(|p| p.into_inner());
+        s.live.remove(&id);
+        if s.live.is_empty() {
+            self.sockets_cv.notify_all();
+        }
+    }
+
+    /// An I/O thread for a new bind or connect, round robin; starts the threads on first use.
+    pub(crate) fn io_thread(&self) -> Result<Arc<IoThread>> {
+        let threads = self.io.get_or_init(|| {
+            let n = self.config.lock().unwrap_or_else(|p| p.into_inner()).io_threads.max(1);
+            (0..n).filter_map(|i| IoThread::start(i as usize).ok()).collect()
+        });
+        if threads.is_empty() {
+            return Err(Error::MThread);
+        }
+        let i = self.next_io.fetch_add(1, Ordering::Relaxed) % threads.len();
+        Ok(threads[i].clone())
+    }
+}
+
+impl Drop for CtxInner {
+    fn drop(&mut self) {
+        // The last handle is gone, so every socket is closed: let the I/O threads finish
+        // lingering deliveries and exit (the same wait zmq_ctx_term does).
+        if let Some(threads) = self.io.get() {
+            for t in threads {
+                t.stop_and_join();
+            }
+        }
+    }
+}

@@ -1,0 +1,394 @@
+//! I/O threads: each runs one reactor (mio/epoll) over listeners and sessions.
+//!
+//! Sockets never block on the network: they post [`IoCmd`]s (listen, connect, close) to an I/O
+//! thread and exchange messages with its sessions through pipes. The thread sleeps in
+//! `epoll_wait` until a descriptor is ready, a command arrives (an eventfd wake-up sent only
+//! when the queue goes from empty to non-empty), or a timer (reconnect, handshake, linger) is
+//! due. Everything it owns is single-threaded; the command queue is the only shared state.
+
+mod session;
+
+use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
+use crate::socket::options::Options;
+use crate::socket::SocketShared;
+use crate::transport::endpoint::Endpoint;
+use crate::transport::listen::Listener;
+use crate::transport::stream::Stream;
+use mio::{Events, Interest, Poll, Token, Waker};
+use session::Session;
+use std::collections::BTreeMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What a socket (or a resolver thread) asks an I/O thread to do.
+pub(crate) enum IoCmd {
+    Listen { id: u64, listener: Listener, socket: Arc<SocketShared>, options: Box<Options> },
+    Connect {
+        id: u64,
+        endpoint: Endpoint,
+        given: String,
+        socket: Arc<SocketShared>,
+        options: Box<Options>,
+        pipe: Option<PipeEnd>,
+    },
+    /// unbind or disconnect: close the listener or connection and its sessions now.
+    CloseEndpoint { id: u64 },
+    /// The socket closed: close its listeners, let its sessions linger.
+    SocketClosed { socket_id: u64 },
+    Pipe(PipeId, Wake),
+    Resolved { token: usize, serial: u64, addrs: io::Result<Vec<SocketAddr>> },
+    Stop,
+}
+
+pub(crate) struct IoThread {
+    queue: Mutex<Vec<IoCmd>>,
+    waker: Waker,
+    poll: Mutex<Option<Poll>>,
+    handle: Mutex<Option<JoinHandle<()>>>,
+}
+
+const WAKER: Token = Token(usize::MAX);
+
+impl IoThread {
+    pub(crate) fn start(index: usize) -> io::Result<Arc<IoThread>> {
+        let poll = Poll::new()?;
+        let waker = Waker::new(poll.registry(), WAKER)?;
+        let t = Arc::new(IoThread {
+            queue: Mutex::new(Vec::new()),
+            waker,
+            poll: Mutex::new(Some(poll)),
+            handle: Mutex::new(None),
+        });
+        let t2 = t.clone();
+        let poll = t.poll.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let h = std::thread::Builder::new().name(format!("oxmq-io-{index}")).spawn(move || {
+            if let Some(poll) = poll {
+                Reactor::new(poll, t2).run();
+            }
+        })?;
+        *t.handle.lock().unwrap_or_else(|p| p.into_inner()) = Some(h);
+        Ok(t)
+    }
+
+    /// Posts a command; wakes the thread when the queue was empty.
+    pub(crate) fn send(&self, cmd: IoCmd) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let was_empty = q.is_empty();
+        q.push(cmd);
+        drop(q);
+        if was_empty {
+            let _ = self.waker.wake();
+        }
+    }
+
+    /// Asks the thread to exit once its lingering sessions are done, and waits for it.
+    pub(crate) fn stop_and_join(&self) {
+        let h = self.handle.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(h) = h {
+            self.send(IoCmd::Stop);
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+impl Owner for IoThread {
+    fn wake(&self, id: PipeId, what: Wake) {
+        self.send(IoCmd::Pipe(id, what));
+    }
+}
+
+pub(crate) enum Timer {
+    Reconnect,
+    Handshake,
+    Linger,
+}
+
+struct ListenerEntry {
+    id: u64,
+    listener: Listener,
+    socket: Arc<SocketShared>,
+    options: Box<Options>,
+}
+
+enum Entry {
+    Listener(ListenerEntry),
+    Session(Box<Session>),
+}
+
+/// The per-thread event loop state, handed to sessions so they can register and set timers.
+pub(crate) struct Ctx<'a> {
+    pub registry: &'a mio::Registry,
+    pub io: &'a Arc<IoThread>,
+    timers: &'a mut BTreeMap<(Instant, u64), (usize, u64, Timer)>,
+    timer_seq: &'a mut u64,
+    /// Sessions that stopped early (read budget) and want another turn without a new event.
+    pub again: &'a mut Vec<usize>,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn add_timer(&mut self, at: Instant, token: usize, serial: u64, t: Timer) {
+        *self.timer_seq += 1;
+        self.timers.insert((at, *self.timer_seq), (token, serial, t));
+    }
+}
+
+struct Reactor {
+    poll: Poll,
+    io: Arc<IoThread>,
+    entries: Vec<Option<Entry>>,
+    free: Vec<usize>,
+    timers: BTreeMap<(Instant, u64), (usize, u64, Timer)>,
+    timer_seq: u64,
+    serial: u64,
+    stopping: bool,
+    again: Vec<usize>,
+}
+
+impl Reactor {
+    fn new(poll: Poll, io: Arc<IoThread>) -> Reactor {
+        Reactor {
+            poll,
+            io,
+            entries: Vec::new(),
+            free: Vec::new(),
+            timers: BTreeMap::new(),
+            timer_seq: 0,
+            serial: 0,
+            stopping: false,
+            again: Vec::new(),
+        }
+    }
+
+    fn alloc(&mut self) -> usize {
+        match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.entries.push(None);
+                self.entries.len() - 1
+            }
+        }
+    }
+
+    fn run(mut self) {
+        let mut events = Events::with_capacity(256);
+        let mut cmds = Vec::new();
+        loop {
+            let timeout = if !self.again.is_empty() {
+                Some(Duration::ZERO)
+            } else {
+                self.timers.keys().next().map(|(at, _)| at.saturating_duration_since(Instant::now()))
+            };
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    break;
+                }
+            }
+            for ev in events.iter() {
+                if ev.token() == WAKER {
+                    continue;
+                }
+                self.dispatch(ev.token().0, ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable());
+            }
+            {
+                let mut q = self.io.queue.lock().unwrap_or_else(|p| p.into_inner());
+                std::mem::swap(&mut *q, &mut cmds);
+            }
+            for cmd in cmds.drain(..) {
+                self.command(cmd);
+            }
+            self.fire_timers();
+            let again = std::mem::take(&mut self.again);
+            for t in again {
+                self.dispatch(t, true, true);
+            }
+            if self.stopping && !self.entries.iter().any(|e| matches!(e, Some(Entry::Session(_)))) {
+                break;
+            }
+        }
+    }
+
+    fn with_session(&mut self, token: usize, f: impl FnOnce(&mut Session, &mut Ctx<'_>) -> bool) {
+        let Some(Some(Entry::Session(s))) = self.entries.get_mut(token) else { return };
+        let mut ctx = Ctx {
+            registry: self.poll.registry(),
+            io: &self.io,
+            timers: &mut self.timers,
+            timer_seq: &mut self.timer_seq,
+            again: &mut self.again,
+        };
+        let keep = f(s, &mut ctx);
+        if !keep {
+            if let Some(Entry::Session(mut s)) = self.entries[token].take() {
+                s.shutdown(self.poll.registry());
+            }
+            self.free.push(token);
+        }
+    }
+
+    fn dispatch(&mut self, token: usize, readable: bool, writable: bool) {
+        match self.entries.get_mut(token) {
+            Some(Some(Entry::Listener(_))) => self.accept(token),
+            Some(Some(Entry::Session(_))) => self.with_session(token, |s, ctx| s.ready(ctx, readable, writable)),
+            _ => {}
+        }
+    }
+
+    fn accept(&mut self, token: usize) {
+        loop {
+            let Some(Some(Entry::Listener(l))) = self.entries.get_mut(token) else { return };
+            let stream = match &l.listener {
+                Listener::Tcp(tl) => match tl.accept() {
+                    Ok((s, _)) => {
+                        let _ = s.set_nonblocking(true);
+                        Stream::Tcp(mio::net::TcpStream::from_std(s))
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    // EMFILE and friends: stop for now; the listener stays registered.
+                    Err(_) => return,
+                },
+                Listener::Ipc(ul, _) => match ul.accept() {
+                    Ok((s, _)) => {
+                        let _ = s.set_nonblocking(true);
+                        Stream::Ipc(mio::net::UnixStream::from_std(s))
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => return,
+                },
+            };
+            let (socket, options, lid) = (l.socket.clone(), l.options.clone(), l.id);
+            let t = self.alloc();
+            self.serial += 1;
+            let serial = self.serial;
+            let mut ctx = Ctx {
+                registry: self.poll.registry(),
+                io: &self.io,
+                timers: &mut self.timers,
+                timer_seq: &mut self.timer_seq,
+                again: &mut self.again,
+            };
+            match Session::accepted(&mut ctx, t, serial, lid, socket, options, stream) {
+                Some(s) => self.entries[t] = Some(Entry::Session(Box::new(s))),
+                None => self.free.push(t),
+            }
+        }
+    }
+
+    fn command(&mut self, cmd: IoCmd) {
+        match cmd {
+            IoCmd::Listen { id, mut listener, socket, options } => {
+                let t = self.alloc();
+                let reg = match &mut listener {
+                    Listener::Tcp(l) => {
+                        let fd = std::os::fd::AsRawFd::as_raw_fd(l);
+                        self.poll.registry().register(&mut mio::unix::SourceFd(&fd), Token(t), Interest::READABLE)
+                    }
+                    Listener::Ipc(l, _) => {
+                        let fd = std::os::fd::AsRawFd::as_raw_fd(l);
+                        self.poll.registry().register(&mut mio::unix::SourceFd(&fd), Token(t), Interest::READABLE)
+                    }
+                };
+                if reg.is_err() {
+                    self.free.push(t);
+                    return;
+                }
+                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, options }));
+                // Connections may already be waiting in the backlog (edge-triggered epoll only
+                // reports new arrivals).
+                self.accept(t);
+            }
+            IoCmd::Connect { id, endpoint, given, socket, options, pipe } => {
+                let t = self.alloc();
+                self.serial += 1;
+                let serial = self.serial;
+                let mut ctx = Ctx {
+                    registry: self.poll.registry(),
+                    io: &self.io,
+                    timers: &mut self.timers,
+                    timer_seq: &mut self.timer_seq,
+                    again: &mut self.again,
+                };
+                let s = Session::connecting(&mut ctx, t, serial, id, endpoint, given, socket, options, pipe);
+                self.entries[t] = Some(Entry::Session(Box::new(s)));
+                self.with_session(t, |s, ctx| s.start_connect(ctx));
+            }
+            IoCmd::CloseEndpoint { id } => {
+                for t in 0..self.entries.len() {
+                    match &self.entries[t] {
+                        Some(Entry::Listener(l)) if l.id == id => self.close_listener(t),
+                        Some(Entry::Session(s)) if s.endpoint_id() == id => {
+                            self.with_session(t, |_, _| false);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            IoCmd::SocketClosed { socket_id } => {
+                for t in 0..self.entries.len() {
+                    match &self.entries[t] {
+                        Some(Entry::Listener(l)) if l.socket.id == socket_id => self.close_listener(t),
+                        Some(Entry::Session(s)) if s.socket_id() == socket_id => {
+                            self.with_session(t, |s, ctx| s.socket_closed(ctx));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            IoCmd::Pipe(id, what) => {
+                if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
+                    if s.serial() == id.serial {
+                        self.with_session(id.slot, |s, ctx| s.pipe_event(ctx, what));
+                    }
+                }
+            }
+            IoCmd::Resolved { token, serial, addrs } => {
+                if let Some(Some(Entry::Session(s))) = self.entries.get(token) {
+                    if s.serial() == serial {
+                        self.with_session(token, |s, ctx| s.resolved(ctx, addrs));
+                    }
+                }
+            }
+            IoCmd::Stop => self.stopping = true,
+        }
+    }
+
+    fn close_listener(&mut self, t: usize) {
+        if let Some(Entry::Listener(l)) = self.entries[t].take() {
+            match &l.listener {
+                Listener::Tcp(tl) => {
+                    let fd = std::os::fd::AsRawFd::as_raw_fd(tl);
+                    let _ = self.poll.registry().deregister(&mut mio::unix::SourceFd(&fd));
+                }
+                Listener::Ipc(ul, path) => {
+                    let fd = std::os::fd::AsRawFd::as_raw_fd(ul);
+                    let _ = self.poll.registry().deregister(&mut mio::unix::SourceFd(&fd));
+                    if let Some(p) = path {
+                        let _ = std::fs::remove_file(p);
+                    }
+                }
+            }
+            self.free.push(t);
+        }
+    }
+
+    fn fire_timers(&mut self) {
+        let now = Instant::now();
+        while let Some(entry) = self.timers.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let (token, serial, timer) = entry.remove();
+            if let Some(Some(Entry::Session(s))) = self.entries.get(token) {
+                if s.serial() == serial {
+                    self.with_session(token, |s, ctx| s.timer(ctx, timer));
+                }
+            }
+        }
+    }
+}

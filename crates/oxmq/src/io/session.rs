@@ -1,0 +1,755 @@
+//! A session: one peer connection of a socket, as the I/O thread runs it.
+//!
+//! A session owns the I/O side of the socket's pipe and, while connected, the byte stream with
+//! its ZMTP state. Its life: (connect side) resolve → connect → handshake → active, and back to
+//! a reconnect timer whenever the connection drops; (accept side) handshake → active → gone.
+//!
+//! The data path: bytes read from the stream are parsed in place (`zmtp::parse_header`); small
+//! bodies are copied into inline [`Msg`]s, large ones are split off the receive buffer without
+//! copying; whole messages are written to the pipe and published once per read batch. Outbound,
+//! messages are taken from the pipe and encoded into one batch buffer (large bodies are written
+//! from their own memory with `writev`), so one system call carries many messages under load.
+//!
+//! Nothing accepted is lost on close: when the socket closes its pipe end, the session keeps
+//! writing what is queued (reconnecting if it must) until the pipe is drained or LINGER expires.
+
+use super::{Ctx, IoThread, Timer};
+use crate::msg::{Msg, INLINE_CAP, ROUTING_ID};
+use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
+use crate::socket::options::Options;
+use crate::socket::{hwm, SocketShared, SocketType};
+use crate::transport::endpoint::{Endpoint, Host};
+use crate::transport::listen::pick;
+use crate::transport::stream::Stream;
+use bytes::{Buf, BytesMut};
+use mio::{Interest, Token};
+use std::io::{self, IoSlice};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Read buffer allocation unit.
+const READ_CHUNK: usize = 64 * 1024;
+/// Stop encoding once this much is batched (the kernel takes it in one write).
+const WRITE_BATCH: usize = 64 * 1024;
+/// Bodies at least this large are written from their own memory instead of being copied.
+const ZERO_COPY_MIN: usize = 8 * 1024;
+/// Bytes read per turn before yielding to other sessions.
+const READ_BUDGET: usize = 1024 * 1024;
+/// Frames one multi-part message may have before the peer is considered hostile.
+const MAX_PARTS: usize = 1 << 20;
+
+struct Conn {
+    stream: Stream,
+    handshake: Option<zmtp::Handshake>,
+    version: zmtp::Version,
+    rx: BytesMut,
+    tx: Vec<u8>,
+    tx_pos: usize,
+    /// A large body being written straight from the message.
+    big: Option<(Msg, usize)>,
+    writable: bool,
+    /// Frames of an incoming multi-part message not yet complete.
+    partial: Vec<Msg>,
+    /// A complete message the pipe had no room for.
+    held: Vec<Msg>,
+    /// More input may be waiting in the kernel (we stopped before EAGAIN).
+    read_pending: bool,
+    /// We are in the middle of sending a multi-part message.
+    out_mid: bool,
+}
+
+enum State {
+    /// Waiting for the reconnect timer.
+    Idle,
+    Resolving,
+    Connecting(Stream),
+    Connected(Box<Conn>),
+}
+
+pub(crate) struct Session {
+    token: usize,
+    serial: u64,
+    endpoint_id: u64,
+    socket: Arc<SocketShared>,
+    options: Box<Options>,
+    /// Where to connect (None on the accept side).
+    target: Option<(Endpoint, String)>,
+    addr: Option<SocketAddr>,
+    ivl: i32,
+    state: State,
+    pipe: Option<PipeEnd>,
+    /// The pipe has connected at least once (a later connection is a hiccup).
+    connected_before: bool,
+    /// Drop outbound frames until a message boundary (the previous connection died mid-message).
+    skip_to_boundary: bool,
+    /// The socket closed its end: deliver what is queued, then go.
+    closing: bool,
+    /// The pipe reported closed and empty: nothing more to send.
+    drained: bool,
+}
+
+impl Session {
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
+    }
+    pub(crate) fn endpoint_id(&self) -> u64 {
+        self.endpoint_id
+    }
+    pub(crate) fn socket_id(&self) -> u64 {
+        self.socket.id
+    }
+
+    pub(crate) fn accepted(
+        ctx: &mut Ctx<'_>,
+        token: usize,
+        serial: u64,
+        listener_id: u64,
+        socket: Arc<SocketShared>,
+        options: Box<Options>,
+        stream: Stream,
+    ) -> Option<Session> {
+        let ivl = options.reconnect_ivl;
+        let mut s = Session {
+            token,
+            serial,
+            endpoint_id: listener_id,
+            socket,
+            options,
+            target: None,
+            addr: None,
+            ivl,
+            state: State::Idle,
+            pipe: None,
+            connected_before: false,
+            skip_to_boundary: false,
+            closing: false,
+            drained: false,
+        };
+        if s.begin_handshake(ctx, stream, false) {
+            s.flush_handshake(ctx);
+            Some(s)
+        } else {
+            None
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn connecting(
+        ctx: &mut Ctx<'_>,
+        token: usize,
+        serial: u64,
+        id: u64,
+        endpoint: Endpoint,
+        given: String,
+        socket: Arc<SocketShared>,
+        options: Box<Options>,
+        pipe: Option<PipeEnd>,
+    ) -> Session {
+        if let Some(p) = &pipe {
+            p.set_owner(ctx.io.clone(), PipeId { slot: token, serial });
+        }
+        let ivl = options.reconnect_ivl;
+        Session {
+            token,
+            serial,
+            endpoint_id: id,
+            socket,
+            options,
+            target: Some((endpoint, given)),
+            addr: None,
+            ivl,
+            state: State::Idle,
+            pipe,
+            connected_before: false,
+            skip_to_boundary: false,
+            closing: false,
+            drained: false,
+        }
+    }
+
+    // ----- connecting -----
+
+    /// Starts (or restarts) a connection attempt. Returns false if the session is finished.
+    pub(crate) fn start_connect(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        let Some((endpoint, _)) = &self.target else { return false };
+        match endpoint.clone() {
+            Endpoint::Tcp { host: Host::Name(name), port } => {
+                // Resolve off the I/O thread: a slow DNS answer must not stall other
+                // connections. Re-resolved on every attempt so a moved peer is found.
+                self.state = State::Resolving;
+                let io = ctx.io.clone();
+                let (token, serial) = (self.token, self.serial);
+                let spawned = std::thread::Builder::new().name("oxmq-resolve".into()).spawn(move || {
+                    let addrs = (name.as_str(), port).to_socket_addrs().map(|a| a.collect());
+                    io.send(super::IoCmd::Resolved { token, serial, addrs });
+                });
+                if spawned.is_err() {
+                    self.schedule_reconnect(ctx);
+                }
+                true
+            }
+            Endpoint::Tcp { host: Host::Ip(ip), port } => {
+                if ip.is_ipv6() && !self.options.ipv6 {
+                    return self.schedule_reconnect(ctx);
+                }
+                self.addr = Some(SocketAddr::new(ip, port));
+                self.connect_addr(ctx)
+            }
+            Endpoint::Tcp { host: Host::Any, .. } => false,
+            Endpoint::Ipc(path) => {
+                let r = if let Some(name) = path.strip_prefix('@') {
+                    use std::os::linux::net::SocketAddrExt;
+                    std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())
+                        .and_then(|a| std::os::unix::net::UnixStream::connect_addr(&a))
+                } else {
+                    std::os::unix::net::UnixStream::connect(&path)
+                };
+                match r {
+                    Ok(s) => {
+                        let _ = s.set_nonblocking(true);
+                        let stream = Stream::Ipc(mio::net::UnixStream::from_std(s));
+                        if self.begin_handshake(ctx, stream, false) {
+                            self.flush_handshake(ctx)
+                        } else {
+                            self.schedule_reconnect(ctx)
+                        }
+                    }
+                    Err(_) => self.schedule_reconnect(ctx),
+                }
+            }
+            Endpoint::Inproc(_) => false,
+        }
+    }
+
+    pub(crate) fn resolved(&mut self, ctx: &mut Ctx<'_>, addrs: io::Result<Vec<SocketAddr>>) -> bool {
+        if !matches!(self.state, State::Resolving) {
+            return true;
+        }
+        let port = match &self.target {
+            Some((Endpoint::Tcp { port, .. }, _)) => *port,
+            _ => return false,
+        };
+        let ip = addrs.ok().and_then(|a| pick(a.into_iter().map(|a| a.ip()), self.options.ipv6));
+        match ip {
+            Some(ip) => {
+                self.addr = Some(SocketAddr::new(ip, port));
+                self.connect_addr(ctx)
+            }
+            None => self.schedule_reconnect(ctx),
+        }
+    }
+
+    fn connect_addr(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        let Some(addr) = self.addr else { return self.schedule_reconnect(ctx) };
+        match mio::net::TcpStream::connect(addr) {
+            Ok(s) => {
+                let mut stream = Stream::Tcp(s);
+                if ctx.registry.register(&mut stream, Token(self.token), Interest::READABLE | Interest::WRITABLE).is_err() {
+                    return self.schedule_reconnect(ctx);
+                }
+                self.state = State::Connecting(stream);
+                true
+            }
+            Err(_) => self.schedule_reconnect(ctx),
+        }
+    }
+
+    /// Arms the reconnect timer (with backoff). Returns false if the session should end.
+    fn schedule_reconnect(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        self.state = State::Idle;
+        if self.target.is_none() || self.options.reconnect_ivl < 0 {
+            return false;
+        }
+        if self.closing && self.drained {
+            return false;
+        }
+        let wait = self.ivl.max(0) as u64;
+        if self.options.reconnect_ivl_max > 0 {
+            self.ivl = (self.ivl.saturating_mul(2)).min(self.options.reconnect_ivl_max);
+        }
+        ctx.add_timer(Instant::now() + Duration::from_millis(wait), self.token, self.serial, Timer::Reconnect);
+        true
+    }
+
+    // ----- handshake -----
+
+    fn begin_handshake(&mut self, ctx: &mut Ctx<'_>, mut stream: Stream, registered: bool) -> bool {
+        stream.configure(&self.options);
+        if !registered
+            && ctx.registry.register(&mut stream, Token(self.token), Interest::READABLE | Interest::WRITABLE).is_err()
+        {
+            return false;
+        }
+        let kind = self.socket.kind;
+        let config = zmtp::Config {
+            socket_type: kind.wire(),
+            routing_id: self.options.routing_id.clone(),
+            as_server: false,
+            mechanism: zmtp::Mechanism::Null,
+            max_msg_size: self.options.max_msg_size(),
+            properties: Vec::new(),
+        };
+        let mut hs = zmtp::Handshake::new(config);
+        let mut tx = Vec::with_capacity(256);
+        hs.poll_transmit(&mut tx);
+        self.state = State::Connected(Box::new(Conn {
+            stream,
+            handshake: Some(hs),
+            version: zmtp::Version::V3_1,
+            rx: BytesMut::with_capacity(READ_CHUNK),
+            tx,
+            tx_pos: 0,
+            big: None,
+            writable: true,
+            partial: Vec::new(),
+            held: Vec::new(),
+            read_pending: true,
+            out_mid: false,
+        }));
+        if self.options.handshake_ivl > 0 {
+            ctx.add_timer(
+                Instant::now() + Duration::from_millis(self.options.handshake_ivl as u64),
+                self.token,
+                self.serial,
+                Timer::Handshake,
+            );
+        }
+        true
+    }
+
+    fn flush_handshake(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        self.ready(ctx, true, true)
+    }
+
+    /// The handshake finished: set up the pipe and tell the socket.
+    fn on_handshake_done(&mut self, io: &Arc<IoThread>, peer: zmtp::Peer) {
+        self.ivl = self.options.reconnect_ivl;
+        let routing_id = peer.routing_id.unwrap_or_default();
+        if let State::Connected(c) = &mut self.state {
+            c.version = peer.version;
+        }
+        if self.pipe.is_none() {
+            // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
+            let (socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+            mine.set_owner(io.clone(), PipeId { slot: self.token, serial: self.serial });
+            let mut id = Msg::from(routing_id);
+            id.set_flags(ROUTING_ID);
+            mine.write(id);
+            mine.flush();
+            self.pipe = Some(mine);
+            self.socket.mailbox.send(crate::mailbox::Command::Attach {
+                pipe: socket_end,
+                endpoint: self.target.as_ref().map(|t| t.1.clone()),
+            });
+        } else if let Some(p) = &mut self.pipe {
+            let mut id = Msg::from(routing_id);
+            id.set_flags(ROUTING_ID);
+            p.write(id);
+            p.flush();
+            if self.connected_before {
+                p.hiccup();
+            }
+        }
+        self.connected_before = true;
+    }
+}
+
+
+/// The connection failed; the session decides what comes next.
+struct Lost;
+
+impl Session {
+    // ----- events -----
+
+    /// The stream is ready. Returns false when the session is finished.
+    pub(crate) fn ready(&mut self, ctx: &mut Ctx<'_>, readable: bool, writable: bool) -> bool {
+        if matches!(self.state, State::Connecting(_)) {
+            if !writable && !readable {
+                return true;
+            }
+            let State::Connecting(mut stream) = std::mem::replace(&mut self.state, State::Idle) else {
+                return true;
+            };
+            let ok = matches!(stream.take_error(), Ok(None)) && stream.peer_connected();
+            if !ok {
+                let _ = ctx.registry.deregister(&mut stream);
+                return self.schedule_reconnect(ctx);
+            }
+            if !self.begin_handshake(ctx, stream, true) {
+                return self.schedule_reconnect(ctx);
+            }
+        }
+        let State::Connected(c) = &mut self.state else { return true };
+        if writable {
+            c.writable = true;
+        }
+        if readable {
+            c.read_pending = true;
+        }
+        match self.drive(ctx) {
+            Ok(()) => !(self.closing && self.drained && self.tx_empty()),
+            Err(Lost) => self.connection_lost(ctx),
+        }
+    }
+
+    fn tx_empty(&self) -> bool {
+        match &self.state {
+            State::Connected(c) => c.tx_pos >= c.tx.len() && c.big.is_none(),
+            _ => true,
+        }
+    }
+
+    /// Moves bytes both ways until the stream or the pipe would block.
+    fn drive(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+        self.read_side(ctx)?;
+        self.write_side()?;
+        Ok(())
+    }
+
+    fn read_side(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+        let mut budget = READ_BUDGET;
+        loop {
+            // Parse what is buffered first: a handshake or messages may be complete already.
+            self.decode(ctx)?;
+            let State::Connected(c) = &mut self.state else { return Ok(()) };
+            if !c.held.is_empty() || !c.read_pending {
+                break;
+            }
+            if budget == 0 {
+                ctx.again.push(self.token);
+                break;
+            }
+            if c.rx.capacity() - c.rx.len() < 4096 {
+                c.rx.reserve(READ_CHUNK);
+            }
+            match c.stream.read_into(&mut c.rx) {
+                Ok(0) => return Err(Lost),
+                Ok(n) => budget = budget.saturating_sub(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    c.read_pending = false;
+                    break;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(Lost),
+            }
+        }
+        if let Some(p) = &mut self.pipe {
+            p.flush();
+        }
+        Ok(())
+    }
+
+    /// Parses the receive buffer: handshake bytes, then frames.
+    fn decode(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+        let max = self.options.max_msg_size();
+        loop {
+            let State::Connected(c) = &mut self.state else { return Ok(()) };
+            if let Some(hs) = &mut c.handshake {
+                let r = hs.handle_input(&c.rx);
+                hs.poll_transmit(&mut c.tx);
+                let n = r.map_err(|_| Lost)?;
+                c.rx.advance(n);
+                if !hs.is_complete() {
+                    return Ok(());
+                }
+                let peer = hs.peer().cloned().ok_or(Lost)?;
+                c.handshake = None;
+                self.on_handshake_done(ctx.io, peer);
+                continue;
+            }
+            if !c.held.is_empty() {
+                return Ok(()); // the pipe is full; resume on its write activation
+            }
+            let Some(h) = zmtp::parse_header(&c.rx, max).map_err(|_| Lost)? else {
+                return Ok(());
+            };
+            let total = h.header_len as u64 + h.body_len;
+            if (c.rx.len() as u64) < total {
+                // Grow towards the frame, but only by what a read can fill: memory follows
+                // the bytes that actually arrive, never the length a header claims.
+                let want = (total - c.rx.len() as u64).min(READ_CHUNK as u64 * 4) as usize;
+                if c.rx.capacity() - c.rx.len() < want {
+                    c.rx.reserve(want);
+                }
+                return Ok(());
+            }
+            c.rx.advance(h.header_len);
+            let len = h.body_len as usize;
+            let mut msg = if len <= INLINE_CAP {
+                let m = Msg::copy_from(&c.rx[..len]);
+                c.rx.advance(len);
+                m
+            } else {
+                Msg::from_bytes(c.rx.split_to(len).freeze())
+            };
+            if h.command {
+                self.command(&msg)?;
+                continue;
+            }
+            let State::Connected(c) = &mut self.state else { return Ok(()) };
+            msg.set_more(h.more);
+            if h.more {
+                if c.partial.len() >= MAX_PARTS {
+                    return Err(Lost);
+                }
+                c.partial.push(msg);
+                continue;
+            }
+            c.partial.push(msg);
+            let Some(p) = &mut self.pipe else { return Err(Lost) };
+            if self.socket.kind == SocketType::Push || self.socket.kind == SocketType::Pub && !is_subscription(&c.partial) {
+                // A PUSH never receives; a PUB only receives subscriptions (3.0 form here).
+                c.partial.clear();
+                continue;
+            }
+            if p.check_write() {
+                for m in c.partial.drain(..) {
+                    p.write(m);
+                }
+            } else {
+                std::mem::swap(&mut c.held, &mut c.partial);
+                p.flush();
+                return Ok(());
+            }
+        }
+    }
+
+    /// A command frame in the data phase.
+    fn command(&mut self, body: &Msg) -> Result<(), Lost> {
+        let cmd = zmtp::Command::parse(body).map_err(|_| Lost)?;
+        let State::Connected(c) = &mut self.state else { return Ok(()) };
+        match cmd {
+            zmtp::Command::Ping { context, .. } => {
+                zmtp::Command::Pong { context }.encode(&mut c.tx);
+            }
+            zmtp::Command::Subscribe(topic) | zmtp::Command::Cancel(topic)
+                if matches!(self.socket.kind, SocketType::Pub | SocketType::XPub) =>
+            {
+                let subscribe = body.get(1..10) == Some(b"SUBSCRIBE");
+                let mut v = Vec::with_capacity(topic.len() + 1);
+                v.push(subscribe as u8);
+                v.extend_from_slice(&topic);
+                if let Some(p) = &mut self.pipe {
+                    // Subscriptions bypass the HWM: losing one would silently stop a stream.
+                    p.write(Msg::from(v));
+                }
+            }
+            zmtp::Command::Error { .. } => return Err(Lost),
+            zmtp::Command::Ready(_) => return Err(Lost), // only valid in the handshake
+            _ => {} // PONG, unknown commands: tolerated
+        }
+        Ok(())
+    }
+
+    /// Encodes queued messages and writes until the stream or the pipe would block.
+    fn write_side(&mut self) -> Result<(), Lost> {
+        loop {
+            let State::Connected(c) = &mut self.state else { return Ok(()) };
+            if c.handshake.is_none() && !self.drained {
+                if let Some(p) = &mut self.pipe {
+                    let sub = matches!(self.socket.kind, SocketType::Sub | SocketType::XSub);
+                    while c.big.is_none() && c.tx.len() - c.tx_pos < WRITE_BATCH {
+                        match p.read() {
+                            Read::Msg(m) => {
+                                if self.skip_to_boundary {
+                                    self.skip_to_boundary = m.more();
+                                    continue;
+                                }
+                                encode(c, m, sub);
+                            }
+                            Read::Empty => break,
+                            Read::Closed => {
+                                self.drained = true;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            if c.tx_pos >= c.tx.len() && c.big.is_none() {
+                c.tx.clear();
+                c.tx_pos = 0;
+                return Ok(());
+            }
+            if !c.writable {
+                return Ok(());
+            }
+            let n = {
+                let head = &c.tx[c.tx_pos..];
+                let r = match &c.big {
+                    Some((m, off)) => c.stream.write_vectored(&[IoSlice::new(head), IoSlice::new(&m[*off..])]),
+                    None => c.stream.write_vectored(&[IoSlice::new(head)]),
+                };
+                match r {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        c.writable = false;
+                        return Ok(());
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => return Err(Lost),
+                }
+            };
+            let head_left = c.tx.len() - c.tx_pos;
+            if n < head_left {
+                c.tx_pos += n;
+            } else {
+                c.tx_pos = c.tx.len();
+                let rest = n - head_left;
+                if let Some((m, off)) = &mut c.big {
+                    *off += rest;
+                    if *off >= m.len() {
+                        c.big = None;
+                    }
+                }
+            }
+            if c.tx_pos >= c.tx.len() && c.big.is_none() {
+                c.tx.clear();
+                c.tx_pos = 0;
+            }
+        }
+    }
+
+    /// The stream failed or closed.
+    fn connection_lost(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        let state = std::mem::replace(&mut self.state, State::Idle);
+        if let State::Connected(mut c) = state {
+            let _ = ctx.registry.deregister(&mut c.stream);
+            if c.out_mid {
+                // The peer saw part of a message; the next peer must not see the rest.
+                self.skip_to_boundary = true;
+            }
+            // Messages that were encoded but not written are lost with the connection, as in
+            // libzmq: TCP gives no acknowledgement to know what the peer received.
+        }
+        if self.target.is_none() {
+            return false; // accept side: the peer will reconnect to us
+        }
+        if self.socket.kind.routes_by_id() || self.options.immediate {
+            // A pipe per connection: the socket forgets this peer.
+            self.pipe = None;
+        }
+        if self.closing && (self.drained || self.pipe.is_none()) {
+            return false;
+        }
+        self.schedule_reconnect(ctx)
+    }
+
+    pub(crate) fn pipe_event(&mut self, ctx: &mut Ctx<'_>, what: Wake) -> bool {
+        match what {
+            Wake::Read | Wake::Hiccup => {}
+            Wake::Write => {
+                // Room in the inbound pipe: deliver the held message and resume reading.
+                if let (State::Connected(c), Some(p)) = (&mut self.state, &mut self.pipe) {
+                    if !c.held.is_empty() {
+                        if !p.check_write() {
+                            return true;
+                        }
+                        for m in c.held.drain(..) {
+                            p.write(m);
+                        }
+                        p.flush();
+                    }
+                }
+            }
+            Wake::Closed => {
+                if !self.closing {
+                    self.socket_closed(ctx);
+                }
+            }
+        }
+        match &self.state {
+            State::Connected(_) => match self.drive(ctx) {
+                Ok(()) => !(self.closing && self.drained && self.tx_empty()),
+                Err(Lost) => self.connection_lost(ctx),
+            },
+            _ => !(self.closing && self.drained),
+        }
+    }
+
+    /// The socket closed: deliver what is queued within LINGER, then finish.
+    pub(crate) fn socket_closed(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        if self.closing {
+            return true;
+        }
+        self.closing = true;
+        let linger = self.socket.linger.load(Ordering::Acquire);
+        let nothing_to_send = match &mut self.pipe {
+            None => true,
+            Some(p) => !p.has_data() && p.peer_closed(),
+        };
+        let connected = matches!(&self.state, State::Connected(c) if c.handshake.is_none());
+        if linger == 0 || nothing_to_send || (!connected && self.target.is_none()) {
+            if nothing_to_send {
+                self.drained = true;
+            }
+            if linger == 0 || !connected {
+                return false;
+            }
+        }
+        if linger > 0 {
+            ctx.add_timer(Instant::now() + Duration::from_millis(linger as u64), self.token, self.serial, Timer::Linger);
+        }
+        true
+    }
+
+    pub(crate) fn timer(&mut self, ctx: &mut Ctx<'_>, t: Timer) -> bool {
+        match t {
+            Timer::Reconnect => {
+                if matches!(self.state, State::Idle) {
+                    return self.start_connect(ctx);
+                }
+                true
+            }
+            Timer::Handshake => {
+                if matches!(&self.state, State::Connected(c) if c.handshake.is_some()) {
+                    return self.connection_lost(ctx);
+                }
+                true
+            }
+            Timer::Linger => false,
+        }
+    }
+
+    /// Releases the stream (the session is being removed).
+    pub(crate) fn shutdown(&mut self, registry: &mio::Registry) {
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Connected(mut c) => {
+                let _ = registry.deregister(&mut c.stream);
+            }
+            State::Connecting(mut s) => {
+                let _ = registry.deregister(&mut s);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// True when a message is a subscription in the ZMTP 3.0 message form.
+fn is_subscription(parts: &[Msg]) -> bool {
+    parts.len() == 1 && matches!(parts[0].first(), Some(0) | Some(1))
+}
+
+/// Appends one frame to the batch (or arranges for a large body to be written in place).
+#[inline]
+fn encode(c: &mut Conn, m: Msg, sub: bool) {
+    if m.is_routing_id() {
+        return;
+    }
+    let more = m.more();
+    if sub && !c.out_mid && !more && c.version >= zmtp::Version::V3_1 && matches!(m.first(), Some(0) | Some(1)) {
+        // A SUB's subscription message becomes a SUBSCRIBE/CANCEL command for 3.1 peers.
+        zmtp::encode_subscription(c.version, m[0] == 1, &m[1..], &mut c.tx);
+        return;
+    }
+    c.out_mid = more;
+    if m.len() >= ZERO_COPY_MIN {
+        zmtp::encode_header(m.len(), more, false, &mut c.tx);
+        c.big = Some((m, 0));
+    } else {
+        zmtp::encode_header(m.len(), more, false, &mut c.tx);
+        c.tx.extend_from_slice(&m);
+    }
+}

@@ -1,0 +1,191 @@
+//! A socket's mailbox: the only way other threads talk to a socket.
+//!
+//! I/O sessions, peer sockets (inproc) and the context post [`Command`]s here; the socket
+//! drains them on its own thread at the start of each call and while it waits. The queue is a
+//! mutex-protected `Vec` because commands are rare (a pipe waking from sleep, a new peer): the
+//! message hot path never posts one. An `eventfd` is signalled when the queue goes from empty to
+//! non-empty; a blocked call waits on it with `poll(2)`, and the same descriptor is the socket's
+//! `ZMQ_FD` (readable while commands are pending: libzmq's edge-triggered contract).
+
+use crate::pipe::{PipeEnd, PipeId, Wake};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Something a socket must act on.
+pub(crate) enum Command {
+    /// A pipe end woke up.
+    Pipe(PipeId, Wake),
+    /// A new peer: attach this pipe end. The peer's routing id is the pipe's first frame.
+    Attach { pipe: PipeEnd, endpoint: Option<String> },
+    /// The context is shutting down.
+    Stop,
+}
+
+/// An eventfd: a counter the kernel can wait on.
+pub(crate) struct Signaler {
+    fd: OwnedFd,
+}
+
+impl Signaler {
+    pub(crate) fn new() -> io::Result<Signaler> {
+        // SAFETY: plain syscall; the returned descriptor is checked and then owned.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor nobody else owns.
+        Ok(Signaler { fd: unsafe { OwnedFd::from_raw_fd(fd) } })
+    }
+
+    pub(crate) fn signal(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a valid u64 to our own eventfd. EAGAIN (counter at max)
+        // still leaves it readable, which is all we need.
+        unsafe { libc::write(self.fd.as_raw_fd(), &one as *const u64 as *const libc::c_void, 8) };
+    }
+
+    /// Resets the counter so the descriptor stops polling readable.
+    pub(crate) fn drain(&self) {
+        let mut v: u64 = 0;
+        // SAFETY: reads 8 bytes into a valid u64 from our own non-blocking eventfd.
+        unsafe { libc::read(self.fd.as_raw_fd(), &mut v as *mut u64 as *mut libc::c_void, 8) };
+    }
+
+    /// Waits until signalled or until `deadline` (None = forever). Returns false on timeout.
+    pub(crate) fn wait(&self, deadline: Option<Instant>) -> io::Result<bool> {
+        let timeout = match deadline {
+            None => -1,
+            Some(d) => {
+                let now = Instant::now();
+                if d <= now {
+                    0
+                } else {
+                    // Round up so we never wake a hair before the deadline and spin.
+                    let us = (d - now).as_micros();
+                    (us.div_ceil(1000)).min(i32::MAX as u128) as i32
+                }
+            }
+        };
+        let mut pfd = libc::pollfd { fd: self.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let rc = unsafe { libc::poll(&mut pfd, 1, timeout) };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(rc > 0)
+    }
+
+    pub(crate) fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
+struct Queue {
+    cmds: Vec<Command>,
+    closed: bool,
+}
+
+/// The command queue plus its signaler.
+pub(crate) struct Mailbox {
+    queue: Mutex<Queue>,
+    pending: AtomicBool,
+    signaler: Signaler,
+}
+
+impl Mailbox {
+    pub(crate) fn new() -> io::Result<Mailbox> {
+        Ok(Mailbox {
+            queue: Mutex::new(Queue { cmds: Vec::new(), closed: false }),
+            pending: AtomicBool::new(false),
+            signaler: Signaler::new()?,
+        })
+    }
+
+    /// Posts a command; signals the eventfd if the queue was empty. Callable from any thread.
+    pub(crate) fn send(&self, cmd: Command) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if q.closed {
+            // The socket is gone: dropping the command closes any pipe end it carries, so the
+            // sender learns through the pipe instead of waiting on a socket that never reads.
+            drop(q);
+            drop(cmd);
+            return;
+        }
+        let was_empty = q.cmds.is_empty();
+        q.cmds.push(cmd);
+        if was_empty {
+            self.pending.store(true, Ordering::Release);
+            self.signaler.signal();
+        }
+    }
+
+    /// Cheap check for the hot path: one relaxed load.
+    #[inline]
+    pub(crate) fn has_pending(&self) -> bool {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// Takes every pending command (into `out`, to reuse its allocation).
+    pub(crate) fn drain_into(&self, out: &mut Vec<Command>) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::swap(&mut q.cmds, out);
+        self.pending.store(false, Ordering::Release);
+        // Reset under the lock: a sender that pushes after we release sees an empty queue and
+        // signals again, so no command is left without a signal.
+        self.signaler.drain();
+    }
+
+    /// Refuses further commands and returns those still queued (to be dropped by the caller
+    /// outside the lock: dropping a pipe end wakes its peer).
+    pub(crate) fn close(&self) -> Vec<Command> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.closed = true;
+        self.pending.store(false, Ordering::Release);
+        std::mem::take(&mut q.cmds)
+    }
+
+    pub(crate) fn wait(&self, deadline: Option<Instant>) -> io::Result<bool> {
+        self.signaler.wait(deadline)
+    }
+
+    pub(crate) fn fd(&self) -> RawFd {
+        self.signaler.fd()
+    }
+
+    /// Wakes a waiter without a command (used by the context on shutdown).
+    pub(crate) fn poke(&self) {
+        self.send(Command::Stop);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn signal_is_level_until_drained() {
+        let mb = Mailbox::new().unwrap();
+        assert!(!mb.wait(Some(Instant::now())).unwrap());
+        mb.send(Command::Stop);
+        assert!(mb.has_pending());
+        assert!(mb.wait(Some(Instant::now() + Duration::from_secs(5))).unwrap());
+        let mut v = Vec::new();
+        mb.drain_into(&mut v);
+        assert_eq!(v.len(), 1);
+        assert!(!mb.has_pending());
+        assert!(!mb.wait(Some(Instant::now())).unwrap());
+    }
+
+    #[test]
+    fn wakes_a_waiter_in_another_thread() {
+        let mb = std::sync::Arc::new(Mailbox::new().unwrap());
+        let m2 = mb.clone();
+        let t = std::thread::spawn(move || m2.wait(Some(Instant::now() + Duration::from_secs(10))).unwrap());
+        mb.send(Command::Stop);
+        assert!(t.join().unwrap());
+    }
+}

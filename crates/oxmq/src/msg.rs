@@ -1,0 +1,320 @@
+//! `Msg`: one message frame, as it travels through pipes and sockets.
+//!
+//! Small bodies (up to [`INLINE_CAP`] bytes) live inside the struct, so the hot path for small
+//! messages never touches the allocator. Larger bodies are a reference-counted [`Bytes`], so
+//! fan-out (PUB to many peers) clones a pointer rather than the data, and a body decoded off the
+//! wire can point straight into the receive buffer it arrived in.
+//!
+//! The struct is at most 56 bytes and 8-aligned, so the C ABI can store it inside the 64-byte
+//! `zmq_msg_t` with room left for its own tag.
+
+use bytes::Bytes;
+use std::fmt;
+use std::ops::Deref;
+
+/// Bodies up to this many bytes are stored inline (libzmq stores up to 33).
+pub const INLINE_CAP: usize = 38;
+
+/// Flag: more frames of the same message follow.
+pub(crate) const MORE: u8 = 0x01;
+/// Internal flag: this frame carries the peer's routing id. An engine writes it as the first
+/// item of its inbound pipe for socket types that route by peer (ROUTER); it never reaches the
+/// application as a message.
+pub(crate) const ROUTING_ID: u8 = 0x40;
+
+#[derive(Clone)]
+enum Body {
+    Inline { len: u8, buf: [u8; INLINE_CAP] },
+    Shared(Bytes),
+}
+
+/// One frame of a (possibly multi-part) message. Cheap to clone.
+#[derive(Clone)]
+pub struct Msg {
+    body: Body,
+    flags: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Msg>() <= 56);
+const _: () = assert!(std::mem::align_of::<Msg>() <= 8);
+
+impl Msg {
+    /// An empty frame.
+    #[inline]
+    pub const fn new() -> Msg {
+        Msg { body: Body::Inline { len: 0, buf: [0; INLINE_CAP] }, flags: 0 }
+    }
+
+    /// A zero-filled frame of `len` bytes, to be written through [`Msg::as_mut_slice`].
+    pub fn with_size(len: usize) -> Msg {
+        if len <= INLINE_CAP {
+            Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0 }
+        } else {
+            Msg { body: Body::Shared(Bytes::from(vec![0u8; len])), flags: 0 }
+        }
+    }
+
+    /// A frame holding a copy of `data` (inline when small).
+    #[inline]
+    pub fn copy_from(data: &[u8]) -> Msg {
+        if data.len() <= INLINE_CAP {
+            let mut buf = [0u8; INLINE_CAP];
+            buf[..data.len()].copy_from_slice(data);
+            Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0 }
+        } else {
+            Msg { body: Body::Shared(Bytes::copy_from_slice(data)), flags: 0 }
+        }
+    }
+
+    /// A frame whose body is `bytes`, shared without copying (small bodies are moved inline so
+    /// the frame does not keep a large receive buffer alive for a few bytes).
+    #[inline]
+    pub fn from_bytes(bytes: Bytes) -> Msg {
+        if bytes.len() <= INLINE_CAP {
+            Msg::copy_from(&bytes)
+        } else {
+            Msg { body: Body::Shared(bytes), flags: 0 }
+        }
+    }
+
+    /// A frame over static data, never copied.
+    pub fn from_static(data: &'static [u8]) -> Msg {
+        Msg::from_bytes(Bytes::from_static(data))
+    }
+
+    /// Body length in bytes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.body {
+            Body::Inline { len, .. } => *len as usize,
+            Body::Shared(b) => b.len(),
+        }
+    }
+
+    /// True when the body is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The body.
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.body {
+            Body::Inline { len, buf } => &buf[..*len as usize],
+            Body::Shared(b) => b,
+        }
+    }
+
+    /// The body, writable. A shared body is copied first unless this frame is its only owner
+    /// (copy on write), so writing never changes what another clone sees.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        if let Body::Shared(b) = &mut self.body {
+            if !b.is_unique() {
+                *b = Bytes::from(b.to_vec());
+            }
+        }
+        match &mut self.body {
+            Body::Inline { len, buf } => &mut buf[..*len as usize],
+            Body::Shared(b) => {
+                let (ptr, len) = (b.as_ptr() as *mut u8, b.len());
+                // SAFETY: `b` is the unique owner of its heap buffer (checked or made so above:
+                // `is_unique` is false for static and shared buffers, which were replaced by a
+                // fresh Vec copy). No other reference into the buffer exists, and the returned
+                // slice borrows `self` mutably, so nobody can clone or read it meanwhile.
+                unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+            }
+        }
+    }
+
+    /// The body as `Bytes` (copies an inline body; shares a large one).
+    pub fn to_bytes(&self) -> Bytes {
+        match &self.body {
+            Body::Inline { len, buf } => Bytes::copy_from_slice(&buf[..*len as usize]),
+            Body::Shared(b) => b.clone(),
+        }
+    }
+
+    /// Consumes the frame, returning its body as `Bytes`.
+    pub fn into_bytes(self) -> Bytes {
+        match self.body {
+            Body::Shared(b) => b,
+            Body::Inline { .. } => self.to_bytes(),
+        }
+    }
+
+    /// True when more frames of this message follow (libzmq's `zmq_msg_more`).
+    #[inline]
+    pub fn more(&self) -> bool {
+        self.flags & MORE != 0
+    }
+
+    /// Marks whether more frames follow.
+    #[inline]
+    pub fn set_more(&mut self, more: bool) {
+        if more {
+            self.flags |= MORE;
+        } else {
+            self.flags &= !MORE;
+        }
+    }
+
+    /// True when the body is shared with other frames or a receive buffer.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.body, Body::Shared(_))
+    }
+
+    #[inline]
+    pub(crate) fn flags(&self) -> u8 {
+        self.flags
+    }
+
+    #[inline]
+    pub(crate) fn set_flags(&mut self, flags: u8) {
+        self.flags = flags;
+    }
+
+    #[inline]
+    pub(crate) fn is_routing_id(&self) -> bool {
+        self.flags & ROUTING_ID != 0
+    }
+}
+
+impl Default for Msg {
+    fn default() -> Msg {
+        Msg::new()
+    }
+}
+
+impl Deref for Msg {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for Msg {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Msg {
+    fn eq(&self, other: &Msg) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+impl Eq for Msg {}
+
+impl PartialEq<[u8]> for Msg {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.as_slice() == other
+    }
+}
+impl PartialEq<&[u8]> for Msg {
+    fn eq(&self, other: &&[u8]) -> bool {
+        self.as_slice() == *other
+    }
+}
+impl<const N: usize> PartialEq<&[u8; N]> for Msg {
+    fn eq(&self, other: &&[u8; N]) -> bool {
+        self.as_slice() == &other[..]
+    }
+}
+impl PartialEq<&str> for Msg {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_slice() == other.as_bytes()
+    }
+}
+
+impl fmt::Debug for Msg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let body = self.as_slice();
+        let shown = &body[..body.len().min(32)];
+        write!(f, "Msg({} B{}, {:?}{})", body.len(), if self.more() { ", more" } else { "" },
+            String::from_utf8_lossy(shown), if body.len() > 32 { "…" } else { "" })
+    }
+}
+
+impl From<&[u8]> for Msg {
+    fn from(d: &[u8]) -> Msg {
+        Msg::copy_from(d)
+    }
+}
+impl<const N: usize> From<&[u8; N]> for Msg {
+    fn from(d: &[u8; N]) -> Msg {
+        Msg::copy_from(d)
+    }
+}
+impl From<&str> for Msg {
+    fn from(s: &str) -> Msg {
+        Msg::copy_from(s.as_bytes())
+    }
+}
+impl From<String> for Msg {
+    fn from(s: String) -> Msg {
+        Msg::from(s.into_bytes())
+    }
+}
+impl From<Vec<u8>> for Msg {
+    fn from(v: Vec<u8>) -> Msg {
+        if v.len() <= INLINE_CAP {
+            Msg::copy_from(&v)
+        } else {
+            Msg { body: Body::Shared(Bytes::from(v)), flags: 0 }
+        }
+    }
+}
+impl From<Bytes> for Msg {
+    fn from(b: Bytes) -> Msg {
+        Msg::from_bytes(b)
+    }
+}
+impl From<&Msg> for Msg {
+    fn from(m: &Msg) -> Msg {
+        let mut c = m.clone();
+        c.flags = 0;
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_bodies_are_inline_and_large_are_shared() {
+        assert!(!Msg::from(&[7u8; INLINE_CAP][..]).is_shared());
+        let big = Msg::from(vec![1u8; INLINE_CAP + 1]);
+        assert!(big.is_shared());
+        let c = big.clone();
+        assert_eq!(c.as_ptr(), big.as_ptr(), "clone shares the body");
+    }
+
+    #[test]
+    fn write_is_copy_on_write() {
+        let a = Msg::from(vec![1u8; 100]);
+        let mut b = a.clone();
+        b.as_mut_slice()[0] = 9;
+        assert_eq!(a[0], 1);
+        assert_eq!(b[0], 9);
+        let mut s = Msg::with_size(1000);
+        let p = s.as_ptr();
+        s.as_mut_slice()[999] = 5;
+        assert_eq!(s.as_ptr(), p, "unique body is written in place");
+        let mut st = Msg::from_static(&[3u8; 64]);
+        st.as_mut_slice()[0] = 4;
+        assert_eq!(st[0], 4);
+    }
+
+    #[test]
+    fn more_flag() {
+        let mut m = Msg::from("x");
+        assert!(!m.more());
+        m.set_more(true);
+        assert!(m.more());
+        m.set_more(false);
+        assert!(!m.more());
+    }
+}

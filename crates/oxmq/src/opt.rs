@@ -1,0 +1,99 @@
+//! Option numbers, with libzmq's values so the C ABI passes them through unchanged.
+//!
+//! Socket options go to [`crate::Socket::setsockopt`]/[`crate::Socket::getsockopt`], context
+//! options to [`crate::Context::set`]/[`crate::Context::get`]. Integer options take a native
+//! endian `i32` unless noted (`MAXMSGSIZE` is `i64`, `AFFINITY` is `u64`).
+
+// Socket options.
+pub const AFFINITY: i32 = 4;
+pub const ROUTING_ID: i32 = 5;
+pub const SUBSCRIBE: i32 = 6;
+pub const UNSUBSCRIBE: i32 = 7;
+pub const RATE: i32 = 8;
+pub const RECOVERY_IVL: i32 = 9;
+pub const SNDBUF: i32 = 11;
+pub const RCVBUF: i32 = 12;
+pub const RCVMORE: i32 = 13;
+pub const FD: i32 = 14;
+pub const EVENTS: i32 = 15;
+pub const TYPE: i32 = 16;
+pub const LINGER: i32 = 17;
+pub const RECONNECT_IVL: i32 = 18;
+pub const BACKLOG: i32 = 19;
+pub const RECONNECT_IVL_MAX: i32 = 21;
+pub const MAXMSGSIZE: i32 = 22;
+pub const SNDHWM: i32 = 23;
+pub const RCVHWM: i32 = 24;
+pub const MULTICAST_HOPS: i32 = 25;
+pub const RCVTIMEO: i32 = 27;
+pub const SNDTIMEO: i32 = 28;
+pub const LAST_ENDPOINT: i32 = 32;
+pub const ROUTER_MANDATORY: i32 = 33;
+pub const TCP_KEEPALIVE: i32 = 34;
+pub const TCP_KEEPALIVE_CNT: i32 = 35;
+pub const TCP_KEEPALIVE_IDLE: i32 = 36;
+pub const TCP_KEEPALIVE_INTVL: i32 = 37;
+pub const IMMEDIATE: i32 = 39;
+pub const XPUB_VERBOSE: i32 = 40;
+pub const ROUTER_RAW: i32 = 41;
+pub const IPV6: i32 = 42;
+pub const MECHANISM: i32 = 43;
+pub const PLAIN_SERVER: i32 = 44;
+pub const PLAIN_USERNAME: i32 = 45;
+pub const PLAIN_PASSWORD: i32 = 46;
+pub const CURVE_SERVER: i32 = 47;
+pub const CURVE_PUBLICKEY: i32 = 48;
+pub const CURVE_SECRETKEY: i32 = 49;
+pub const CURVE_SERVERKEY: i32 = 50;
+pub const PROBE_ROUTER: i32 = 51;
+pub const REQ_CORRELATE: i32 = 52;
+pub const REQ_RELAXED: i32 = 53;
+pub const CONFLATE: i32 = 54;
+pub const ZAP_DOMAIN: i32 = 55;
+pub const ROUTER_HANDOVER: i32 = 56;
+pub const TOS: i32 = 57;
+pub const CONNECT_ROUTING_ID: i32 = 61;
+pub const HANDSHAKE_IVL: i32 = 66;
+pub const XPUB_NODROP: i32 = 69;
+pub const BLOCKY: i32 = 70;
+pub const XPUB_MANUAL: i32 = 71;
+pub const XPUB_WELCOME_MSG: i32 = 72;
+pub const STREAM_NOTIFY: i32 = 73;
+pub const INVERT_MATCHING: i32 = 74;
+pub const HEARTBEAT_IVL: i32 = 75;
+pub const HEARTBEAT_TTL: i32 = 76;
+pub const HEARTBEAT_TIMEOUT: i32 = 77;
+pub const XPUB_VERBOSER: i32 = 78;
+pub const CONNECT_TIMEOUT: i32 = 79;
+pub const TCP_MAXRT: i32 = 80;
+pub const THREAD_SAFE: i32 = 81;
+pub const MULTICAST_MAXTPDU: i32 = 84;
+pub const BINDTODEVICE: i32 = 92;
+pub const ZAP_ENFORCE_DOMAIN: i32 = 93;
+pub const METADATA: i32 = 95;
+pub const ROUTER_NOTIFY: i32 = 97;
+
+// Context options.
+pub const IO_THREADS: i32 = 1;
+pub const MAX_SOCKETS: i32 = 2;
+pub const SOCKET_LIMIT: i32 = 3;
+pub const THREAD_PRIORITY: i32 = 3;
+pub const THREAD_SCHED_POLICY: i32 = 4;
+pub const MAX_MSGSZ: i32 = 5;
+pub const MSG_T_SIZE: i32 = 6;
+pub const CTX_IPV6: i32 = 42;
+pub const CTX_BLOCKY: i32 = 70;
+
+// Send/recv flags.
+pub const DONTWAIT: i32 = 1;
+pub const SNDMORE: i32 = 2;
+
+// Poll and ZMQ_EVENTS bits.
+pub const POLLIN: i16 = 1;
+pub const POLLOUT: i16 = 2;
+pub const POLLERR: i16 = 4;
+pub const POLLPRI: i16 = 8;
+
+// Message properties (zmq_msg_get).
+pub const MORE: i32 = 1;
+pub const SHARED: i32 = 3;

@@ -1,0 +1,372 @@
+//! Pipes: the bidirectional, bounded message channel between two owners.
+//!
+//! A pipe joins a socket to an I/O session (tcp, ipc) or a socket to another socket (inproc).
+//! Each end is a [`PipeEnd`]: it writes to one [`ypipe`] and reads from the other, so no lock is
+//! taken per message. An end is woken only on a transition its owner cares about:
+//!
+//! * **read activation**: the peer flushed messages while this end's reader was asleep;
+//! * **write activation**: this end had stopped at its high-water mark and the peer has since
+//!   read enough to make room;
+//! * **closed**: the peer end was dropped. Messages it flushed before closing stay readable, so
+//!   nothing accepted is lost; the reader sees [`Read::Closed`] only after draining them.
+//!
+//! Wake-ups go through the [`Owner`] registered for each end, which turns them into a command in
+//! the owner's mailbox (a socket) or in an I/O thread's queue (a session). The high-water mark
+//! counts whole messages: frames of a multi-part message are flushed together when the last one
+//! is written, so a reader never sees half a message.
+
+pub mod ypipe;
+
+use crate::msg::Msg;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What a wake-up is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wake {
+    Read,
+    Write,
+    Closed,
+    /// The peer (an I/O session) reconnected to a new remote: resend per-connection state.
+    Hiccup,
+}
+
+/// Receives wake-ups for one pipe end. Called from the peer's thread; must not block.
+pub(crate) trait Owner: Send + Sync {
+    fn wake(&self, id: PipeId, what: Wake);
+}
+
+/// Identifies a pipe end to its owner: a slot plus a serial that makes stale wake-ups for a
+/// reused slot harmless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PipeId {
+    pub slot: usize,
+    pub serial: u64,
+}
+
+struct Side {
+    /// Whole messages read by this side's reader, published in batches (see LWM below).
+    read_msgs: AtomicU64,
+    /// The writer towards this side stopped at its HWM and wants a write activation.
+    writer_waiting: AtomicBool,
+    /// This side's end was dropped.
+    closed: AtomicBool,
+    owner: Mutex<Option<(Arc<dyn Owner>, PipeId)>>,
+}
+
+impl Side {
+    fn new() -> Side {
+        Side {
+            read_msgs: AtomicU64::new(0),
+            writer_waiting: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            owner: Mutex::new(None),
+        }
+    }
+
+    fn wake(&self, what: Wake) {
+        let guard = self.owner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((owner, id)) = guard.as_ref() {
+            owner.wake(*id, what);
+        }
+    }
+}
+
+struct Shared {
+    sides: [Side; 2],
+}
+
+/// Result of [`PipeEnd::read`].
+#[derive(Debug)]
+pub(crate) enum Read {
+    Msg(Msg),
+    /// Nothing now; the end is asleep and will be woken on the peer's next flush.
+    Empty,
+    /// The peer is gone and everything it sent has been read.
+    Closed,
+}
+
+/// One end of a pipe.
+pub(crate) struct PipeEnd {
+    side: usize,
+    shared: Arc<Shared>,
+    out: ypipe::Writer<Msg>,
+    inp: ypipe::Reader<Msg>,
+    /// Outbound HWM in messages (0 = unlimited).
+    hwm: u64,
+    written_msgs: u64,
+    peer_read_cache: u64,
+    /// Inbound bookkeeping: messages read and the count last published to the writer.
+    read_msgs: u64,
+    read_published: u64,
+    lwm: u64,
+    /// A frame with MORE was written and the message is not complete yet.
+    out_mid: bool,
+    /// Writer position just after the last complete message: what `flush` may publish.
+    complete_upto: usize,
+}
+
+/// Creates a pipe. `hwm[0]` bounds the direction end 0 → end 1, `hwm[1]` the reverse.
+pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
+    let shared = Arc::new(Shared { sides: [Side::new(), Side::new()] });
+    let (w01, r01) = ypipe::ypipe();
+    let (w10, r10) = ypipe::ypipe();
+    let end = |side: usize, out, inp, hwm: u64, in_hwm: u64| PipeEnd {
+        side,
+        shared: shared.clone(),
+        out,
+        inp,
+        hwm,
+        written_msgs: 0,
+        peer_read_cache: 0,
+        read_msgs: 0,
+        read_published: 0,
+        // Publish progress to the writer every quarter of its window (at least every message
+        // for tiny windows, at most every 256) so a writer at HWM resumes in good time without
+        // a shared-cache-line write per message.
+        lwm: if in_hwm == 0 { 256 } else { (in_hwm / 4).clamp(1, 256) },
+        out_mid: false,
+        complete_upto: 0,
+    };
+    let a = end(0, w01, r10, hwm[0], hwm[1]);
+    let b = end(1, w10, r01, hwm[1], hwm[0]);
+    (a, b)
+}
+
+impl PipeEnd {
+    /// Registers who receives this end's wake-ups. Call before reading; a flush that happened
+    /// before registration is found by the owner's first read.
+    pub(crate) fn set_owner(&self, owner: Arc<dyn Owner>, id: PipeId) {
+        let mut g = self.shared.sides[self.side].owner.lock().unwrap_or_else(|p| p.into_inner());
+        *g = Some((owner, id));
+    }
+
+    fn me(&self) -> &Side {
+        &self.shared.sides[self.side]
+    }
+
+    fn peer(&self) -> &Side {
+        &self.shared.sides[1 - self.side]
+    }
+
+    /// True when a new message may be written now (always true in the middle of a message).
+    /// When false, the end registers for a write activation.
+    #[inline]
+    pub(crate) fn check_write(&mut self) -> bool {
+        if self.out_mid || self.hwm == 0 || self.written_msgs - self.peer_read_cache < self.hwm {
+            return true;
+        }
+        self.check_write_slow()
+    }
+
+    #[cold]
+    fn check_write_slow(&mut self) -> bool {
+        if self.peer_closed() {
+            return false;
+        }
+        self.peer_read_cache = self.peer().read_msgs.load(Ordering::Acquire);
+        if self.written_msgs - self.peer_read_cache < self.hwm {
+            return true;
+        }
+        // Dekker handshake with the reader's publish in `note_read`.
+        self.peer().writer_waiting.store(true, Ordering::SeqCst);
+        self.peer_read_cache = self.peer().read_msgs.load(Ordering::SeqCst);
+        self.written_msgs - self.peer_read_cache < self.hwm
+    }
+
+    /// Writes one frame. The caller checked [`PipeEnd::check_write`] for the first frame of a
+    /// message. The message becomes visible at the next [`PipeEnd::flush`].
+    #[inline]
+    pub(crate) fn write(&mut self, msg: Msg) {
+        let more = msg.more();
+        self.out.push(msg);
+        self.out_mid = more;
+        if !more {
+            self.written_msgs += 1;
+            self.complete_upto = self.out.written();
+        }
+    }
+
+    /// Publishes complete messages and wakes the peer if it was asleep.
+    #[inline]
+    pub(crate) fn flush(&mut self) {
+        if self.out.flush_to(self.complete_upto) {
+            self.peer().wake(Wake::Read);
+        }
+    }
+
+    /// Tells the peer end's owner that this side reconnected (see [`Wake::Hiccup`]).
+    pub(crate) fn hiccup(&self) {
+        self.peer().wake(Wake::Hiccup);
+    }
+
+    /// True while a multi-part message is partly written.
+    pub(crate) fn is_mid_message(&self) -> bool {
+        self.out_mid
+    }
+
+    /// Reads the next frame.
+    #[inline]
+    pub(crate) fn read(&mut self) -> Read {
+        match self.inp.pop() {
+            Some(msg) => {
+                if !msg.more() {
+                    self.read_msgs += 1;
+                    if self.read_msgs - self.read_published >= self.lwm {
+                        self.publish_read();
+                    }
+                }
+                Read::Msg(msg)
+            }
+            None => {
+                if self.read_msgs != self.read_published {
+                    self.publish_read();
+                }
+                // `closed` is set after the peer's last flush, so once we see it, one more
+                // look at the queue finds anything it published before closing.
+                if self.peer().closed.load(Ordering::Acquire) {
+                    match self.inp.pop() {
+                        Some(msg) => {
+                            if !msg.more() {
+                                self.read_msgs += 1;
+                            }
+                            Read::Msg(msg)
+                        }
+                        None => Read::Closed,
+                    }
+                } else {
+                    Read::Empty
+                }
+            }
+        }
+    }
+
+    /// True when a frame is ready to read (does not change the sleep state).
+    pub(crate) fn has_data(&mut self) -> bool {
+        self.inp.has_data()
+    }
+
+    fn publish_read(&mut self) {
+        self.read_published = self.read_msgs;
+        let me = &self.shared.sides[self.side];
+        me.read_msgs.store(self.read_msgs, Ordering::SeqCst);
+        if me.writer_waiting.load(Ordering::SeqCst) && me.writer_waiting.swap(false, Ordering::SeqCst)
+        {
+            // The peer's writer is waiting to write towards us.
+            self.peer().wake(Wake::Write);
+        }
+    }
+
+    /// True once the peer end has been dropped.
+    pub(crate) fn peer_closed(&self) -> bool {
+        self.peer().closed.load(Ordering::Acquire)
+    }
+
+    /// Messages written towards the peer that it has not read yet (approximate: the peer
+    /// publishes its progress in batches).
+    pub(crate) fn queued_out(&self) -> u64 {
+        let read = self.peer().read_msgs.load(Ordering::Acquire);
+        self.written_msgs.saturating_sub(read)
+    }
+
+    /// True when everything written has been read by the peer (exact when the peer is asleep,
+    /// because a reader publishes its count before sleeping).
+    pub(crate) fn out_drained(&self) -> bool {
+        self.queued_out() == 0 && !self.out_mid
+    }
+
+    /// Changes the outbound high-water mark (0 = unlimited).
+    pub(crate) fn set_hwm(&mut self, hwm: u64) {
+        self.hwm = hwm;
+    }
+}
+
+impl Drop for PipeEnd {
+    fn drop(&mut self) {
+        // A partly written message is never published: the reader would see half a message.
+        // Publish whatever complete messages remain, then mark closed and wake the peer.
+        self.out.flush_to(self.complete_upto);
+        self.me().closed.store(true, Ordering::Release);
+        let peer = self.peer();
+        peer.wake(Wake::Closed);
+        // Drop our owner registration: nobody should be woken on our behalf any more.
+        *self.me().owner.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex as StdMutex;
+
+    #[derive(Default)]
+    struct Log(StdMutex<Vec<(usize, Wake)>>);
+    impl Owner for Log {
+        fn wake(&self, id: PipeId, what: Wake) {
+            self.0.lock().unwrap().push((id.slot, what));
+        }
+    }
+
+    fn m(s: &str, more: bool) -> Msg {
+        let mut m = Msg::from(s);
+        m.set_more(more);
+        m
+    }
+
+    #[test]
+    fn read_wakeup_only_from_sleep() {
+        let (mut a, mut b) = pipe([0, 0]);
+        let log = Arc::new(Log::default());
+        b.set_owner(log.clone(), PipeId { slot: 1, serial: 0 });
+        a.write(m("x", false));
+        a.flush();
+        a.write(m("y", false));
+        a.flush();
+        assert_eq!(*log.0.lock().unwrap(), vec![(1, Wake::Read)]);
+        assert!(matches!(b.read(), Read::Msg(x) if x == "x"));
+        assert!(matches!(b.read(), Read::Msg(x) if x == "y"));
+        assert!(matches!(b.read(), Read::Empty));
+    }
+
+    #[test]
+    fn multipart_is_published_whole() {
+        let (mut a, mut b) = pipe([0, 0]);
+        a.write(m("1", true));
+        a.flush();
+        assert!(matches!(b.read(), Read::Empty), "half a message is invisible");
+        a.write(m("2", false));
+        a.flush();
+        assert!(matches!(b.read(), Read::Msg(x) if x == "1" && x.more()));
+        assert!(matches!(b.read(), Read::Msg(x) if x == "2" && !x.more()));
+    }
+
+    #[test]
+    fn hwm_blocks_and_reader_wakes_writer() {
+        let (mut a, mut b) = pipe([4, 0]);
+        let log = Arc::new(Log::default());
+        a.set_owner(log.clone(), PipeId { slot: 0, serial: 0 });
+        for i in 0..4 {
+            assert!(a.check_write());
+            a.write(m(&i.to_string(), false));
+        }
+        a.flush();
+        assert!(!a.check_write(), "at HWM");
+        assert!(matches!(b.read(), Read::Msg(_)));
+        // lwm for hwm 4 is 1: the read is published at once and the writer woken.
+        assert!(log.0.lock().unwrap().contains(&(0, Wake::Write)));
+        assert!(a.check_write());
+    }
+
+    #[test]
+    fn close_delivers_what_was_flushed_then_reports_closed() {
+        let (mut a, mut b) = pipe([0, 0]);
+        let log = Arc::new(Log::default());
+        b.set_owner(log.clone(), PipeId { slot: 7, serial: 0 });
+        a.write(m("last", false));
+        a.write(m("half", true));
+        drop(a);
+        assert!(log.0.lock().unwrap().contains(&(7, Wake::Closed)));
+        assert!(matches!(b.read(), Read::Msg(x) if x == "last"));
+        assert!(matches!(b.read(), Read::Closed), "the half message is dropped, not delivered");
+    }
+}

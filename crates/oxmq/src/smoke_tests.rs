@@ -1,0 +1,147 @@
+//! End-to-end checks of the core paths over each transport. The full conformance suite lives
+//! in `tests/`; these catch a broken engine at `cargo test --lib` speed.
+
+use crate::{opt, Context, Msg, SocketType};
+
+fn endpoints(tag: &str) -> Vec<String> {
+    vec![
+        "tcp://127.0.0.1:*".to_string(),
+        format!("ipc:///tmp/oxmq-smoke-{}-{tag}.ipc", std::process::id()),
+        format!("inproc://smoke-{tag}"),
+    ]
+}
+
+fn timeouts(s: &mut crate::Socket) {
+    s.set_int(opt::RCVTIMEO, 5000).unwrap();
+    s.set_int(opt::SNDTIMEO, 5000).unwrap();
+}
+
+#[test]
+fn push_pull_every_transport() {
+    for ep in endpoints("pp") {
+        let ctx = Context::new();
+        let mut pull = ctx.socket(SocketType::Pull).unwrap();
+        timeouts(&mut pull);
+        pull.bind(&ep).unwrap();
+        let ep = pull.last_endpoint().unwrap();
+        let mut push = ctx.socket(SocketType::Push).unwrap();
+        timeouts(&mut push);
+        push.connect(&ep).unwrap();
+        for i in 0..1000u32 {
+            push.send(Msg::from(i.to_be_bytes().to_vec()), 0).unwrap();
+        }
+        push.send_multipart(["a", "", "c"], 0).unwrap();
+        push.send(vec![7u8; 100_000], 0).unwrap();
+        for i in 0..1000u32 {
+            assert_eq!(pull.recv(0).unwrap(), &i.to_be_bytes()[..], "{ep}");
+        }
+        let parts = pull.recv_multipart(0).unwrap();
+        assert_eq!(parts, vec![Msg::from("a"), Msg::from(""), Msg::from("c")]);
+        assert_eq!(pull.recv(0).unwrap().len(), 100_000);
+    }
+}
+
+#[test]
+fn req_rep_every_transport() {
+    for ep in endpoints("rr") {
+        let ctx = Context::new();
+        let mut rep = ctx.socket(SocketType::Rep).unwrap();
+        timeouts(&mut rep);
+        rep.bind(&ep).unwrap();
+        let ep = rep.last_endpoint().unwrap();
+        let mut req = ctx.socket(SocketType::Req).unwrap();
+        timeouts(&mut req);
+        req.connect(&ep).unwrap();
+        assert_eq!(req.recv(0), Err(crate::Error::Fsm));
+        for i in 0..50 {
+            req.send(format!("ping {i}"), 0).unwrap();
+            assert_eq!(req.send("again", 0), Err(crate::Error::Fsm));
+            let m = rep.recv(0).unwrap();
+            assert_eq!(m, format!("ping {i}").as_str());
+            rep.send(m, 0).unwrap();
+            assert_eq!(req.recv(0).unwrap(), format!("ping {i}").as_str());
+        }
+    }
+}
+
+#[test]
+fn pub_sub_filters_every_transport() {
+    for ep in endpoints("ps") {
+        let ctx = Context::new();
+        let mut publ = ctx.socket(SocketType::Pub).unwrap();
+        publ.bind(&ep).unwrap();
+        let ep = publ.last_endpoint().unwrap();
+        let mut sub = ctx.socket(SocketType::Sub).unwrap();
+        timeouts(&mut sub);
+        sub.subscribe("A").unwrap();
+        sub.connect(&ep).unwrap();
+        // The subscription travels asynchronously: publish until the first one arrives.
+        sub.set_int(opt::RCVTIMEO, 20).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            publ.send("B-no", 0).unwrap();
+            publ.send("A-yes", 0).unwrap();
+            if let Ok(m) = sub.recv(0) {
+                assert_eq!(m, "A-yes");
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "no subscription over {ep}");
+        }
+    }
+}
+
+#[test]
+fn dealer_router_identities_tcp() {
+    let ctx = Context::new();
+    let mut router = ctx.socket(SocketType::Router).unwrap();
+    timeouts(&mut router);
+    router.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = router.last_endpoint().unwrap();
+    let mut dealer = ctx.socket(SocketType::Dealer).unwrap();
+    timeouts(&mut dealer);
+    dealer.set_bytes(opt::ROUTING_ID, b"D1").unwrap();
+    dealer.connect(&ep).unwrap();
+    dealer.send("hello", 0).unwrap();
+    let parts = router.recv_multipart(0).unwrap();
+    assert_eq!(parts, vec![Msg::from("D1"), Msg::from("hello")]);
+    router.send_multipart(["D1", "world"], 0).unwrap();
+    assert_eq!(dealer.recv(0).unwrap(), "world");
+    router.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    assert_eq!(router.send_multipart(["nobody", "x"], 0), Err(crate::Error::HostUnreach));
+}
+
+#[test]
+fn connect_before_bind_tcp() {
+    let ctx = Context::new();
+    // Find a free port, release it, connect first, bind later.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let ep = format!("tcp://127.0.0.1:{port}");
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect(&ep).unwrap();
+    push.send("early", 0).unwrap();
+    let mut pull = ctx.socket(SocketType::Pull).unwrap();
+    timeouts(&mut pull);
+    pull.bind(&ep).unwrap();
+    assert_eq!(pull.recv(0).unwrap(), "early");
+}
+
+#[test]
+fn close_delivers_everything() {
+    for ep in endpoints("linger") {
+        let ctx = Context::new();
+        let mut pull = ctx.socket(SocketType::Pull).unwrap();
+        timeouts(&mut pull);
+        pull.bind(&ep).unwrap();
+        let ep = pull.last_endpoint().unwrap();
+        let mut push = ctx.socket(SocketType::Push).unwrap();
+        push.set_int(opt::SNDHWM, 0).unwrap();
+        push.connect(&ep).unwrap();
+        for i in 0..10_000u32 {
+            push.send(Msg::from(i.to_be_bytes().to_vec()), 0).unwrap();
+        }
+        drop(push);
+        for i in 0..10_000u32 {
+            assert_eq!(pull.recv(0).unwrap(), &i.to_be_bytes()[..], "{ep}");
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Distributor: sends a message to every selected pipe that has room, dropping it (and
+//! counting the drop) for pipes at their high-water mark — PUB's documented behaviour.
+//!
+//! A multi-part message goes whole or not at all to each pipe: the pipes that took the first
+//! frame take the rest, regardless of HWM.
+
+use super::Pipes;
+use crate::msg::Msg;
+
+#[derive(Default)]
+pub(crate) struct Dist {
+    /// Pipes receiving the message in progress.
+    targets: Vec<usize>,
+    more: bool,
+    pub dropped: u64,
+}
+
+impl Dist {
+    pub(crate) fn in_message(&self) -> bool {
+        self.more
+    }
+
+    /// Starts a message for `candidates` (duplicates allowed; removed here).
+    pub(crate) fn begin(&mut self, pipes: &mut Pipes, candidates: &mut Vec<usize>) {
+        candidates.sort_unstable();
+        candidates.dedup();
+        self.targets.clear();
+        for &s in candidates.iter() {
+            if pipes.check_write(s) {
+                self.targets.push(s);
+            } else {
+                self.dropped += 1;
+            }
+        }
+    }
+
+    /// Writes a frame to the current targets.
+    pub(crate) fn send(&mut self, pipes: &mut Pipes, msg: Msg) {
+        let more = msg.more();
+        if let Some((&last, rest)) = self.targets.split_last() {
+            for &s in rest {
+                pipes.write(s, msg.clone());
+            }
+            pipes.write(last, msg);
+        }
+        if !more {
+            for &s in &self.targets {
+                pipes.flush(s);
+            }
+            self.targets.clear();
+        }
+        self.more = more;
+    }
+
+    pub(crate) fn detach(&mut self, slot: usize) {
+        self.targets.retain(|&s| s != slot);
+    }
+}

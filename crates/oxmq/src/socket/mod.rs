@@ -1,0 +1,833 @@
+//! The socket: what every socket type shares, and the [`Pattern`] trait each type implements.
+//!
+//! A `Socket` lives on the application thread. It owns the socket ends of its pipes, drains its
+//! mailbox for wake-ups and new peers, and implements blocking with timeouts by waiting on the
+//! mailbox's eventfd. The messaging pattern (which pipe a message goes to, which pipe the next
+//! message comes from) is delegated to a [`Pattern`], one file per socket type, assembled from
+//! the routing pieces in [`lb`], [`fq`], [`dist`] and [`trie`].
+//!
+//! Contract: a `Socket` is used by one thread at a time (`&mut self`); it is `Send`, so it may
+//! move between threads, but it is not `Sync`, exactly like a libzmq socket.
+
+mod dealer;
+mod dist;
+mod fq;
+mod lb;
+pub(crate) mod options;
+mod pair;
+mod pubsub;
+mod reqrep;
+mod router;
+mod trie;
+mod pipeline;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::io::{IoCmd, IoThread};
+use crate::mailbox::{Command, Mailbox};
+use crate::msg::Msg;
+use crate::opt;
+use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
+use crate::transport::endpoint::Endpoint;
+use crate::transport::{inproc, listen};
+use bytes::Bytes;
+use options::Options;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The socket types, numbered as in libzmq.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SocketType {
+    Pair = 0,
+    Pub = 1,
+    Sub = 2,
+    Req = 3,
+    Rep = 4,
+    Dealer = 5,
+    Router = 6,
+    Pull = 7,
+    Push = 8,
+    XPub = 9,
+    XSub = 10,
+    Stream = 11,
+}
+
+impl SocketType {
+    /// The type for a libzmq socket-type number.
+    pub fn from_raw(n: i32) -> Option<SocketType> {
+        Some(match n {
+            0 => SocketType::Pair,
+            1 => SocketType::Pub,
+            2 => SocketType::Sub,
+            3 => SocketType::Req,
+            4 => SocketType::Rep,
+            5 => SocketType::Dealer,
+            6 => SocketType::Router,
+            7 => SocketType::Pull,
+            8 => SocketType::Push,
+            9 => SocketType::XPub,
+            10 => SocketType::XSub,
+            11 => SocketType::Stream,
+            _ => return None,
+        })
+    }
+
+    /// libzmq's number for this type.
+    pub fn as_raw(self) -> i32 {
+        self as i32
+    }
+
+    /// The type as the codec names it on the wire.
+    pub(crate) fn wire(self) -> zmtp::SocketType {
+        match self {
+            SocketType::Pair => zmtp::SocketType::Pair,
+            SocketType::Pub => zmtp::SocketType::Pub,
+            SocketType::Sub => zmtp::SocketType::Sub,
+            SocketType::Req => zmtp::SocketType::Req,
+            SocketType::Rep => zmtp::SocketType::Rep,
+            SocketType::Dealer => zmtp::SocketType::Dealer,
+            SocketType::Router => zmtp::SocketType::Router,
+            SocketType::Pull => zmtp::SocketType::Pull,
+            SocketType::Push => zmtp::SocketType::Push,
+            SocketType::XPub => zmtp::SocketType::XPub,
+            SocketType::XSub => zmtp::SocketType::XSub,
+            SocketType::Stream => zmtp::SocketType::Stream,
+        }
+    }
+
+    /// True for types that address peers by routing id and so need a fresh pipe per connection.
+    pub(crate) fn routes_by_id(self) -> bool {
+        matches!(self, SocketType::Router | SocketType::Stream)
+    }
+}
+
+/// What the I/O side and peers need to know about a socket.
+pub(crate) struct SocketShared {
+    pub id: u64,
+    pub kind: SocketType,
+    pub mailbox: Arc<Mailbox>,
+    /// LINGER as of now: sessions read it when the socket closes.
+    pub linger: AtomicI32,
+}
+
+impl Owner for SocketShared {
+    fn wake(&self, id: PipeId, what: Wake) {
+        self.mailbox.send(Command::Pipe(id, what));
+    }
+}
+
+/// One attached pipe, as the socket sees it.
+pub(crate) struct Slot {
+    pub end: PipeEnd,
+    pub serial: u64,
+    /// The peer's routing id, once its first frame has been read (None: not yet).
+    pub peer_id: Option<Bytes>,
+    /// The endpoint this pipe came from (for `disconnect` of inproc peers).
+    pub endpoint: Option<String>,
+}
+
+/// The socket's pipes, indexed by slot. Patterns hold slot numbers.
+pub(crate) struct Pipes {
+    slots: Vec<Option<Slot>>,
+    free: Vec<usize>,
+    next_serial: u64,
+    /// Slots whose peer closed and whose inbound side is drained: detached after the current
+    /// operation.
+    retired: Vec<usize>,
+}
+
+impl Pipes {
+    fn new() -> Pipes {
+        Pipes { slots: Vec::new(), free: Vec::new(), next_serial: 1, retired: Vec::new() }
+    }
+
+    fn insert(&mut self, end: PipeEnd, endpoint: Option<String>) -> usize {
+        let serial = self.next_serial;
+        self.next_serial += 1;
+        let slot = Slot { end, serial, peer_id: None, endpoint };
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i] = Some(slot);
+                i
+            }
+            None => {
+                self.slots.push(Some(slot));
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    fn remove(&mut self, i: usize) -> Option<Slot> {
+        let s = self.slots.get_mut(i)?.take();
+        if s.is_some() {
+            self.free.push(i);
+        }
+        s
+    }
+
+    fn valid(&self, id: PipeId) -> bool {
+        matches!(self.slots.get(id.slot), Some(Some(s)) if s.serial == id.serial)
+    }
+
+    #[inline]
+    pub(crate) fn get(&mut self, i: usize) -> &mut Slot {
+        // Patterns only hold slots the socket attached and has not detached yet.
+        self.slots[i].as_mut().expect("pattern holds a detached slot")
+    }
+
+    /// Reads the next frame from a pipe. A routing-id frame (always the first frame a session
+    /// writes) is absorbed into the slot; a pipe found closed and drained is retired.
+    #[inline]
+    pub(crate) fn read(&mut self, i: usize) -> Read {
+        loop {
+            let slot = self.get(i);
+            match slot.end.read() {
+                Read::Msg(m) if m.is_routing_id() => {
+                    slot.peer_id = Some(m.into_bytes());
+                }
+                Read::Closed => {
+                    if !self.retired.contains(&i) {
+                        self.retired.push(i);
+                    }
+                    return Read::Closed;
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// Makes sure the routing-id frame has been absorbed if it has arrived; returns the id.
+    pub(crate) fn identify(&mut self, i: usize) -> Option<Bytes> {
+        let slot = self.get(i);
+        if slot.peer_id.is_none() && slot.end.has_data() {
+            match slot.end.read() {
+                Read::Msg(m) if m.is_routing_id() => slot.peer_id = Some(m.into_bytes()),
+                // Not a routing id first: a peer without one (inproc from a pattern that does
+                // not send it). Identify as anonymous and drop the frame: libzmq never puts a
+                // data frame before the identity either.
+                Read::Msg(_) => slot.peer_id = Some(Bytes::new()),
+                _ => {}
+            }
+        }
+        self.get(i).peer_id.clone()
+    }
+
+    #[inline]
+    pub(crate) fn check_write(&mut self, i: usize) -> bool {
+        self.get(i).end.check_write()
+    }
+
+    #[inline]
+    pub(crate) fn write(&mut self, i: usize, msg: Msg) {
+        self.get(i).end.write(msg)
+    }
+
+    #[inline]
+    pub(crate) fn flush(&mut self, i: usize) {
+        self.get(i).end.flush()
+    }
+
+    pub(crate) fn has_data(&mut self, i: usize) -> bool {
+        self.get(i).end.has_data()
+    }
+
+    /// Closes a pipe from this side (e.g. a PAIR refusing a second peer, a ROUTER refusing a
+    /// duplicate routing id). The caller must already have removed it from its structures.
+    pub(crate) fn reject(&mut self, i: usize) {
+        self.remove(i);
+    }
+}
+
+/// What a socket type decides: where messages go and where they come from.
+pub(crate) trait Pattern: Send {
+    /// A new pipe. The pattern may reject it with [`Pipes::reject`].
+    fn attach(&mut self, pipes: &mut Pipes, slot: usize);
+    /// The pipe is going away: forget it.
+    fn detach(&mut self, pipes: &mut Pipes, slot: usize);
+    /// The pipe has messages again.
+    fn read_activated(&mut self, pipes: &mut Pipes, slot: usize);
+    /// The pipe has room again.
+    fn write_activated(&mut self, pipes: &mut Pipes, slot: usize);
+    /// The pipe was reconnected to a new peer (connect side); resend state.
+    fn hiccuped(&mut self, _pipes: &mut Pipes, _slot: usize) {}
+    /// Sends a frame; on `Ok` the frame is taken out of `msg`. `Err(Again)` means "would block".
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()>;
+    /// Receives a frame; `Err(Again)` means "nothing now".
+    fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg>;
+    fn has_in(&mut self, pipes: &mut Pipes) -> bool;
+    fn has_out(&mut self, pipes: &mut Pipes) -> bool;
+    /// A type-specific option: `None` if the type does not know it.
+    fn setsockopt(&mut self, _pipes: &mut Pipes, _option: i32, _value: &[u8]) -> Option<Result<()>> {
+        None
+    }
+    fn getsockopt(&self, _option: i32) -> Option<Vec<u8>> {
+        None
+    }
+    /// Messages dropped by policy (PUB at HWM, ROUTER with no route), for the counters.
+    fn dropped(&self) -> u64 {
+        0
+    }
+}
+
+fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
+    Ok(match kind {
+        SocketType::Pair => Box::new(pair::Pair::new()),
+        SocketType::Pub => Box::new(pubsub::Pub::new()),
+        SocketType::Sub => Box::new(pubsub::Sub::new()),
+        SocketType::Req => Box::new(reqrep::Req::new()),
+        SocketType::Rep => Box::new(reqrep::Rep::new()),
+        SocketType::Dealer => Box::new(dealer::Dealer::new()),
+        SocketType::Router => Box::new(router::Router::new()),
+        SocketType::Push => Box::new(pipeline::Push::new()),
+        SocketType::Pull => Box::new(pipeline::Pull::new()),
+        // XPUB/XSUB/STREAM arrive with the complete-socket work.
+        SocketType::XPub | SocketType::XSub | SocketType::Stream => return Err(Error::Invalid),
+    })
+}
+
+/// Where a bind or connect went, for unbind/disconnect and close.
+enum EndpointRec {
+    Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64 },
+    Connect { given: String, io: Arc<IoThread>, id: u64 },
+    InprocBind { name: String },
+    InprocConnect { given: String },
+}
+
+/// A ZeroMQ socket.
+pub struct Socket {
+    ctx: Context,
+    shared: Arc<SocketShared>,
+    options: Options,
+    pipes: Pipes,
+    pattern: Box<dyn Pattern>,
+    cmds: Vec<Command>,
+    endpoints: Vec<EndpointRec>,
+    last_endpoint: String,
+    rcvmore: bool,
+    next_endpoint_id: u64,
+}
+
+
+impl Socket {
+    pub(crate) fn new(ctx: Context, kind: SocketType) -> Result<Socket> {
+        let pattern = pattern_for(kind)?;
+        let mailbox = Arc::new(Mailbox::new().map_err(Error::from)?);
+        let id = ctx.inner.register_socket(mailbox.clone())?;
+        let options = Options::new(ctx.inner.ipv6_default());
+        Ok(Socket {
+            shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger) }),
+            ctx,
+            options,
+            pipes: Pipes::new(),
+            pattern,
+            cmds: Vec::new(),
+            endpoints: Vec::new(),
+            last_endpoint: String::new(),
+            rcvmore: false,
+            next_endpoint_id: 1,
+        })
+    }
+
+    /// The socket's type.
+    pub fn socket_type(&self) -> SocketType {
+        self.shared.kind
+    }
+
+    fn check_term(&self) -> Result<()> {
+        if self.ctx.inner.is_terminating() {
+            Err(Error::Term)
+        } else {
+            Ok(())
+        }
+    }
+
+    // ----- binding and connecting -----
+
+    /// Accepts connections at `endpoint`.
+    pub fn bind(&mut self, endpoint: &str) -> Result<()> {
+        self.check_term()?;
+        self.process_commands();
+        match Endpoint::parse(endpoint, true)? {
+            Endpoint::Inproc(name) => {
+                inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
+                self.endpoints.push(EndpointRec::InprocBind { name });
+                self.last_endpoint = endpoint.to_string();
+            }
+            ep => {
+                let (listener, resolved) = listen::listen(&ep, &self.options)?;
+                let io = self.ctx.inner.io_thread()?;
+                let id = self.next_id();
+                io.send(IoCmd::Listen {
+                    id,
+                    listener,
+                    socket: self.shared.clone(),
+                    options: Box::new(self.options.clone()),
+                });
+                self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id });
+                self.last_endpoint = resolved;
+            }
+        }
+        Ok(())
+    }
+
+    fn next_id(&mut self) -> u64 {
+        let id = (self.shared.id << 20) | self.next_endpoint_id;
+        self.next_endpoint_id += 1;
+        id
+    }
+
+    /// Connects to `endpoint`. The peer need not exist yet: the connection is retried every
+    /// RECONNECT_IVL, and messages queue meanwhile (unless IMMEDIATE is set).
+    pub fn connect(&mut self, endpoint: &str) -> Result<()> {
+        self.check_term()?;
+        self.process_commands();
+        match Endpoint::parse(endpoint, false)? {
+            Endpoint::Inproc(name) => {
+                let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
+                self.attach(end, Some(endpoint.to_string()));
+                self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
+            }
+            ep => {
+                let io = self.ctx.inner.io_thread()?;
+                let id = self.next_id();
+                // The pipe exists from the start so messages sent before the peer is up are
+                // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
+                // a pipe per connection instead, created when the handshake completes.
+                let pipe = if self.options.immediate || self.shared.kind.routes_by_id() {
+                    None
+                } else {
+                    let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+                    self.attach(mine, Some(endpoint.to_string()));
+                    Some(theirs)
+                };
+                io.send(IoCmd::Connect {
+                    id,
+                    endpoint: ep,
+                    given: endpoint.to_string(),
+                    socket: self.shared.clone(),
+                    options: Box::new(self.options.clone()),
+                    pipe,
+                });
+                self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
+            }
+        }
+        self.last_endpoint = endpoint.to_string();
+        Ok(())
+    }
+
+    /// Stops accepting at an endpoint given to `bind` (or reported by LAST_ENDPOINT).
+    pub fn unbind(&mut self, endpoint: &str) -> Result<()> {
+        self.check_term()?;
+        let pos = self.endpoints.iter().position(|e| match e {
+            EndpointRec::Listener { given, resolved, .. } => given == endpoint || resolved == endpoint,
+            EndpointRec::InprocBind { name } => endpoint.strip_prefix("inproc://") == Some(name.as_str()),
+            _ => false,
+        });
+        let Some(pos) = pos else {
+            Endpoint::parse(endpoint, true)?;
+            return Err(Error::NoEnt);
+        };
+        match self.endpoints.remove(pos) {
+            EndpointRec::Listener { io, id, .. } => io.send(IoCmd::CloseEndpoint { id }),
+            EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Drops the connection made by `connect(endpoint)`, discarding what is queued for it.
+    pub fn disconnect(&mut self, endpoint: &str) -> Result<()> {
+        self.check_term()?;
+        let pos = self.endpoints.iter().position(|e| match e {
+            EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
+            _ => false,
+        });
+        let Some(pos) = pos else {
+            Endpoint::parse(endpoint, false)?;
+            return Err(Error::NoEnt);
+        };
+        match self.endpoints.remove(pos) {
+            EndpointRec::Connect { io, id, given } => {
+                io.send(IoCmd::CloseEndpoint { id });
+                self.detach_endpoint(&given);
+            }
+            EndpointRec::InprocConnect { given } => self.detach_endpoint(&given),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn detach_endpoint(&mut self, endpoint: &str) {
+        let slots: Vec<usize> = (0..self.pipes.slots.len())
+            .filter(|&i| matches!(&self.pipes.slots[i], Some(s) if s.endpoint.as_deref() == Some(endpoint)))
+            .collect();
+        for i in slots {
+            self.pattern.detach(&mut self.pipes, i);
+            self.pipes.remove(i);
+        }
+    }
+
+    // ----- commands -----
+
+    fn attach(&mut self, end: PipeEnd, endpoint: Option<String>) {
+        let slot = self.pipes.insert(end, endpoint);
+        let serial = self.pipes.get(slot).serial;
+        self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
+        self.pattern.attach(&mut self.pipes, slot);
+        self.reap();
+    }
+
+    /// Handles every pending command. Cheap when there are none (one atomic load).
+    #[inline]
+    fn process_commands(&mut self) {
+        if self.shared.mailbox.has_pending() {
+            self.process_commands_slow();
+        }
+    }
+
+    #[cold]
+    fn process_commands_slow(&mut self) {
+        let mut cmds = std::mem::take(&mut self.cmds);
+        self.shared.mailbox.drain_into(&mut cmds);
+        for cmd in cmds.drain(..) {
+            match cmd {
+                Command::Pipe(id, what) => {
+                    if !self.pipes.valid(id) {
+                        continue; // a stale wake-up for a slot since reused
+                    }
+                    match what {
+                        Wake::Read => self.pattern.read_activated(&mut self.pipes, id.slot),
+                        Wake::Write => self.pattern.write_activated(&mut self.pipes, id.slot),
+                        Wake::Hiccup => self.pattern.hiccuped(&mut self.pipes, id.slot),
+                        Wake::Closed => {
+                            if self.pipes.has_data(id.slot) {
+                                // Deliver what the peer sent before closing; the pattern's
+                                // read of the last message retires the pipe.
+                                self.pattern.read_activated(&mut self.pipes, id.slot);
+                                // Types that never read (PUSH, PUB with nothing pending)
+                                // would not find out: retire those now.
+                                self.pattern.write_activated(&mut self.pipes, id.slot);
+                            } else if !self.pipes.retired.contains(&id.slot) {
+                                self.pipes.retired.push(id.slot);
+                            }
+                        }
+                    }
+                }
+                Command::Attach { pipe, endpoint } => self.attach(pipe, endpoint),
+                Command::Stop => {}
+            }
+        }
+        self.cmds = cmds;
+        self.reap();
+    }
+
+    /// Detaches pipes whose peers are gone.
+    #[inline]
+    fn reap(&mut self) {
+        while let Some(i) = self.pipes.retired.pop() {
+            if self.pipes.slots.get(i).map(|s| s.is_some()) == Some(true) {
+                self.pattern.detach(&mut self.pipes, i);
+                self.pipes.remove(i);
+            }
+        }
+    }
+
+    /// Waits for a command until `deadline`; `Err(Again)` on timeout, `Err(Term)` on shutdown.
+    fn wait(&mut self, deadline: Option<Instant>) -> Result<()> {
+        if !self.shared.mailbox.has_pending() {
+            let got = loop {
+                match self.shared.mailbox.wait(deadline) {
+                    Ok(g) => break g,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Error::Intr),
+                    Err(e) => return Err(e.into()),
+                }
+            };
+            self.check_term()?;
+            if !got {
+                return Err(Error::Again);
+            }
+        }
+        self.process_commands_slow();
+        self.check_term()
+    }
+
+    // ----- sending and receiving -----
+
+    /// Sends one frame: `flags` is `opt::DONTWAIT` and/or `opt::SNDMORE`. On success `msg` is
+    /// left empty; on error it is untouched (as `zmq_msg_send`).
+    pub fn send_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
+        self.check_term()?;
+        self.process_commands();
+        msg.set_more(flags & opt::SNDMORE != 0);
+        match self.pattern.send(&mut self.pipes, msg) {
+            Err(Error::Again) => {}
+            r => {
+                self.reap();
+                return r;
+            }
+        }
+        if flags & opt::DONTWAIT != 0 || self.options.sndtimeo == 0 {
+            return Err(Error::Again);
+        }
+        let deadline = deadline(self.options.sndtimeo);
+        loop {
+            self.wait(deadline)?;
+            match self.pattern.send(&mut self.pipes, msg) {
+                Err(Error::Again) => continue,
+                r => {
+                    self.reap();
+                    return r;
+                }
+            }
+        }
+    }
+
+    /// Sends one frame from anything that converts into a [`Msg`].
+    pub fn send(&mut self, data: impl Into<Msg>, flags: i32) -> Result<()> {
+        let mut m = data.into();
+        self.send_msg(&mut m, flags)
+    }
+
+    /// Sends a multi-part message: every part but the last goes with SNDMORE.
+    pub fn send_multipart<I, T>(&mut self, parts: I, flags: i32) -> Result<()>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<Msg>,
+    {
+        let mut it = parts.into_iter().peekable();
+        while let Some(p) = it.next() {
+            let f = if it.peek().is_some() { flags | opt::SNDMORE } else { flags & !opt::SNDMORE };
+            self.send(p, f)?;
+        }
+        Ok(())
+    }
+
+    /// Receives one frame into `msg` (as `zmq_msg_recv`).
+    pub fn recv_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
+        *msg = self.recv(flags)?;
+        Ok(())
+    }
+
+    /// Receives one frame.
+    pub fn recv(&mut self, flags: i32) -> Result<Msg> {
+        self.check_term()?;
+        self.process_commands();
+        match self.pattern.recv(&mut self.pipes) {
+            Err(Error::Again) => {}
+            r => return self.received(r),
+        }
+        if flags & opt::DONTWAIT != 0 || self.options.rcvtimeo == 0 {
+            self.reap();
+            return Err(Error::Again);
+        }
+        let deadline = deadline(self.options.rcvtimeo);
+        loop {
+            self.wait(deadline)?;
+            match self.pattern.recv(&mut self.pipes) {
+                Err(Error::Again) => continue,
+                r => return self.received(r),
+            }
+        }
+    }
+
+    #[inline]
+    fn received(&mut self, r: Result<Msg>) -> Result<Msg> {
+        self.reap();
+        let m = r?;
+        self.rcvmore = m.more();
+        Ok(m)
+    }
+
+    /// Receives one frame into `buf` (as `zmq_recv`): copies at most `buf.len()` bytes and
+    /// returns the frame's full length, which may be larger (the rest is discarded).
+    pub fn recv_into(&mut self, buf: &mut [u8], flags: i32) -> Result<usize> {
+        let m = self.recv(flags)?;
+        let n = m.len().min(buf.len());
+        buf[..n].copy_from_slice(&m[..n]);
+        Ok(m.len())
+    }
+
+    /// Receives every frame of the next message.
+    pub fn recv_multipart(&mut self, flags: i32) -> Result<Vec<Msg>> {
+        let mut parts = vec![self.recv(flags)?];
+        while self.rcvmore {
+            // The rest of a message is already here: whole messages are delivered at once.
+            parts.push(self.recv(flags & !opt::DONTWAIT)?);
+        }
+        Ok(parts)
+    }
+
+    /// True when the last frame received has more frames following.
+    pub fn rcvmore(&mut self) -> bool {
+        self.rcvmore
+    }
+
+    /// ZMQ_EVENTS: `opt::POLLIN` if a message can be received now, `opt::POLLOUT` if one can
+    /// be sent now. Processes pending commands first, as libzmq does.
+    pub fn events(&mut self) -> Result<i16> {
+        self.check_term()?;
+        self.process_commands();
+        let mut ev = 0;
+        if self.pattern.has_in(&mut self.pipes) {
+            ev |= opt::POLLIN;
+        }
+        if self.pattern.has_out(&mut self.pipes) {
+            ev |= opt::POLLOUT;
+        }
+        self.reap();
+        Ok(ev)
+    }
+
+    /// ZMQ_FD: readable whenever [`Socket::events`] may have changed. Edge-triggered like
+    /// libzmq's: after it polls readable, call `events()` and handle everything it reports.
+    pub fn fd(&self) -> RawFd {
+        self.shared.mailbox.fd()
+    }
+
+    /// Messages this socket dropped by policy (PUB at HWM, ROUTER with no route).
+    pub fn dropped_messages(&self) -> u64 {
+        self.pattern.dropped()
+    }
+
+    // ----- options -----
+
+    /// Sets an option (libzmq semantics; see [`crate::opt`]).
+    pub fn setsockopt(&mut self, option: i32, value: &[u8]) -> Result<()> {
+        // LINGER may be set after shutdown, so a program can close quickly (libzmq allows it).
+        if option != opt::LINGER {
+            self.check_term()?;
+        }
+        self.process_commands();
+        if let Some(r) = self.pattern.setsockopt(&mut self.pipes, option, value) {
+            self.reap();
+            return r;
+        }
+        match self.options.set(option, value)? {
+            true => {
+                if option == opt::LINGER {
+                    self.shared.linger.store(self.options.linger, Ordering::Release);
+                }
+                Ok(())
+            }
+            false => Err(Error::Invalid),
+        }
+    }
+
+    /// Reads an option into `value`; returns the number of bytes written.
+    pub fn getsockopt(&mut self, option: i32, value: &mut [u8]) -> Result<usize> {
+        let v = self.get_bytes(option)?;
+        if value.len() < v.len() {
+            return Err(Error::Invalid);
+        }
+        value[..v.len()].copy_from_slice(&v);
+        Ok(v.len())
+    }
+
+    /// Reads an option in its wire form (ints as 4 native-endian bytes; LAST_ENDPOINT
+    /// NUL-terminated as libzmq returns it).
+    pub fn get_bytes(&mut self, option: i32) -> Result<Vec<u8>> {
+        if option != opt::LINGER {
+            self.check_term()?;
+        }
+        let i = |n: i32| Ok(n.to_ne_bytes().to_vec());
+        match option {
+            opt::TYPE => return i(self.shared.kind.as_raw()),
+            opt::RCVMORE => return i(self.rcvmore as i32),
+            opt::FD => return i(self.fd()),
+            opt::EVENTS => return i(self.events()? as i32),
+            opt::LAST_ENDPOINT => {
+                let mut v = self.last_endpoint.clone().into_bytes();
+                v.push(0);
+                return Ok(v);
+            }
+            _ => {}
+        }
+        if let Some(v) = self.pattern.getsockopt(option) {
+            return Ok(v);
+        }
+        self.options.get(option).ok_or(Error::Invalid)
+    }
+
+    /// Sets an integer option.
+    pub fn set_int(&mut self, option: i32, v: i32) -> Result<()> {
+        self.setsockopt(option, &v.to_ne_bytes())
+    }
+
+    /// Reads an integer option.
+    pub fn get_int(&mut self, option: i32) -> Result<i32> {
+        let v = self.get_bytes(option)?;
+        let a: [u8; 4] = v.as_slice().try_into().map_err(|_| Error::Invalid)?;
+        Ok(i32::from_ne_bytes(a))
+    }
+
+    /// Sets a bytes option (ROUTING_ID, SUBSCRIBE, ...).
+    pub fn set_bytes(&mut self, option: i32, v: &[u8]) -> Result<()> {
+        self.setsockopt(option, v)
+    }
+
+    /// The endpoint of the last bind or connect, with wildcards resolved
+    /// (`tcp://127.0.0.1:41234`).
+    pub fn last_endpoint(&mut self) -> Result<String> {
+        Ok(self.last_endpoint.clone())
+    }
+
+    /// Subscribes a SUB socket to a prefix (`""` for everything).
+    pub fn subscribe(&mut self, prefix: impl AsRef<[u8]>) -> Result<()> {
+        self.setsockopt(opt::SUBSCRIBE, prefix.as_ref())
+    }
+
+    /// Removes one subscription to a prefix.
+    pub fn unsubscribe(&mut self, prefix: impl AsRef<[u8]>) -> Result<()> {
+        self.setsockopt(opt::UNSUBSCRIBE, prefix.as_ref())
+    }
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        // Close: stop listening, hand lingering to the I/O sessions (they keep delivering
+        // what is queued for up to LINGER ms), release the pipes, leave the context.
+        self.shared.linger.store(self.options.linger, Ordering::Release);
+        let leftover = self.shared.mailbox.close();
+        drop(leftover);
+        let mut ios: Vec<Arc<IoThread>> = Vec::new();
+        for e in self.endpoints.drain(..) {
+            match e {
+                EndpointRec::Listener { io, id, .. } => {
+                    io.send(IoCmd::CloseEndpoint { id });
+                    if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
+                        ios.push(io);
+                    }
+                }
+                EndpointRec::Connect { io, .. } => {
+                    if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
+                        ios.push(io);
+                    }
+                }
+                EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+                EndpointRec::InprocConnect { .. } => {}
+            }
+        }
+        // Dropping the pipe ends publishes every complete message and wakes the peers.
+        self.pipes.slots.clear();
+        for io in ios {
+            io.send(IoCmd::SocketClosed { socket_id: self.shared.id });
+        }
+        self.ctx.inner.unregister_socket(self.shared.id);
+    }
+}
+
+/// A HWM option value as a pipe limit (0 = unlimited).
+pub(crate) fn hwm(v: i32) -> u64 {
+    v.max(0) as u64
+}
+
+fn deadline(timeout_ms: i32) -> Option<Instant> {
+    if timeout_ms < 0 {
+        None
+    } else {
+        Some(Instant::now() + Duration::from_millis(timeout_ms as u64))
+    }
+}

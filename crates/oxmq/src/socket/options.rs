@@ -1,0 +1,239 @@
+//! The options every socket type shares, with libzmq's defaults and validation.
+//!
+//! Options specific to one socket type (SUBSCRIBE, ROUTER_MANDATORY, ...) live with that type;
+//! the socket asks the type first and falls back to these. Values cross the API as raw bytes so
+//! the C ABI can pass `zmq_setsockopt` arguments through unchanged; a value of the wrong length
+//! or out of range is `EINVAL`, never silently clamped.
+
+use crate::error::{Error, Result};
+use crate::opt;
+use bytes::Bytes;
+
+/// Shared options. Cloned into each I/O session as a snapshot at bind/connect time, as libzmq
+/// does: changing an option later affects later connections only.
+#[derive(Clone, Debug)]
+pub(crate) struct Options {
+    pub sndhwm: i32,
+    pub rcvhwm: i32,
+    pub linger: i32,
+    pub reconnect_ivl: i32,
+    pub reconnect_ivl_max: i32,
+    pub routing_id: Bytes,
+    pub rcvtimeo: i32,
+    pub sndtimeo: i32,
+    pub maxmsgsize: i64,
+    pub immediate: bool,
+    pub tcp_keepalive: i32,
+    pub tcp_keepalive_cnt: i32,
+    pub tcp_keepalive_idle: i32,
+    pub tcp_keepalive_intvl: i32,
+    pub ipv6: bool,
+    pub handshake_ivl: i32,
+    pub backlog: i32,
+    pub sndbuf: i32,
+    pub rcvbuf: i32,
+    pub tos: i32,
+    pub affinity: u64,
+    pub connect_timeout: i32,
+    pub tcp_maxrt: i32,
+    pub multicast_hops: i32,
+    pub rate: i32,
+    pub recovery_ivl: i32,
+}
+
+impl Options {
+    pub(crate) fn new(ipv6_default: bool) -> Options {
+        Options {
+            sndhwm: 1000,
+            rcvhwm: 1000,
+            linger: -1,
+            reconnect_ivl: 100,
+            reconnect_ivl_max: 0,
+            routing_id: Bytes::new(),
+            rcvtimeo: -1,
+            sndtimeo: -1,
+            maxmsgsize: -1,
+            immediate: false,
+            tcp_keepalive: -1,
+            tcp_keepalive_cnt: -1,
+            tcp_keepalive_idle: -1,
+            tcp_keepalive_intvl: -1,
+            ipv6: ipv6_default,
+            handshake_ivl: 30_000,
+            backlog: 100,
+            sndbuf: -1,
+            rcvbuf: -1,
+            tos: 0,
+            affinity: 0,
+            connect_timeout: 0,
+            tcp_maxrt: 0,
+            multicast_hops: 1,
+            rate: 100,
+            recovery_ivl: 10_000,
+        }
+    }
+
+    /// Sets a shared option. `Err(Invalid)` for a bad value; `Ok(false)` if the option is not
+    /// a shared one (the caller then reports it as unknown).
+    pub(crate) fn set(&mut self, option: i32, v: &[u8]) -> Result<bool> {
+        match option {
+            opt::SNDHWM => self.sndhwm = int_min(v, 0)?,
+            opt::RCVHWM => self.rcvhwm = int_min(v, 0)?,
+            opt::LINGER => self.linger = int_min(v, -1)?,
+            opt::RECONNECT_IVL => self.reconnect_ivl = int_min(v, -1)?,
+            opt::RECONNECT_IVL_MAX => self.reconnect_ivl_max = int_min(v, 0)?,
+            opt::ROUTING_ID => {
+                // libzmq: 1..=255 bytes, and the first byte may not be zero (reserved for
+                // generated ids).
+                if v.is_empty() || v.len() > 255 || v[0] == 0 {
+                    return Err(Error::Invalid);
+                }
+                self.routing_id = Bytes::copy_from_slice(v);
+            }
+            opt::RCVTIMEO => self.rcvtimeo = int_min(v, -1)?,
+            opt::SNDTIMEO => self.sndtimeo = int_min(v, -1)?,
+            opt::MAXMSGSIZE => {
+                let n = i64_val(v)?;
+                if n < -1 {
+                    return Err(Error::Invalid);
+                }
+                self.maxmsgsize = n;
+            }
+            opt::IMMEDIATE => self.immediate = bool_val(v)?,
+            opt::TCP_KEEPALIVE => {
+                let n = int_val(v)?;
+                if !(-1..=1).contains(&n) {
+                    return Err(Error::Invalid);
+                }
+                self.tcp_keepalive = n;
+            }
+            opt::TCP_KEEPALIVE_CNT => self.tcp_keepalive_cnt = int_min(v, -1)?,
+            opt::TCP_KEEPALIVE_IDLE => self.tcp_keepalive_idle = int_min(v, -1)?,
+            opt::TCP_KEEPALIVE_INTVL => self.tcp_keepalive_intvl = int_min(v, -1)?,
+            opt::IPV6 => self.ipv6 = bool_val(v)?,
+            opt::HANDSHAKE_IVL => self.handshake_ivl = int_min(v, 0)?,
+            opt::BACKLOG => self.backlog = int_min(v, 0)?,
+            opt::SNDBUF => self.sndbuf = int_min(v, -1)?,
+            opt::RCVBUF => self.rcvbuf = int_min(v, -1)?,
+            opt::TOS => self.tos = int_min(v, 0)?,
+            opt::AFFINITY => self.affinity = u64_val(v)?,
+            opt::CONNECT_TIMEOUT => self.connect_timeout = int_min(v, 0)?,
+            opt::TCP_MAXRT => self.tcp_maxrt = int_min(v, 0)?,
+            opt::MULTICAST_HOPS => {
+                let n = int_val(v)?;
+                if n <= 0 {
+                    return Err(Error::Invalid);
+                }
+                self.multicast_hops = n;
+            }
+            opt::RATE => {
+                let n = int_val(v)?;
+                if n <= 0 {
+                    return Err(Error::Invalid);
+                }
+                self.rate = n;
+            }
+            opt::RECOVERY_IVL => self.recovery_ivl = int_min(v, 0)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Reads a shared option into its wire form; `None` if not a shared option.
+    pub(crate) fn get(&self, option: i32) -> Option<Vec<u8>> {
+        let i = |n: i32| Some(n.to_ne_bytes().to_vec());
+        match option {
+            opt::SNDHWM => i(self.sndhwm),
+            opt::RCVHWM => i(self.rcvhwm),
+            opt::LINGER => i(self.linger),
+            opt::RECONNECT_IVL => i(self.reconnect_ivl),
+            opt::RECONNECT_IVL_MAX => i(self.reconnect_ivl_max),
+            opt::ROUTING_ID => Some(self.routing_id.to_vec()),
+            opt::RCVTIMEO => i(self.rcvtimeo),
+            opt::SNDTIMEO => i(self.sndtimeo),
+            opt::MAXMSGSIZE => Some(self.maxmsgsize.to_ne_bytes().to_vec()),
+            opt::IMMEDIATE => i(self.immediate as i32),
+            opt::TCP_KEEPALIVE => i(self.tcp_keepalive),
+            opt::TCP_KEEPALIVE_CNT => i(self.tcp_keepalive_cnt),
+            opt::TCP_KEEPALIVE_IDLE => i(self.tcp_keepalive_idle),
+            opt::TCP_KEEPALIVE_INTVL => i(self.tcp_keepalive_intvl),
+            opt::IPV6 => i(self.ipv6 as i32),
+            opt::HANDSHAKE_IVL => i(self.handshake_ivl),
+            opt::BACKLOG => i(self.backlog),
+            opt::SNDBUF => i(self.sndbuf),
+            opt::RCVBUF => i(self.rcvbuf),
+            opt::TOS => i(self.tos),
+            opt::AFFINITY => Some(self.affinity.to_ne_bytes().to_vec()),
+            opt::CONNECT_TIMEOUT => i(self.connect_timeout),
+            opt::TCP_MAXRT => i(self.tcp_maxrt),
+            opt::MULTICAST_HOPS => i(self.multicast_hops),
+            opt::RATE => i(self.rate),
+            opt::RECOVERY_IVL => i(self.recovery_ivl),
+            opt::MECHANISM => i(0), // ZMQ_NULL until PLAIN/CURVE exist
+            _ => None,
+        }
+    }
+
+    /// MAXMSGSIZE as the codec wants it.
+    pub(crate) fn max_msg_size(&self) -> Option<u64> {
+        if self.maxmsgsize < 0 {
+            None
+        } else {
+            Some(self.maxmsgsize as u64)
+        }
+    }
+}
+
+/// A native-endian i32 option value (exactly 4 bytes, as libzmq requires).
+pub(crate) fn int_val(v: &[u8]) -> Result<i32> {
+    let a: [u8; 4] = v.try_into().map_err(|_| Error::Invalid)?;
+    Ok(i32::from_ne_bytes(a))
+}
+
+pub(crate) fn int_min(v: &[u8], min: i32) -> Result<i32> {
+    let n = int_val(v)?;
+    if n < min {
+        return Err(Error::Invalid);
+    }
+    Ok(n)
+}
+
+pub(crate) fn bool_val(v: &[u8]) -> Result<bool> {
+    match int_val(v)? {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(Error::Invalid),
+    }
+}
+
+fn i64_val(v: &[u8]) -> Result<i64> {
+    let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
+    Ok(i64::from_ne_bytes(a))
+}
+
+fn u64_val(v: &[u8]) -> Result<u64> {
+    let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
+    Ok(u64::from_ne_bytes(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validates_like_libzmq() {
+        let mut o = Options::new(false);
+        assert!(o.set(opt::SNDHWM, &5i32.to_ne_bytes()).unwrap());
+        assert_eq!(o.sndhwm, 5);
+        assert_eq!(o.set(opt::SNDHWM, &(-1i32).to_ne_bytes()), Err(Error::Invalid));
+        assert_eq!(o.set(opt::SNDHWM, &[1, 2]), Err(Error::Invalid));
+        assert_eq!(o.set(opt::ROUTING_ID, &[0, 1]), Err(Error::Invalid));
+        assert_eq!(o.set(opt::ROUTING_ID, b""), Err(Error::Invalid));
+        assert_eq!(o.set(opt::IMMEDIATE, &2i32.to_ne_bytes()), Err(Error::Invalid));
+        assert!(o.set(opt::MAXMSGSIZE, &100i64.to_ne_bytes()).unwrap());
+        assert_eq!(o.max_msg_size(), Some(100));
+        assert_eq!(o.set(opt::MAXMSGSIZE, &100i32.to_ne_bytes()), Err(Error::Invalid));
+        assert_eq!(o.set(9999, &[0; 4]), Ok(false));
+        assert_eq!(o.get(opt::LINGER), Some((-1i32).to_ne_bytes().to_vec()));
+    }
+}

@@ -1,0 +1,78 @@
+//! PAIR (RFC 31): exactly one peer, messages both ways. A second peer is refused (its pipe is
+//! closed at once), as in libzmq.
+
+use super::{Pattern, Pipes};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::pipe::Read;
+
+pub(crate) struct Pair {
+    pipe: Option<usize>,
+    readable: bool,
+    writable: bool,
+}
+
+impl Pair {
+    pub(crate) fn new() -> Pair {
+        Pair { pipe: None, readable: false, writable: false }
+    }
+}
+
+impl Pattern for Pair {
+    fn attach(&mut self, pipes: &mut Pipes, slot: usize) {
+        if self.pipe.is_some() {
+            pipes.reject(slot);
+            return;
+        }
+        self.pipe = Some(slot);
+        self.readable = true;
+        self.writable = true;
+    }
+    fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        if self.pipe == Some(slot) {
+            self.pipe = None;
+        }
+    }
+    fn read_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
+        if self.pipe == Some(slot) {
+            self.readable = true;
+        }
+    }
+    fn write_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
+        if self.pipe == Some(slot) {
+            self.writable = true;
+        }
+    }
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
+        let Some(p) = self.pipe else { return Err(Error::Again) };
+        if !pipes.check_write(p) {
+            self.writable = false;
+            return Err(Error::Again);
+        }
+        let more = msg.more();
+        pipes.write(p, std::mem::take(msg));
+        if !more {
+            pipes.flush(p);
+        }
+        Ok(())
+    }
+    fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        let Some(p) = self.pipe else { return Err(Error::Again) };
+        if !self.readable {
+            return Err(Error::Again);
+        }
+        match pipes.read(p) {
+            Read::Msg(m) => Ok(m),
+            _ => {
+                self.readable = false;
+                Err(Error::Again)
+            }
+        }
+    }
+    fn has_in(&mut self, pipes: &mut Pipes) -> bool {
+        matches!(self.pipe, Some(p) if pipes.has_data(p))
+    }
+    fn has_out(&mut self, pipes: &mut Pipes) -> bool {
+        matches!(self.pipe, Some(p) if pipes.check_write(p))
+    }
+}

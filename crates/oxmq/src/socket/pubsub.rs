@@ -1,0 +1,196 @@
+//! PUB and SUB (RFC 29): publish-subscribe with prefix matching.
+//!
+//! Subscriptions travel upstream as messages whose first byte is 1 (subscribe) or 0 (cancel)
+//! followed by the prefix — the ZMTP 3.0 form; the engine turns them into SUBSCRIBE/CANCEL
+//! commands for 3.1 peers and back. PUB filters on its side ([`MTrie`]), so unsubscribed data
+//! never crosses the wire, and SUB filters again ([`Trie`]) because a ZMTP 3.0 publisher or a
+//! subscription in flight may still deliver non-matching messages.
+//!
+//! PUB never blocks: a subscriber at its high-water mark misses the message, and the drop is
+//! counted ([`crate::Socket::dropped_messages`]).
+
+use super::dist::Dist;
+use super::fq::Fq;
+use super::trie::{MTrie, Trie};
+use super::{Pattern, Pipes};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::opt;
+use crate::pipe::Read;
+
+pub(crate) struct Pub {
+    subs: MTrie,
+    dist: Dist,
+    pipes: Vec<usize>,
+    scratch: Vec<usize>,
+}
+
+impl Pub {
+    pub(crate) fn new() -> Pub {
+        Pub { subs: MTrie::default(), dist: Dist::default(), pipes: Vec::new(), scratch: Vec::new() }
+    }
+
+    /// Applies every subscription message waiting in a pipe.
+    fn read_subscriptions(&mut self, pipes: &mut Pipes, slot: usize) {
+        while let Read::Msg(m) = pipes.read(slot) {
+            match m.first() {
+                Some(1) => {
+                    self.subs.add(&m[1..], slot);
+                }
+                Some(0) => {
+                    self.subs.remove(&m[1..], slot);
+                }
+                _ => {} // anything else from a subscriber is ignored, as libzmq's PUB does
+            }
+        }
+    }
+}
+
+impl Pattern for Pub {
+    fn attach(&mut self, pipes: &mut Pipes, slot: usize) {
+        self.pipes.push(slot);
+        self.read_subscriptions(pipes, slot);
+    }
+    fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.pipes.retain(|&s| s != slot);
+        self.subs.remove_pipe(slot);
+        self.dist.detach(slot);
+    }
+    fn read_activated(&mut self, pipes: &mut Pipes, slot: usize) {
+        self.read_subscriptions(pipes, slot);
+    }
+    fn write_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {
+        // Nothing to do: the next message checks each pipe's room again.
+    }
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
+        if !self.dist.in_message() {
+            let mut c = std::mem::take(&mut self.scratch);
+            c.clear();
+            self.subs.matches(msg, |s| c.push(s));
+            self.dist.begin(pipes, &mut c);
+            self.scratch = c;
+        }
+        self.dist.send(pipes, std::mem::take(msg));
+        Ok(())
+    }
+    fn recv(&mut self, _pipes: &mut Pipes) -> Result<Msg> {
+        Err(Error::NotSup)
+    }
+    fn has_in(&mut self, _pipes: &mut Pipes) -> bool {
+        false
+    }
+    fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
+        true // PUB never blocks
+    }
+    fn dropped(&self) -> u64 {
+        self.dist.dropped
+    }
+}
+
+pub(crate) struct Sub {
+    fq: Fq,
+    subs: Trie,
+    pipes: Vec<usize>,
+    /// Dropping the rest of a message whose first frame did not match.
+    skipping: bool,
+    /// Delivering the rest of a matched multi-part message.
+    more: bool,
+    /// A matching message read by `has_in`, handed out by the next `recv`.
+    prefetched: Option<Msg>,
+}
+
+impl Sub {
+    pub(crate) fn new() -> Sub {
+        Sub { fq: Fq::default(), subs: Trie::default(), pipes: Vec::new(), skipping: false, more: false, prefetched: None }
+    }
+
+    fn send_subscription(pipes: &mut Pipes, slot: usize, subscribe: bool, prefix: &[u8]) {
+        let mut body = Vec::with_capacity(prefix.len() + 1);
+        body.push(subscribe as u8);
+        body.extend_from_slice(prefix);
+        // Subscriptions bypass the high-water mark: they are small and rare, and dropping one
+        // would silently stop a stream (a known libzmq pitfall).
+        pipes.write(slot, Msg::from(body));
+        pipes.flush(slot);
+    }
+
+    fn next_matching(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        if let Some(m) = self.prefetched.take() {
+            return Ok(m);
+        }
+        loop {
+            let (m, _) = self.fq.recv(pipes)?;
+            if self.more {
+                self.more = m.more();
+                return Ok(m);
+            }
+            if self.skipping {
+                self.skipping = m.more();
+                continue;
+            }
+            if self.subs.matches(&m) {
+                self.more = m.more();
+                return Ok(m);
+            }
+            self.skipping = m.more();
+        }
+    }
+}
+
+impl Pattern for Sub {
+    fn attach(&mut self, pipes: &mut Pipes, slot: usize) {
+        self.fq.attach(slot);
+        self.pipes.push(slot);
+        for p in self.subs.prefixes() {
+            Sub::send_subscription(pipes, slot, true, p);
+        }
+    }
+    fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.fq.detach(slot);
+        self.pipes.retain(|&s| s != slot);
+    }
+    fn read_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.fq.activated(slot);
+    }
+    fn write_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {}
+    fn hiccuped(&mut self, pipes: &mut Pipes, slot: usize) {
+        for p in self.subs.prefixes() {
+            Sub::send_subscription(pipes, slot, true, p);
+        }
+    }
+    fn send(&mut self, _pipes: &mut Pipes, _msg: &mut Msg) -> Result<()> {
+        Err(Error::NotSup)
+    }
+    fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        self.next_matching(pipes)
+    }
+    fn has_in(&mut self, pipes: &mut Pipes) -> bool {
+        if self.prefetched.is_some() || self.more {
+            return true;
+        }
+        match self.next_matching(pipes) {
+            Ok(m) => {
+                self.prefetched = Some(m);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+    fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
+        false
+    }
+    fn setsockopt(&mut self, pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
+        let subscribe = match option {
+            opt::SUBSCRIBE => true,
+            opt::UNSUBSCRIBE => false,
+            _ => return None,
+        };
+        let changed = if subscribe { self.subs.add(value) } else { self.subs.remove(value) };
+        if changed {
+            for &slot in &self.pipes {
+                Sub::send_subscription(pipes, slot, subscribe, value);
+            }
+        }
+        Some(Ok(()))
+    }
+}

@@ -1,0 +1,220 @@
+//! REQ and REP (RFC 28): request-reply with envelopes.
+//!
+//! REQ sends a request to one peer (load-balanced), prefixed by an empty delimiter frame, then
+//! accepts only that peer's reply, whose envelope must be the empty delimiter; sending twice or
+//! receiving before sending is `EFSM`. REP fair-queues requests, keeps each request's envelope
+//! (every frame up to and including the empty delimiter — routing ids added by ROUTERs on the
+//! way) and sends it back in front of the reply, to the pipe the request came from.
+
+use super::fq::Fq;
+use super::lb::Lb;
+use super::{Pattern, Pipes};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+
+pub(crate) struct Req {
+    lb: Lb,
+    fq: Fq,
+    /// A request was sent; only a reply may be received.
+    receiving: bool,
+    /// The next frame sent starts a request (gets the delimiter).
+    request_begins: bool,
+    /// The pipe the request went to; replies from elsewhere are dropped.
+    reply_pipe: Option<usize>,
+    /// Inside a reply: the delimiter has been consumed.
+    reply_body: bool,
+}
+
+impl Req {
+    pub(crate) fn new() -> Req {
+        Req { lb: Lb::default(), fq: Fq::default(), receiving: false, request_begins: true, reply_pipe: None, reply_body: false }
+    }
+}
+
+impl Pattern for Req {
+    fn attach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.lb.attach(slot);
+        self.fq.attach(slot);
+    }
+    fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.lb.detach(slot);
+        self.fq.detach(slot);
+        if self.reply_pipe == Some(slot) {
+            self.reply_pipe = None;
+        }
+    }
+    fn read_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.fq.activated(slot);
+    }
+    fn write_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.lb.activated(slot);
+    }
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
+        if self.receiving {
+            return Err(Error::Fsm);
+        }
+        if self.request_begins {
+            let mut delim = Msg::new();
+            delim.set_more(true);
+            match self.lb.send(pipes, &mut delim)? {
+                Some(slot) => self.reply_pipe = Some(slot),
+                None => return Err(Error::Again),
+            }
+            self.request_begins = false;
+        }
+        let more = msg.more();
+        self.lb.send(pipes, msg)?;
+        if !more {
+            self.receiving = true;
+            self.request_begins = true;
+            self.reply_body = false;
+        }
+        Ok(())
+    }
+    fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        if !self.receiving {
+            return Err(Error::Fsm);
+        }
+        loop {
+            let (m, slot) = self.fq.recv(pipes)?;
+            if Some(slot) != self.reply_pipe {
+                // A late reply to an earlier request, or a peer we did not ask: drop it whole.
+                self.drain_rest(pipes, &m)?;
+                continue;
+            }
+            if !self.reply_body {
+                if !m.is_empty() || !m.more() {
+                    // Malformed reply: the envelope must be exactly the empty delimiter.
+                    self.drain_rest(pipes, &m)?;
+                    continue;
+                }
+                self.reply_body = true;
+                continue;
+            }
+            if !m.more() {
+                self.receiving = false;
+                self.reply_body = false;
+            }
+            return Ok(m);
+        }
+    }
+    fn has_in(&mut self, pipes: &mut Pipes) -> bool {
+        self.receiving && self.fq.has_in(pipes)
+    }
+    fn has_out(&mut self, pipes: &mut Pipes) -> bool {
+        !self.receiving && self.lb.has_out(pipes)
+    }
+}
+
+impl Req {
+    fn drain_rest(&mut self, pipes: &mut Pipes, first: &Msg) -> Result<()> {
+        let mut more = first.more();
+        while more {
+            let (m, _) = self.fq.recv(pipes)?;
+            more = m.more();
+        }
+        Ok(())
+    }
+}
+
+pub(crate) struct Rep {
+    fq: Fq,
+    /// A request was received; the next sends form its reply.
+    replying: bool,
+    /// Inside a request's body (envelope already read).
+    request_body: bool,
+    envelope: Vec<Msg>,
+    reply_to: Option<usize>,
+    /// The reply's envelope has been written.
+    reply_started: bool,
+}
+
+impl Rep {
+    pub(crate) fn new() -> Rep {
+        Rep { fq: Fq::default(), replying: false, request_body: false, envelope: Vec::new(), reply_to: None, reply_started: false }
+    }
+}
+
+impl Pattern for Rep {
+    fn attach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.fq.attach(slot);
+    }
+    fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.fq.detach(slot);
+        if self.reply_to == Some(slot) {
+            self.reply_to = None;
+        }
+    }
+    fn read_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.fq.activated(slot);
+    }
+    fn write_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {}
+    fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        if self.replying {
+            return Err(Error::Fsm);
+        }
+        loop {
+            let (m, slot) = self.fq.recv(pipes)?;
+            if !self.request_body {
+                if !m.more() {
+                    // A request with no delimiter: malformed, dropped (libzmq does the same).
+                    self.envelope.clear();
+                    continue;
+                }
+                let delimiter = m.is_empty();
+                self.envelope.push(m);
+                if delimiter {
+                    self.request_body = true;
+                    self.reply_to = Some(slot);
+                }
+                continue;
+            }
+            if !m.more() {
+                self.request_body = false;
+                self.replying = true;
+                self.reply_started = false;
+            }
+            return Ok(m);
+        }
+    }
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
+        if !self.replying {
+            return Err(Error::Fsm);
+        }
+        let more = msg.more();
+        let frame = std::mem::take(msg);
+        if let Some(slot) = self.reply_to {
+            if !self.reply_started {
+                self.reply_started = true;
+                // The requester may have gone or be full; REP never blocks on a reply: it is
+                // dropped, like libzmq's.
+                if pipes.check_write(slot) {
+                    for mut e in self.envelope.drain(..) {
+                        e.set_more(true);
+                        pipes.write(slot, e);
+                    }
+                } else {
+                    self.reply_to = None;
+                }
+            }
+            if let Some(slot) = self.reply_to {
+                pipes.write(slot, frame);
+                if !more {
+                    pipes.flush(slot);
+                }
+            }
+        }
+        if !more {
+            self.replying = false;
+            self.envelope.clear();
+            self.reply_to = None;
+        }
+        Ok(())
+    }
+    fn has_in(&mut self, pipes: &mut Pipes) -> bool {
+        !self.replying && self.fq.has_in(pipes)
+    }
+    fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
+        self.replying
+    }
+}

@@ -1,0 +1,200 @@
+//! ROUTER (RFC 28): addresses peers by routing id.
+//!
+//! Each received message is prefixed with a frame holding the routing id of the peer it came
+//! from; each sent message must start with such a frame, which selects the peer. A peer's id is
+//! the Identity it announced in its handshake, or a generated 5-byte id (a zero byte and a
+//! counter, as libzmq makes them) when it announced none. Unroutable messages are dropped
+//! silently (and counted), or fail with `EHOSTUNREACH` under ROUTER_MANDATORY.
+
+use super::fq::Fq;
+use super::{Pattern, Pipes};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::opt;
+use crate::socket::options::bool_val;
+use bytes::Bytes;
+use std::collections::HashMap;
+
+pub(crate) struct Router {
+    fq: Fq,
+    by_id: HashMap<Bytes, usize>,
+    id_of: HashMap<usize, Bytes>,
+    /// Pipes whose routing-id frame has not arrived yet.
+    anonymous: Vec<usize>,
+    next_id: u32,
+    mandatory: bool,
+    handover: bool,
+    /// Receiving: the routing-id frame was returned, the message follows.
+    pending_in: Option<Msg>,
+    more_in: bool,
+    /// Sending: where the current message goes (None while dropping it).
+    out: Option<usize>,
+    more_out: bool,
+    dropped: u64,
+}
+
+impl Router {
+    pub(crate) fn new() -> Router {
+        Router {
+            fq: Fq::default(),
+            by_id: HashMap::new(),
+            id_of: HashMap::new(),
+            anonymous: Vec::new(),
+            // libzmq starts from a random value so ids differ across restarts.
+            next_id: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(1),
+            mandatory: false,
+            handover: false,
+            pending_in: None,
+            more_in: false,
+            out: None,
+            more_out: false,
+            dropped: 0,
+        }
+    }
+
+    /// Registers a pipe once its routing id is known. Returns false if it was rejected.
+    fn identify(&mut self, pipes: &mut Pipes, slot: usize) -> bool {
+        let Some(mut id) = pipes.identify(slot) else {
+            if !self.anonymous.contains(&slot) {
+                self.anonymous.push(slot);
+            }
+            return false;
+        };
+        self.anonymous.retain(|&s| s != slot);
+        if id.is_empty() {
+            self.next_id = self.next_id.wrapping_add(1);
+            let mut v = vec![0u8];
+            v.extend_from_slice(&self.next_id.to_be_bytes());
+            id = Bytes::from(v);
+        }
+        if let Some(&old) = self.by_id.get(&id) {
+            if self.handover {
+                self.by_id.remove(&id);
+                self.id_of.remove(&old);
+                self.fq.detach(old);
+                if self.out == Some(old) {
+                    self.out = None;
+                }
+                pipes.reject(old);
+            } else {
+                // Duplicate identity: refuse the newcomer, keep the established peer.
+                pipes.reject(slot);
+                return false;
+            }
+        }
+        self.by_id.insert(id.clone(), slot);
+        self.id_of.insert(slot, id);
+        self.fq.attach(slot);
+        true
+    }
+}
+
+impl Pattern for Router {
+    fn attach(&mut self, pipes: &mut Pipes, slot: usize) {
+        self.identify(pipes, slot);
+    }
+    fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.anonymous.retain(|&s| s != slot);
+        if let Some(id) = self.id_of.remove(&slot) {
+            self.by_id.remove(&id);
+        }
+        self.fq.detach(slot);
+        if self.out == Some(slot) {
+            self.out = None;
+        }
+    }
+    fn read_activated(&mut self, pipes: &mut Pipes, slot: usize) {
+        if self.anonymous.contains(&slot) {
+            self.identify(pipes, slot);
+        } else {
+            self.fq.activated(slot);
+        }
+    }
+    fn write_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {}
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
+        if !self.more_out {
+            // The routing-id frame: choose the peer.
+            if !msg.more() {
+                *msg = Msg::new(); // a lone id frame is ignored, as in libzmq
+                return Ok(());
+            }
+            self.out = None;
+            match self.by_id.get(msg.as_slice()) {
+                Some(&slot) => {
+                    if pipes.check_write(slot) {
+                        self.out = Some(slot);
+                    } else if self.mandatory {
+                        return Err(Error::Again);
+                    } else {
+                        self.dropped += 1;
+                    }
+                }
+                None => {
+                    if self.mandatory {
+                        return Err(Error::HostUnreach);
+                    }
+                    self.dropped += 1;
+                }
+            }
+            self.more_out = true;
+            *msg = Msg::new();
+            return Ok(());
+        }
+        let more = msg.more();
+        let frame = std::mem::take(msg);
+        if let Some(slot) = self.out {
+            pipes.write(slot, frame);
+            if !more {
+                pipes.flush(slot);
+            }
+        }
+        if !more {
+            self.more_out = false;
+            self.out = None;
+        }
+        Ok(())
+    }
+    fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        if let Some(m) = self.pending_in.take() {
+            self.more_in = m.more();
+            return Ok(m);
+        }
+        let (m, slot) = self.fq.recv(pipes)?;
+        if self.more_in {
+            self.more_in = m.more();
+            return Ok(m);
+        }
+        let id = self.id_of.get(&slot).cloned().unwrap_or_default();
+        self.pending_in = Some(m);
+        let mut idm = Msg::from(id);
+        idm.set_more(true);
+        self.more_in = true;
+        Ok(idm)
+    }
+    fn has_in(&mut self, pipes: &mut Pipes) -> bool {
+        self.pending_in.is_some() || self.more_in || self.fq.has_in(pipes)
+    }
+    fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
+        true
+    }
+    fn setsockopt(&mut self, _pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
+        match option {
+            opt::ROUTER_MANDATORY => Some(bool_val(value).map(|v| self.mandatory = v)),
+            opt::ROUTER_HANDOVER => Some(bool_val(value).map(|v| self.handover = v)),
+            _ => None,
+        }
+    }
+    fn getsockopt(&self, option: i32) -> Option<Vec<u8>> {
+        match option {
+            opt::ROUTER_MANDATORY => Some((self.mandatory as i32).to_ne_bytes().to_vec()),
+            opt::ROUTER_HANDOVER => Some((self.handover as i32).to_ne_bytes().to_vec()),
+            _ => None,
+        }
+    }
+    fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}

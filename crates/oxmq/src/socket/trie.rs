@@ -1,0 +1,246 @@
+//! Subscription tries.
+//!
+//! [`Trie`] answers "does any subscription prefix this message?" for a SUB socket, with a
+//! reference count per prefix (subscribing twice needs two unsubscribes, as in libzmq).
+//! [`MTrie`] answers "which pipes subscribed to a prefix of this message?" for PUB. Both walk
+//! the message once, byte by byte, so matching cost depends on the topic length, not on the
+//! number of subscriptions: thousands of topics cost no more than ten.
+
+use std::collections::HashMap;
+
+#[derive(Default)]
+struct Node<V> {
+    value: V,
+    /// Sorted by byte for binary search.
+    children: Vec<(u8, Node<V>)>,
+}
+
+impl<V: Default> Node<V> {
+    fn child_mut(&mut self, b: u8) -> &mut Node<V> {
+        let i = match self.children.binary_search_by_key(&b, |c| c.0) {
+            Ok(i) => i,
+            Err(i) => {
+                self.children.insert(i, (b, Node::default()));
+                i
+            }
+        };
+        &mut self.children[i].1
+    }
+
+    fn child(&self, b: u8) -> Option<&Node<V>> {
+        self.children.binary_search_by_key(&b, |c| c.0).ok().map(|i| &self.children[i].1)
+    }
+}
+
+/// Prefix set with reference counts (SUB side).
+#[derive(Default)]
+pub(crate) struct Trie {
+    root: Node<u32>,
+    /// Every prefix with its count, to resend on reconnect.
+    all: HashMap<Vec<u8>, u32>,
+}
+
+impl Trie {
+    /// Adds a reference; returns true when the prefix is new.
+    pub(crate) fn add(&mut self, prefix: &[u8]) -> bool {
+        let mut n = &mut self.root;
+        for &b in prefix {
+            n = n.child_mut(b);
+        }
+        n.value += 1;
+        *self.all.entry(prefix.to_vec()).or_insert(0) += 1;
+        n.value == 1
+    }
+
+    /// Drops a reference; returns true when the last one went (false if it did not exist).
+    pub(crate) fn remove(&mut self, prefix: &[u8]) -> bool {
+        fn rm(n: &mut Node<u32>, p: &[u8]) -> Option<bool> {
+            match p.split_first() {
+                None => {
+                    if n.value == 0 {
+                        return None;
+                    }
+                    n.value -= 1;
+                    Some(n.value == 0)
+                }
+                Some((&b, rest)) => {
+                    let i = n.children.binary_search_by_key(&b, |c| c.0).ok()?;
+                    let r = rm(&mut n.children[i].1, rest)?;
+                    let c = &n.children[i].1;
+                    if c.value == 0 && c.children.is_empty() {
+                        n.children.remove(i); // prune so memory follows live subscriptions
+                    }
+                    Some(r)
+                }
+            }
+        }
+        let r = rm(&mut self.root, prefix).unwrap_or(false);
+        if let Some(c) = self.all.get_mut(prefix) {
+            *c -= 1;
+            if *c == 0 {
+                self.all.remove(prefix);
+            }
+        }
+        r
+    }
+
+    /// True when some subscription is a prefix of `data`.
+    #[inline]
+    pub(crate) fn matches(&self, data: &[u8]) -> bool {
+        let mut n = &self.root;
+        if n.value > 0 {
+            return true;
+        }
+        for &b in data {
+            match n.child(b) {
+                Some(c) => n = c,
+                None => return false,
+            }
+            if n.value > 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Every distinct prefix (for resending to a new or reconnected publisher).
+    pub(crate) fn prefixes(&self) -> impl Iterator<Item = &[u8]> {
+        self.all.keys().map(|k| k.as_slice())
+    }
+}
+
+/// Prefix → subscribed pipes, with a count per (prefix, pipe) (PUB side).
+#[derive(Default)]
+pub(crate) struct MTrie {
+    root: Node<Vec<(usize, u32)>>,
+}
+
+impl MTrie {
+    /// Returns true when this is the first subscriber to the prefix.
+    pub(crate) fn add(&mut self, prefix: &[u8], slot: usize) -> bool {
+        let mut n = &mut self.root;
+        for &b in prefix {
+            n = n.child_mut(b);
+        }
+        let first = n.value.is_empty();
+        match n.value.iter_mut().find(|(s, _)| *s == slot) {
+            Some((_, c)) => *c += 1,
+            None => n.value.push((slot, 1)),
+        }
+        first
+    }
+
+    /// Returns true when the prefix has no subscriber left.
+    pub(crate) fn remove(&mut self, prefix: &[u8], slot: usize) -> bool {
+        fn rm(n: &mut Node<Vec<(usize, u32)>>, p: &[u8], slot: usize) -> bool {
+            match p.split_first() {
+                None => {
+                    if let Some(i) = n.value.iter().position(|(s, _)| *s == slot) {
+                        n.value[i].1 -= 1;
+                        if n.value[i].1 == 0 {
+                            n.value.swap_remove(i);
+                        }
+                    }
+                    n.value.is_empty()
+                }
+                Some((&b, rest)) => {
+                    let Ok(i) = n.children.binary_search_by_key(&b, |c| c.0) else { return false };
+                    let r = rm(&mut n.children[i].1, rest, slot);
+                    let c = &n.children[i].1;
+                    if c.value.is_empty() && c.children.is_empty() {
+                        n.children.remove(i);
+                    }
+                    r
+                }
+            }
+        }
+        rm(&mut self.root, prefix, slot)
+    }
+
+    /// Removes every subscription of a pipe.
+    pub(crate) fn remove_pipe(&mut self, slot: usize) {
+        fn rm(n: &mut Node<Vec<(usize, u32)>>, slot: usize) {
+            n.value.retain(|(s, _)| *s != slot);
+            for (_, c) in n.children.iter_mut() {
+                rm(c, slot);
+            }
+            n.children.retain(|(_, c)| !(c.value.is_empty() && c.children.is_empty()));
+        }
+        rm(&mut self.root, slot);
+    }
+
+    /// Calls `f` for each pipe subscribed to a prefix of `data` (a pipe may be reported more
+    /// than once if it subscribed to several matching prefixes; the caller de-duplicates).
+    #[inline]
+    pub(crate) fn matches(&self, data: &[u8], mut f: impl FnMut(usize)) {
+        let mut n = &self.root;
+        for (s, _) in &n.value {
+            f(*s);
+        }
+        for &b in data {
+            match n.child(b) {
+                Some(c) => n = c,
+                None => return,
+            }
+            for (s, _) in &n.value {
+                f(*s);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trie_counts_and_prunes() {
+        let mut t = Trie::default();
+        assert!(!t.matches(b"abc"));
+        assert!(t.add(b"ab"));
+        assert!(!t.add(b"ab"));
+        assert!(t.matches(b"abc"));
+        assert!(!t.matches(b"a"));
+        assert!(!t.remove(b"ab"));
+        assert!(t.matches(b"abc"));
+        assert!(t.remove(b"ab"));
+        assert!(!t.matches(b"abc"));
+        assert!(!t.remove(b"zz"), "removing an unknown prefix is a no-op");
+        assert!(t.root.children.is_empty());
+        assert!(t.add(b""));
+        assert!(t.matches(b"anything"));
+    }
+
+    #[test]
+    fn mtrie_reports_matching_pipes() {
+        let mut t = MTrie::default();
+        t.add(b"A", 1);
+        t.add(b"AB", 2);
+        t.add(b"", 3);
+        t.add(b"B", 4);
+        let mut got = vec![];
+        t.matches(b"ABC", |s| got.push(s));
+        got.sort();
+        assert_eq!(got, vec![1, 2, 3]);
+        t.remove_pipe(2);
+        got.clear();
+        t.matches(b"ABC", |s| got.push(s));
+        got.sort();
+        assert_eq!(got, vec![1, 3]);
+        assert!(t.remove(b"A", 1));
+    }
+
+    #[test]
+    fn thousands_of_topics() {
+        let mut t = MTrie::default();
+        for i in 0..5000 {
+            t.add(format!("topic.{i:05}").as_bytes(), i % 7);
+        }
+        let mut got = vec![];
+        t.matches(b"topic.04999.payload", |s| got.push(s));
+        assert_eq!(got, vec![4999 % 7]);
+        got.clear();
+        t.matches(b"topic.0499", |s| got.push(s));
+        assert!(got.is_empty(), "a shorter message matches no longer topic");
+    }
+}

@@ -1,0 +1,107 @@
+//! Listening sockets for tcp and ipc, created synchronously at `bind`.
+
+use super::endpoint::{Endpoint, Host};
+use crate::error::{Error, Result};
+use crate::socket::options::Options;
+use socket2::{Domain, Protocol, Socket as RawSocket, Type};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub(crate) enum Listener {
+    Tcp(std::net::TcpListener),
+    /// The path is unlinked when the listener closes (None for abstract names).
+    Ipc(UnixListener, Option<PathBuf>),
+}
+
+/// Binds and listens; returns the listener and the endpoint it really bound (port and
+/// wildcards resolved), which becomes LAST_ENDPOINT.
+pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, String)> {
+    match ep {
+        Endpoint::Tcp { host, port } => {
+            let ip = match host {
+                Host::Any => {
+                    if options.ipv6 {
+                        IpAddr::V6(Ipv6Addr::UNSPECIFIED)
+                    } else {
+                        IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+                    }
+                }
+                Host::Ip(ip) => {
+                    if ip.is_ipv6() && !options.ipv6 {
+                        // libzmq refuses an IPv6 address unless ZMQ_IPV6 is set.
+                        return Err(Error::NoDev);
+                    }
+                    *ip
+                }
+                Host::Name(name) => resolve_local(name, options.ipv6)?,
+            };
+            let addr = SocketAddr::new(ip, *port);
+            let sock = RawSocket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+            sock.set_cloexec(true)?;
+            sock.set_reuse_address(true)?;
+            if addr.is_ipv6() && matches!(host, Host::Any) {
+                // "*" with IPv6 on: accept IPv4 too, as libzmq does.
+                let _ = sock.set_only_v6(false);
+            }
+            if options.sndbuf >= 0 {
+                sock.set_send_buffer_size(options.sndbuf as usize)?;
+            }
+            if options.rcvbuf >= 0 {
+                sock.set_recv_buffer_size(options.rcvbuf as usize)?;
+            }
+            sock.bind(&addr.into()).map_err(Error::from)?;
+            sock.listen(options.backlog.max(1))?;
+            sock.set_nonblocking(true)?;
+            let l: std::net::TcpListener = sock.into();
+            let local = l.local_addr()?;
+            let resolved = match local {
+                SocketAddr::V4(a) => format!("tcp://{}:{}", a.ip(), a.port()),
+                SocketAddr::V6(a) => format!("tcp://[{}]:{}", a.ip(), a.port()),
+            };
+            Ok((Listener::Tcp(l), resolved))
+        }
+        Endpoint::Ipc(path) => {
+            if let Some(name) = path.strip_prefix('@') {
+                use std::os::linux::net::SocketAddrExt;
+                let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
+                let l = UnixListener::bind_addr(&addr)?;
+                l.set_nonblocking(true)?;
+                Ok((Listener::Ipc(l, None), format!("ipc://{path}")))
+            } else {
+                let path = if path == "*" { temp_ipc_path() } else { path.clone() };
+                // A stale socket file from a dead process would make bind fail; libzmq removes
+                // it too. A live listener elsewhere keeps its inode, so this cannot steal a
+                // running endpoint's connections already made.
+                let _ = std::fs::remove_file(&path);
+                let l = UnixListener::bind(&path)?;
+                l.set_nonblocking(true)?;
+                Ok((Listener::Ipc(l, Some(PathBuf::from(&path))), format!("ipc://{path}")))
+            }
+        }
+        Endpoint::Inproc(_) => Err(Error::Invalid),
+    }
+}
+
+fn temp_ipc_path() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    format!("{}/oxmq-{}-{}.ipc", dir.display(), std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Resolves a host name for bind (the caller's thread may block: it asked to bind).
+fn resolve_local(name: &str, ipv6: bool) -> Result<IpAddr> {
+    let addrs = (name, 0).to_socket_addrs().map_err(|_| Error::NoDev)?;
+    pick(addrs.map(|a| a.ip()), ipv6).ok_or(Error::NoDev)
+}
+
+/// Chooses an address: IPv4 unless IPv6 is enabled, then either (IPv6 first).
+pub(crate) fn pick(addrs: impl Iterator<Item = IpAddr>, ipv6: bool) -> Option<IpAddr> {
+    let all: Vec<IpAddr> = addrs.collect();
+    if ipv6 {
+        all.iter().find(|a| a.is_ipv6()).or_else(|| all.first()).copied()
+    } else {
+        all.iter().find(|a| a.is_ipv4()).copied()
+    }
+}

@@ -1,0 +1,10 @@
+//! Transports: how bytes (or, for inproc, pipes) reach a peer.
+//!
+//! `endpoint` parses addresses; `listen` creates listening sockets on the caller's thread so a
+//! bind error is reported by `bind` itself; `stream` is the connected byte stream (tcp or ipc)
+//! an I/O session drives; `inproc` connects two sockets' pipes directly, with no codec.
+
+pub(crate) mod endpoint;
+pub(crate) mod inproc;
+pub(crate) mod listen;
+pub(crate) mod stream;

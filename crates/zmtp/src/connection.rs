@@ -1,0 +1,317 @@
+//! A whole ZMTP connection without the socket: the handshake, then the data
+//! phase, reported as a queue of [`Event`]s (in the style of quinn-proto).
+//!
+//! Input is taken from the caller's `BytesMut` so data frame bodies come out
+//! zero-copy. Output accumulates until [`Connection::poll_transmit`]. Frames
+//! and commands sent before the handshake completes are held back and
+//! released right after our READY, so a caller may queue messages at once;
+//! SUBSCRIBE/CANCEL held back this way are encoded for the version finally
+//! negotiated. After an error the connection is dead: every later
+//! `handle_input` returns the same error.
+
+use std::collections::VecDeque;
+
+use bytes::{Buf, BytesMut};
+
+use crate::command::{encode_subscription, Command};
+use crate::error::Error;
+use crate::frame::Frame;
+use crate::frame::{encode_frame, FrameDecoder};
+use crate::handshake::{Config, Handshake, Peer};
+use crate::version::Version;
+
+/// Something that happened on the connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The handshake succeeded.
+    HandshakeComplete(Peer),
+    /// A data frame (zero-copy).
+    Frame(Frame),
+    /// A command received after the handshake.
+    Command(Command),
+}
+
+/// Output queued before the handshake completed.
+#[derive(Debug)]
+enum Held {
+    Frame(Vec<u8>, bool),
+    Command(Command),
+}
+
+/// A ZMTP connection state machine.
+#[derive(Debug)]
+pub struct Connection {
+    handshake: Handshake,
+    decoder: FrameDecoder,
+    version: Option<Version>,
+    events: VecDeque<Event>,
+    held: Vec<Held>,
+    transmit: Vec<u8>,
+    error: Option<Error>,
+}
+
+impl Connection {
+    /// A new connection advertising ZMTP 3.1; our greeting is queued.
+    pub fn new(config: Config) -> Connection {
+        Connection::with_version(config, Version::V3_1)
+    }
+
+    /// A new connection advertising `version`.
+    pub fn with_version(config: Config, version: Version) -> Connection {
+        let decoder = FrameDecoder::new(config.max_msg_size);
+        Connection {
+            handshake: Handshake::with_version(config, version),
+            decoder,
+            version: None,
+            events: VecDeque::new(),
+            held: Vec::new(),
+            transmit: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// Consumes as much of `buf` as forms complete handshake data, frames and
+    /// commands, queuing events. Incomplete trailing bytes stay in `buf`.
+    pub fn handle_input(&mut self, buf: &mut BytesMut) -> Result<(), Error> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let result = self.process(buf);
+        if let Err(e) = &result {
+            self.error = Some(e.clone());
+        }
+        result
+    }
+
+    fn process(&mut self, buf: &mut BytesMut) -> Result<(), Error> {
+        if self.version.is_none() {
+            let n = self.handshake.handle_input(buf)?;
+            buf.advance(n);
+            let Some(peer) = self.handshake.peer() else {
+                return Ok(());
+            };
+            let version = peer.version;
+            self.version = Some(version);
+            self.events
+                .push_back(Event::HandshakeComplete(peer.clone()));
+            for held in std::mem::take(&mut self.held) {
+                match held {
+                    Held::Frame(body, more) => encode_frame(&body, more, false, &mut self.transmit),
+                    Held::Command(cmd) => encode_command(version, &cmd, &mut self.transmit),
+                }
+            }
+        }
+        while let Some(frame) = self.decoder.decode(buf)? {
+            let event = if frame.command {
+                Event::Command(Command::parse_bytes(&frame.body)?)
+            } else {
+                Event::Frame(frame)
+            };
+            self.events.push_back(event);
+        }
+        Ok(())
+    }
+
+    /// The next event, if any.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Queues a data frame (held back until the handshake completes).
+    pub fn send_frame(&mut self, body: &[u8], more: bool) {
+        if self.version.is_some() {
+            encode_frame(body, more, false, &mut self.transmit);
+        } else {
+            self.held.push(Held::Frame(body.to_vec(), more));
+        }
+    }
+
+    /// Queues a command (held back until the handshake completes).
+    /// SUBSCRIBE/CANCEL go out as 3.0 subscription messages to a 3.0 peer.
+    pub fn send_command(&mut self, cmd: &Command) {
+        match self.version {
+            Some(v) => encode_command(v, cmd, &mut self.transmit),
+            None => self.held.push(Held::Command(cmd.clone())),
+        }
+    }
+
+    /// Moves every byte we want to send onto the end of `out`.
+    pub fn poll_transmit(&mut self, out: &mut Vec<u8>) {
+        // Handshake bytes (greeting, READY, ERROR) always precede data.
+        self.handshake.poll_transmit(out);
+        out.append(&mut self.transmit);
+    }
+
+    /// The peer, once the handshake is complete.
+    pub fn peer(&self) -> Option<&Peer> {
+        self.handshake.peer()
+    }
+
+    /// The negotiated version, once the handshake is complete.
+    pub fn version(&self) -> Option<Version> {
+        self.version
+    }
+
+    /// True once the handshake is complete.
+    pub fn is_handshake_complete(&self) -> bool {
+        self.version.is_some()
+    }
+
+    /// The error that ended this connection, if any.
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+}
+
+fn encode_command(version: Version, cmd: &Command, out: &mut Vec<u8>) {
+    match cmd {
+        Command::Subscribe(topic) => encode_subscription(version, true, topic, out),
+        Command::Cancel(topic) => encode_subscription(version, false, topic, out),
+        other => other.encode(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{CommandError, FrameError, HandshakeError};
+    use crate::socket_type::SocketType;
+    use bytes::Bytes;
+
+    /// Moves bytes between two connections until neither has anything to say.
+    fn pump(a: &mut Connection, b: &mut Connection) -> Result<(), Error> {
+        let (mut a_in, mut b_in) = (BytesMut::new(), BytesMut::new());
+        loop {
+            let mut out = Vec::new();
+            a.poll_transmit(&mut out);
+            b_in.extend_from_slice(&out);
+            let mut out2 = Vec::new();
+            b.poll_transmit(&mut out2);
+            a_in.extend_from_slice(&out2);
+            if out.is_empty() && out2.is_empty() {
+                return Ok(());
+            }
+            b.handle_input(&mut b_in)?;
+            a.handle_input(&mut a_in)?;
+        }
+    }
+
+    fn events(c: &mut Connection) -> Vec<Event> {
+        std::iter::from_fn(|| c.poll_event()).collect()
+    }
+
+    #[test]
+    fn held_frames_flow_after_handshake() {
+        let mut a = Connection::new(Config::new(SocketType::Dealer));
+        let mut b = Connection::new(Config::new(SocketType::Router));
+        a.send_frame(b"one", true);
+        a.send_frame(b"two", false);
+        a.send_command(&Command::Ping {
+            ttl: 5,
+            context: Bytes::from_static(b"c"),
+        });
+        pump(&mut a, &mut b).unwrap();
+        let ev = events(&mut b);
+        assert!(
+            matches!(&ev[0], Event::HandshakeComplete(p) if p.socket_type == SocketType::Dealer)
+        );
+        assert_eq!(
+            ev[1],
+            Event::Frame(Frame {
+                more: true,
+                command: false,
+                body: Bytes::from_static(b"one")
+            })
+        );
+        assert_eq!(
+            ev[2],
+            Event::Frame(Frame {
+                more: false,
+                command: false,
+                body: Bytes::from_static(b"two")
+            })
+        );
+        assert_eq!(
+            ev[3],
+            Event::Command(Command::Ping {
+                ttl: 5,
+                context: Bytes::from_static(b"c")
+            })
+        );
+        assert!(a.is_handshake_complete() && b.peer().is_some());
+        assert_eq!(a.version(), Some(Version::V3_1));
+    }
+
+    #[test]
+    fn subscriptions_follow_negotiated_version() {
+        let mut sub = Connection::new(Config::new(SocketType::Sub));
+        let mut publ = Connection::with_version(Config::new(SocketType::Pub), Version::V3_0);
+        sub.send_command(&Command::Subscribe(Bytes::from_static(b"t")));
+        pump(&mut sub, &mut publ).unwrap();
+        sub.send_command(&Command::Cancel(Bytes::from_static(b"t")));
+        pump(&mut sub, &mut publ).unwrap();
+        let ev = events(&mut publ);
+        assert_eq!(ev.len(), 3);
+        assert_eq!(
+            ev[1],
+            Event::Frame(Frame {
+                more: false,
+                command: false,
+                body: Bytes::from_static(b"\x01t")
+            })
+        );
+        assert_eq!(
+            ev[2],
+            Event::Frame(Frame {
+                more: false,
+                command: false,
+                body: Bytes::from_static(b"\x00t")
+            })
+        );
+
+        let mut sub = Connection::new(Config::new(SocketType::XSub));
+        let mut publ = Connection::new(Config::new(SocketType::XPub));
+        sub.send_command(&Command::Subscribe(Bytes::from_static(b"t")));
+        pump(&mut sub, &mut publ).unwrap();
+        let ev = events(&mut publ);
+        assert_eq!(
+            ev[1],
+            Event::Command(Command::Subscribe(Bytes::from_static(b"t")))
+        );
+    }
+
+    #[test]
+    fn errors_are_sticky_and_typed() {
+        let mut a = Connection::new(Config::new(SocketType::Push));
+        let mut b = Connection::new(Config::new(SocketType::Push));
+        let err = pump(&mut a, &mut b).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::Handshake(HandshakeError::IncompatibleSocketType { .. })
+        ));
+        assert!(b.error().is_some() || a.error().is_some());
+
+        let mut a = Connection::new(Config::new(SocketType::Pair));
+        let mut b = Connection::new(Config::new(SocketType::Pair));
+        pump(&mut a, &mut b).unwrap();
+        let mut bad = BytesMut::from(&b"\x04\x00"[..]);
+        assert_eq!(
+            b.handle_input(&mut bad),
+            Err(Error::Command(CommandError::Empty))
+        );
+        let mut more = BytesMut::from(&b"\x00\x00"[..]);
+        assert_eq!(
+            b.handle_input(&mut more),
+            Err(Error::Command(CommandError::Empty))
+        );
+
+        let mut c = Connection::new(Config::new(SocketType::Pair));
+        let mut d = Connection::new(Config::new(SocketType::Pair));
+        pump(&mut c, &mut d).unwrap();
+        let mut bad = BytesMut::from(&b"\x10\x00"[..]);
+        assert_eq!(
+            d.handle_input(&mut bad),
+            Err(Error::Frame(FrameError::ReservedFlags { flags: 0x10 }))
+        );
+    }
+}

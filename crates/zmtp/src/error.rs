@@ -1,0 +1,442 @@
+//! Error types, one enum per layer, plus the crate-level [`Error`].
+//!
+//! Everything the peer can get wrong has a variant here, so callers can match
+//! on causes instead of strings. The handshake error also knows which libzmq
+//! monitor event it corresponds to (protocol failure, authentication failure,
+//! or no detail), so an engine can report failures the way libzmq does.
+
+use std::fmt;
+
+use bytes::Bytes;
+
+use crate::socket_type::SocketType;
+
+/// A frame header that cannot be accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameError {
+    /// One of the reserved flag bits 3-7 is set.
+    ReservedFlags {
+        /// The whole flags byte.
+        flags: u8,
+    },
+    /// A command frame with the MORE bit set (commands are single frames).
+    CommandWithMore,
+    /// A long length with the top bit set: larger than 2^63-1.
+    LengthOverflow {
+        /// The announced length.
+        len: u64,
+    },
+    /// The body is larger than the configured maximum.
+    TooLarge {
+        /// The announced length.
+        len: u64,
+        /// The limit in force.
+        max: u64,
+    },
+}
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameError::ReservedFlags { flags } => {
+                write!(f, "reserved frame flag bits set (flags {flags:#04x})")
+            }
+            FrameError::CommandWithMore => f.write_str("command frame with MORE flag"),
+            FrameError::LengthOverflow { len } => {
+                write!(f, "frame length {len} exceeds 2^63-1")
+            }
+            FrameError::TooLarge { len, max } => {
+                write!(f, "frame of {len} bytes exceeds the maximum of {max}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
+
+/// A malformed READY/INITIATE property list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MetadataError {
+    /// A property name of length zero.
+    EmptyName {
+        /// Offset of the name-length byte within the property list.
+        offset: usize,
+    },
+    /// A property name with a character outside `ALPHA | DIGIT | - _ . +`.
+    InvalidName {
+        /// Offset of the name-length byte within the property list.
+        offset: usize,
+    },
+    /// A name, value length or value runs past the end of the data (this
+    /// includes trailing bytes too short to form a property).
+    Truncated {
+        /// Offset of the property that is cut short.
+        offset: usize,
+    },
+    /// A value length above 2^31-1.
+    ValueTooLong {
+        /// Offset of the property.
+        offset: usize,
+        /// The announced value length.
+        len: u32,
+    },
+}
+
+impl fmt::Display for MetadataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MetadataError::EmptyName { offset } => {
+                write!(f, "empty metadata property name at offset {offset}")
+            }
+            MetadataError::InvalidName { offset } => {
+                write!(f, "invalid metadata property name at offset {offset}")
+            }
+            MetadataError::Truncated { offset } => {
+                write!(f, "truncated metadata property at offset {offset}")
+            }
+            MetadataError::ValueTooLong { offset, len } => {
+                write!(
+                    f,
+                    "metadata value of {len} bytes at offset {offset} exceeds 2^31-1"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for MetadataError {}
+
+/// A malformed command frame body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommandError {
+    /// The body is empty: not even a name length.
+    Empty,
+    /// The command name has length zero.
+    EmptyName,
+    /// The name length runs past the end of the body.
+    NameTruncated {
+        /// The announced name length.
+        name_len: u8,
+        /// Bytes left after the length byte.
+        available: usize,
+    },
+    /// A known command whose data is too short for its fixed fields.
+    Truncated {
+        /// The command name.
+        command: &'static str,
+    },
+    /// A known command with bytes left over after its fields.
+    TrailingData {
+        /// The command name.
+        command: &'static str,
+    },
+    /// READY carried a malformed property list.
+    Metadata(MetadataError),
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandError::Empty => f.write_str("empty command frame"),
+            CommandError::EmptyName => f.write_str("command with empty name"),
+            CommandError::NameTruncated {
+                name_len,
+                available,
+            } => write!(
+                f,
+                "command name of {name_len} bytes but only {available} bytes follow"
+            ),
+            CommandError::Truncated { command } => write!(f, "truncated {command} command"),
+            CommandError::TrailingData { command } => {
+                write!(f, "trailing bytes after {command} command")
+            }
+            CommandError::Metadata(e) => write!(f, "malformed READY: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CommandError::Metadata(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<MetadataError> for CommandError {
+    fn from(e: MetadataError) -> Self {
+        CommandError::Metadata(e)
+    }
+}
+
+/// Why a handshake failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandshakeError {
+    /// The greeting looks versioned (byte 9 has bit 0 set) but is not the
+    /// ZMTP signature `FF .. 7F`.
+    BadSignature,
+    /// A peer speaking a ZMTP revision we do not implement: 1.0 (no version
+    /// byte, reported as 1.0) or 2.0 (revision byte 1 or 2, reported as 2.0;
+    /// revision byte 0 is reported as 1.0, as libzmq treats it).
+    UnsupportedVersion {
+        /// The peer's major version.
+        major: u8,
+        /// The peer's minor version (0 for pre-3.0 peers).
+        minor: u8,
+    },
+    /// The peer announced a known security mechanism other than ours.
+    MechanismMismatch,
+    /// The peer announced a mechanism name we do not know at all.
+    UnknownMechanism,
+    /// Both peers claim the same client/server role where the mechanism
+    /// needs one of each (not produced by NULL, which has no roles).
+    AsServerConflict,
+    /// The peer's socket type cannot talk to ours.
+    IncompatibleSocketType {
+        /// Our socket type.
+        ours: SocketType,
+        /// The peer's socket type.
+        peer: SocketType,
+    },
+    /// The peer's READY had no "Socket-Type" property.
+    MissingSocketType,
+    /// The peer's "Socket-Type" is not a socket type name.
+    UnknownSocketType,
+    /// The peer's "Identity" is longer than 255 bytes.
+    IdentityTooLong {
+        /// Its length.
+        len: usize,
+    },
+    /// A bad frame header during the handshake.
+    Frame(FrameError),
+    /// A malformed command during the handshake.
+    Command(CommandError),
+    /// A malformed property list in READY.
+    Metadata(MetadataError),
+    /// A well-formed command that has no place at this point of the handshake.
+    UnexpectedCommand(Bytes),
+    /// A message (non-command) frame before the handshake completed.
+    UnexpectedMessage,
+    /// The peer refused us with an ERROR command.
+    PeerError {
+        /// The reason the peer gave.
+        reason: Bytes,
+    },
+}
+
+impl HandshakeError {
+    /// True for failures libzmq reports as `ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL`:
+    /// the peer broke the protocol or announced something we cannot accept.
+    pub fn is_protocol_error(&self) -> bool {
+        !matches!(self, HandshakeError::PeerError { .. })
+    }
+
+    /// True for failures libzmq reports as `ZMQ_EVENT_HANDSHAKE_FAILED_AUTH`:
+    /// the peer sent ERROR with a ZAP status code (300, 400 or 500).
+    pub fn is_auth_failure(&self) -> bool {
+        self.zap_status_code().is_some()
+    }
+
+    /// The ZAP status code of a peer ERROR whose reason is "300", "400" or
+    /// "500", as libzmq's `handle_error_reason` recognises them. A peer ERROR
+    /// with any other reason is neither a protocol nor an auth failure:
+    /// libzmq reports it as `ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL`.
+    pub fn zap_status_code(&self) -> Option<u16> {
+        match self {
+            HandshakeError::PeerError { reason } => match reason.as_ref() {
+                [d @ b'3'..=b'5', b'0', b'0'] => Some(u16::from(d - b'0') * 100),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for HandshakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandshakeError::BadSignature => f.write_str("bad ZMTP greeting signature"),
+            HandshakeError::UnsupportedVersion { major, minor } => {
+                write!(f, "unsupported ZMTP version {major}.{minor}")
+            }
+            HandshakeError::MechanismMismatch => f.write_str("security mechanism mismatch"),
+            HandshakeError::UnknownMechanism => f.write_str("unknown security mechanism"),
+            HandshakeError::AsServerConflict => f.write_str("both peers claim the same role"),
+            HandshakeError::IncompatibleSocketType { ours, peer } => {
+                write!(f, "socket type {peer} cannot connect to {ours}")
+            }
+            HandshakeError::MissingSocketType => f.write_str("peer sent no Socket-Type"),
+            HandshakeError::UnknownSocketType => f.write_str("peer sent an unknown Socket-Type"),
+            HandshakeError::IdentityTooLong { len } => {
+                write!(f, "peer Identity of {len} bytes exceeds 255")
+            }
+            HandshakeError::Frame(e) => write!(f, "handshake: {e}"),
+            HandshakeError::Command(e) => write!(f, "handshake: {e}"),
+            HandshakeError::Metadata(e) => write!(f, "handshake: {e}"),
+            HandshakeError::UnexpectedCommand(name) => {
+                write!(
+                    f,
+                    "unexpected command {:?} during handshake",
+                    name.escape_ascii().to_string()
+                )
+            }
+            HandshakeError::UnexpectedMessage => f.write_str("message frame during handshake"),
+            HandshakeError::PeerError { reason } => {
+                write!(f, "peer refused the connection: {}", reason.escape_ascii())
+            }
+        }
+    }
+}
+
+impl std::error::Error for HandshakeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HandshakeError::Frame(e) => Some(e),
+            HandshakeError::Command(e) => Some(e),
+            HandshakeError::Metadata(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<FrameError> for HandshakeError {
+    fn from(e: FrameError) -> Self {
+        HandshakeError::Frame(e)
+    }
+}
+
+impl From<CommandError> for HandshakeError {
+    fn from(e: CommandError) -> Self {
+        // A malformed READY is a metadata problem, which libzmq reports
+        // separately (ZMQ_PROTOCOL_ERROR_ZMTP_INVALID_METADATA).
+        match e {
+            CommandError::Metadata(m) => HandshakeError::Metadata(m),
+            other => HandshakeError::Command(other),
+        }
+    }
+}
+
+impl From<MetadataError> for HandshakeError {
+    fn from(e: MetadataError) -> Self {
+        HandshakeError::Metadata(e)
+    }
+}
+
+/// Any error a [`Connection`](crate::Connection) can report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The handshake failed.
+    Handshake(HandshakeError),
+    /// A bad frame header in the data phase.
+    Frame(FrameError),
+    /// A malformed command in the data phase.
+    Command(CommandError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Handshake(e) => e.fmt(f),
+            Error::Frame(e) => e.fmt(f),
+            Error::Command(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Handshake(e) => Some(e),
+            Error::Frame(e) => Some(e),
+            Error::Command(e) => Some(e),
+        }
+    }
+}
+
+impl From<HandshakeError> for Error {
+    fn from(e: HandshakeError) -> Self {
+        Error::Handshake(e)
+    }
+}
+
+impl From<FrameError> for Error {
+    fn from(e: FrameError) -> Self {
+        Error::Frame(e)
+    }
+}
+
+impl From<CommandError> for Error {
+    fn from(e: CommandError) -> Self {
+        Error::Command(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monitor_classification() {
+        let auth = HandshakeError::PeerError {
+            reason: Bytes::from_static(b"400"),
+        };
+        assert!(auth.is_auth_failure());
+        assert!(!auth.is_protocol_error());
+        assert_eq!(auth.zap_status_code(), Some(400));
+        let other = HandshakeError::PeerError {
+            reason: Bytes::from_static(b"go away"),
+        };
+        assert!(!other.is_auth_failure() && !other.is_protocol_error());
+        assert_eq!(
+            HandshakeError::PeerError {
+                reason: Bytes::from_static(b"200")
+            }
+            .zap_status_code(),
+            None
+        );
+        assert!(HandshakeError::MechanismMismatch.is_protocol_error());
+        assert!(!HandshakeError::MechanismMismatch.is_auth_failure());
+    }
+
+    #[test]
+    fn conversions_and_display() {
+        let e: HandshakeError =
+            CommandError::Metadata(MetadataError::EmptyName { offset: 0 }).into();
+        assert_eq!(
+            e,
+            HandshakeError::Metadata(MetadataError::EmptyName { offset: 0 })
+        );
+        let e: HandshakeError = CommandError::Empty.into();
+        assert_eq!(e, HandshakeError::Command(CommandError::Empty));
+        let e: Error = FrameError::CommandWithMore.into();
+        assert!(e.to_string().contains("MORE"));
+        assert!(std::error::Error::source(&e).is_some());
+        let all = [
+            HandshakeError::BadSignature,
+            HandshakeError::UnsupportedVersion { major: 2, minor: 0 },
+            HandshakeError::MechanismMismatch,
+            HandshakeError::UnknownMechanism,
+            HandshakeError::AsServerConflict,
+            HandshakeError::IncompatibleSocketType {
+                ours: SocketType::Req,
+                peer: SocketType::Req,
+            },
+            HandshakeError::MissingSocketType,
+            HandshakeError::UnknownSocketType,
+            HandshakeError::IdentityTooLong { len: 256 },
+            HandshakeError::Frame(FrameError::LengthOverflow { len: u64::MAX }),
+            HandshakeError::Command(CommandError::EmptyName),
+            HandshakeError::Metadata(MetadataError::ValueTooLong {
+                offset: 0,
+                len: u32::MAX,
+            }),
+            HandshakeError::UnexpectedCommand(Bytes::from_static(b"PING")),
+            HandshakeError::UnexpectedMessage,
+        ];
+        for e in all {
+            assert!(!e.to_string().is_empty());
+            assert!(e.is_protocol_error());
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! A sans-IO implementation of the ZeroMQ Message Transport Protocol, ZMTP 3.0
+//! (RFC 23) and 3.1 (RFC 37).
+//!
+//! Nothing here touches a socket, a thread or a clock: callers feed received
+//! bytes in and take bytes to send out. The crate is layered like the protocol:
+//!
+//! * [`greeting`]: the fixed 64-byte greeting and version detection;
+//! * [`frame`]: frame headers and the zero-copy [`FrameDecoder`] (the hot path);
+//! * [`command`]: command frames (READY, ERROR, SUBSCRIBE, CANCEL, PING, PONG);
+//! * [`metadata`]: the property lists carried by READY;
+//! * [`socket_type`]: socket types and which pairs may talk;
+//! * [`mechanism`]: security mechanisms (NULL for now);
+//! * [`handshake`]: greeting + mechanism handshake as a state machine;
+//! * [`connection`]: a convenience wrapper running the handshake and then the
+//!   data phase, producing [`Event`]s.
+//!
+//! Every malformed input from the peer is reported as a typed error; nothing
+//! the peer sends can make this crate panic or allocate more than it sent.
+
+#![forbid(unsafe_code)]
+#![deny(unused_must_use)]
+#![warn(missing_docs)]
+
+pub mod command;
+pub mod connection;
+pub mod error;
+pub mod frame;
+pub mod greeting;
+pub mod handshake;
+pub mod mechanism;
+pub mod metadata;
+pub mod socket_type;
+mod version;
+
+pub use command::{encode_subscription, parse_legacy_subscription, Command};
+pub use connection::{Connection, Event};
+pub use error::{CommandError, Error, FrameError, HandshakeError, MetadataError};
+pub use frame::{
+    encode_frame, encode_header, parse_header, write_header, Frame, FrameDecoder, FrameHeader,
+    FLAG_COMMAND, FLAG_LONG, FLAG_MORE,
+};
+pub use greeting::Greeting;
+pub use handshake::{Config, Handshake, Peer};
+pub use mechanism::Mechanism;
+pub use metadata::Metadata;
+pub use socket_type::SocketType;
+pub use version::Version;
