@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine and runs every test: Rust unit/integration tests, interop against
+# libzmq (pyzmq), and the C ABI tests. Used by .ci/run. Every step is bounded in time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== setup"
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  if ! dpkg -s libzmq3-dev >/dev/null 2>&1 || ! command -v valgrind >/dev/null 2>&1; then
+    timeout 600 apt-get update -qq || true
+    timeout 900 apt-get install -y -qq libzmq3-dev valgrind pkg-config >/dev/null
+  fi
+fi
+python3 -c "import zmq" 2>/dev/null || timeout 600 python3 -m pip install -q pyzmq
+command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup" >&2; exit 1; }
+
+echo "== cargo test (workspace: zmtp, oxmq, C ABI crate, perf tools, interop)"
+timeout 1800 cargo test --workspace --release -- --test-threads=2
+
+if [ -x tests/c/run.sh ]; then
+  echo "== C ABI tests"
+  timeout 900 tests/c/run.sh
+fi
