@@ -162,6 +162,10 @@ impl CtxInner {
         self.config.lock().unwrap_or_else(|p| p.into_inner()).ipv6
     }
 
+    pub(crate) fn max_msgsz(&self) -> i32 {
+        self.config.lock().unwrap_or_else(|p| p.into_inner()).max_msgsz
+    }
+
     /// Registers a new socket's mailbox; enforces MAX_SOCKETS and refuses after shutdown.
     pub(crate) fn register_socket(&self, mailbox: Arc<Mailbox>) -> Result<u64> {
         if self.is_terminating() {

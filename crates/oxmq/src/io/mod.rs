@@ -369,7 +369,7 @@ impl Reactor {
                     let fd = std::os::fd::AsRawFd::as_raw_fd(ul);
                     let _ = self.poll.registry().deregister(&mut mio::unix::SourceFd(&fd));
                     if let Some(p) = path {
-                        let _ = std::fs::remove_file(p);
+                        p.remove();
                     }
                 }
             }

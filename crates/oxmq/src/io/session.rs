@@ -655,8 +655,8 @@ impl Session {
                 }
             }
             Wake::Closed => {
-                if !self.closing {
-                    self.socket_closed(ctx);
+                if !self.closing && !self.socket_closed(ctx) {
+                    return false;
                 }
             }
         }

@@ -316,7 +316,8 @@ impl Socket {
         let pattern = pattern_for(kind)?;
         let mailbox = Arc::new(Mailbox::new().map_err(Error::from)?);
         let id = ctx.inner.register_socket(mailbox.clone())?;
-        let options = Options::new(ctx.inner.ipv6_default());
+        let mut options = Options::new(ctx.inner.ipv6_default());
+        options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
         Ok(Socket {
             shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger) }),
             ctx,

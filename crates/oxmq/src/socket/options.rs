@@ -39,6 +39,9 @@ pub(crate) struct Options {
     pub multicast_hops: i32,
     pub rate: i32,
     pub recovery_ivl: i32,
+    /// The context's MAX_MSGSZ when the socket was created: the bound when MAXMSGSIZE is
+    /// unset, so no frame header can make us promise unbounded memory (libzmq: INT_MAX).
+    pub ctx_max_msgsz: i64,
 }
 
 impl Options {
@@ -70,6 +73,7 @@ impl Options {
             multicast_hops: 1,
             rate: 100,
             recovery_ivl: 10_000,
+            ctx_max_msgsz: i32::MAX as i64,
         }
     }
 
@@ -176,10 +180,11 @@ impl Options {
 
     /// MAXMSGSIZE as the codec wants it.
     pub(crate) fn max_msg_size(&self) -> Option<u64> {
+        let ctx = self.ctx_max_msgsz.max(0) as u64;
         if self.maxmsgsize < 0 {
-            None
+            Some(ctx)
         } else {
-            Some(self.maxmsgsize as u64)
+            Some((self.maxmsgsize as u64).min(ctx))
         }
     }
 }
@@ -232,6 +237,8 @@ mod tests {
         assert_eq!(o.set(opt::IMMEDIATE, &2i32.to_ne_bytes()), Err(Error::Invalid));
         assert!(o.set(opt::MAXMSGSIZE, &100i64.to_ne_bytes()).unwrap());
         assert_eq!(o.max_msg_size(), Some(100));
+        o.set(opt::MAXMSGSIZE, &(-1i64).to_ne_bytes()).unwrap();
+        assert_eq!(o.max_msg_size(), Some(i32::MAX as u64), "bounded by the context's MAX_MSGSZ");
         assert_eq!(o.set(opt::MAXMSGSIZE, &100i32.to_ne_bytes()), Err(Error::Invalid));
         assert_eq!(o.set(9999, &[0; 4]), Ok(false));
         assert_eq!(o.get(opt::LINGER), Some((-1i32).to_ne_bytes().to_vec()));

@@ -9,10 +9,27 @@ use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// A bound socket file and the inode it had when we bound it.
+pub(crate) struct IpcPath {
+    path: PathBuf,
+    ino: u64,
+}
+
+impl IpcPath {
+    /// Unlinks the socket file, unless another listener has re-bound the path since: closing
+    /// is asynchronous, so a new socket may already own the name.
+    pub(crate) fn remove(&self) {
+        use std::os::unix::fs::MetadataExt;
+        if std::fs::symlink_metadata(&self.path).map(|m| m.ino()).ok() == Some(self.ino) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
 pub(crate) enum Listener {
     Tcp(std::net::TcpListener),
     /// The path is unlinked when the listener closes (None for abstract names).
-    Ipc(UnixListener, Option<PathBuf>),
+    Ipc(UnixListener, Option<IpcPath>),
 }
 
 /// Binds and listens; returns the listener and the endpoint it really bound (port and
@@ -77,7 +94,9 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
                 let _ = std::fs::remove_file(&path);
                 let l = UnixListener::bind(&path)?;
                 l.set_nonblocking(true)?;
-                Ok((Listener::Ipc(l, Some(PathBuf::from(&path))), format!("ipc://{path}")))
+                use std::os::unix::fs::MetadataExt;
+                let ino = std::fs::symlink_metadata(&path)?.ino();
+                Ok((Listener::Ipc(l, Some(IpcPath { path: PathBuf::from(&path), ino })), format!("ipc://{path}")))
             }
         }
         Endpoint::Inproc(_) => Err(Error::Invalid),
