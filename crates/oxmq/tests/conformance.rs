@@ -20,6 +20,7 @@ per_transport!(
     pub_sub_many_topics,
     pub_sub_two_subscribers,
     pub_sub_multipart_subscribe_before_connect,
+    sub_binds_and_publisher_connects_later,
     dealer_dealer_both_ways,
     req_rep_strict_alternation,
     req_rep_multipart,
@@ -279,6 +280,24 @@ fn pub_sub_multipart_subscribe_before_connect(t: Transport) {
     assert_eq!(got[0], vec![b"topic/1".to_vec(), vec![], b"body".to_vec()]);
     assert_eq!(got[1], vec![b"topic/2".to_vec(), b"tail".to_vec()]);
     assert_quiet(&mut sub);
+}
+
+/// SUB binds and subscribes; the PUB connects afterwards. The SUB must send its existing
+/// subscriptions to each newly attached peer (RFC 29; libzmq's xsub_t::xattach_pipe).
+fn sub_binds_and_publisher_connects_later(t: Transport) {
+    let ctx = ctx();
+    let mut sub = socket(&ctx, T::Sub);
+    let ep = bind(&mut sub, t);
+    sub.set_bytes(opt::SUBSCRIBE, b"early").unwrap();
+    let mut publ = socket(&ctx, T::Pub);
+    publ.connect(&ep).unwrap();
+    sync_pub_sub(&mut publ, &mut sub, b"early-probe");
+    // A subscription made while connected also reaches it.
+    sub.set_bytes(opt::SUBSCRIBE, b"late").unwrap();
+    sync_pub_sub(&mut publ, &mut sub, b"late-probe");
+    publ.send("other", 0).unwrap();
+    publ.send("late-1", 0).unwrap();
+    assert_eq!(recv_skipping(&mut sub, b"early-probe"), b"late-1".to_vec());
 }
 
 // --- DEALER/DEALER -----------------------------------------------------------------------------

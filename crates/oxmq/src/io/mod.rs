@@ -354,7 +354,14 @@ impl Reactor {
                     }
                 }
             }
-            IoCmd::Stop => self.stopping = true,
+            IoCmd::Stop => {
+                self.stopping = true;
+                for t in 0..self.entries.len() {
+                    if matches!(self.entries[t], Some(Entry::Session(_))) {
+                        self.with_session(t, |s, _| s.keep_on_stop());
+                    }
+                }
+            }
         }
     }
 

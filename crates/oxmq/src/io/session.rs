@@ -713,6 +713,19 @@ impl Session {
         }
     }
 
+    /// The context is terminating (every socket is closed). Returns true only for a session
+    /// that still has queued messages to deliver within LINGER; anything else (a session
+    /// whose close notice was missed, one with LINGER 0, one mid-handshake) ends now, so
+    /// termination never waits on a session that has nothing left to do.
+    pub(crate) fn keep_on_stop(&mut self) -> bool {
+        let linger = self.socket.linger.load(Ordering::Acquire);
+        let has_data = match &mut self.pipe {
+            Some(p) => p.has_data(),
+            None => false,
+        };
+        self.closing && linger != 0 && has_data && !self.drained
+    }
+
     /// Releases the stream (the session is being removed).
     pub(crate) fn shutdown(&mut self, registry: &mio::Registry) {
         match std::mem::replace(&mut self.state, State::Idle) {

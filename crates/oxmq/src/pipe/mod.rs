@@ -241,7 +241,7 @@ impl PipeEnd {
         }
     }
 
-    /// True when a frame is ready to read (does not change the sleep state).
+    /// True when a frame is ready to read; when not, the end sleeps and the next flush wakes it.
     pub(crate) fn has_data(&mut self) -> bool {
         self.inp.has_data()
     }

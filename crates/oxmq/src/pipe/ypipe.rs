@@ -219,13 +219,23 @@ impl<T> Reader<T> {
         Some(item)
     }
 
-    /// True when at least one published item is waiting (does not change the sleep state).
+    /// True when at least one published item is waiting. When none is, the reader is marked
+    /// asleep exactly as by an empty [`Reader::pop`] (libzmq's `check_read`), so a caller that
+    /// peeks, finds nothing and then blocks is guaranteed a wake-up for the next flush.
     #[inline]
     pub fn has_data(&mut self) -> bool {
         if self.read == self.available {
             self.available = self.shared.published.load(Ordering::Acquire);
+            if self.read == self.available {
+                self.shared.asleep.store(true, Ordering::SeqCst);
+                self.available = self.shared.published.load(Ordering::SeqCst);
+                if self.read == self.available {
+                    return false;
+                }
+                self.shared.asleep.store(false, Ordering::Relaxed);
+            }
         }
-        self.read != self.available
+        true
     }
 }
 
@@ -298,6 +308,17 @@ mod tests {
         w.push(3);
         assert!(w.flush(), "reader went to sleep on the empty pop");
         assert_eq!(r.pop(), Some(3));
+    }
+
+    #[test]
+    fn empty_peek_puts_the_reader_to_sleep() {
+        let (mut w, mut r) = ypipe::<u32>();
+        w.push(1);
+        w.flush();
+        assert_eq!(r.pop(), Some(1));
+        assert!(!r.has_data());
+        w.push(2);
+        assert!(w.flush(), "a reader that peeked at an empty queue must be woken");
     }
 
     #[test]

@@ -1,0 +1,1 @@
+//! Interop tests against libzmq live in `tests/`; see README.md. This crate has no library code.

@@ -1,0 +1,9 @@
+//! `local_thr <bind-to> <message-size> <message-count>`: PULL side of the throughput test.
+fn main() {
+    oxmq_perf::main_with("local_thr <bind-to> <message-size> <message-count>", true, |a| {
+        let ctx = oxmq::Context::new();
+        let report = oxmq_perf::local_thr(&ctx, &a.endpoint, a.size, a.count)?;
+        ctx.term().map_err(|e| oxmq_perf::PerfError(format!("error in zmq_ctx_term: {e}")))?;
+        Ok(Some(report.to_string()))
+    });
+}
