@@ -165,11 +165,6 @@ impl Msg {
     }
 
     #[inline]
-    pub(crate) fn flags(&self) -> u8 {
-        self.flags
-    }
-
-    #[inline]
     pub(crate) fn set_flags(&mut self, flags: u8) {
         self.flags = flags;
     }

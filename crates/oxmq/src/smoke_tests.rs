@@ -145,3 +145,35 @@ fn close_delivers_everything() {
         }
     }
 }
+
+/// A peer that replies and closes at once: the reply and the connection's end arrive in one
+/// read, and the reply must still be delivered (it was once left unpublished in the pipe).
+#[test]
+fn reply_then_close_is_delivered() {
+    for ep in ["tcp://127.0.0.1:*".to_string(), format!("ipc:///tmp/oxmq-smoke-{}-rtc.ipc", std::process::id())] {
+        for size in [1usize, 4096, 65536] {
+            let server_ctx = Context::new();
+            let mut rep = server_ctx.socket(SocketType::Rep).unwrap();
+            rep.bind(&ep).unwrap();
+            let ep = rep.last_endpoint().unwrap();
+            let t = std::thread::spawn(move || {
+                timeouts(&mut rep);
+                for _ in 0..20 {
+                    let m = rep.recv(0).unwrap();
+                    rep.send(m, 0).unwrap();
+                }
+                drop(rep);
+                server_ctx.term().unwrap();
+            });
+            let ctx = Context::new();
+            let mut req = ctx.socket(SocketType::Req).unwrap();
+            timeouts(&mut req);
+            req.connect(&ep).unwrap();
+            for i in 0..20 {
+                req.send(vec![i as u8; size], 0).unwrap();
+                assert_eq!(req.recv(0).unwrap().len(), size, "{ep} {size} B: reply {i} lost");
+            }
+            t.join().unwrap();
+        }
+    }
+}

@@ -58,6 +58,8 @@ struct Conn {
     read_pending: bool,
     /// We are in the middle of sending a multi-part message.
     out_mid: bool,
+    /// CURVE: seals every outgoing frame and opens every incoming one (None for NULL/PLAIN).
+    cipher: Option<zmtp::Cipher>,
 }
 
 enum State {
@@ -286,8 +288,7 @@ impl Session {
         let config = zmtp::Config {
             socket_type: kind.wire(),
             routing_id: self.options.routing_id.clone(),
-            as_server: false,
-            mechanism: zmtp::Mechanism::Null,
+            mechanism: self.options.security.mechanism(),
             max_msg_size: self.options.max_msg_size(),
             properties: Vec::new(),
         };
@@ -307,6 +308,7 @@ impl Session {
             held: Vec::new(),
             read_pending: true,
             out_mid: false,
+            cipher: None,
         }));
         if self.options.handshake_ivl > 0 {
             ctx.add_timer(
@@ -442,6 +444,10 @@ impl Session {
     }
 
     /// Parses the receive buffer: handshake bytes, then frames.
+    ///
+    /// Frames are parsed with a cursor and the buffer is advanced once per batch, not once
+    /// per frame; small bodies are copied out at the cursor, large ones are split off the
+    /// buffer without copying (which needs the buffer advanced to them first).
     fn decode(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
         let max = self.options.max_msg_size();
         loop {
@@ -455,92 +461,99 @@ impl Session {
                     return Ok(());
                 }
                 let peer = hs.peer().cloned().ok_or(Lost)?;
+                c.cipher = hs.take_cipher();
                 c.handshake = None;
                 self.on_handshake_done(ctx.io, peer);
                 continue;
             }
+            break;
+        }
+        let kind = self.socket.kind;
+        let State::Connected(c) = &mut self.state else { return Ok(()) };
+        let Some(p) = &mut self.pipe else { return Err(Lost) };
+        let mut pos = 0usize;
+        let result = loop {
             if !c.held.is_empty() {
-                return Ok(()); // the pipe is full; resume on its write activation
+                break Ok(()); // the pipe is full; resume on its write activation
             }
-            let Some(h) = zmtp::parse_header(&c.rx, max).map_err(|_| Lost)? else {
-                return Ok(());
+            let mut h = match zmtp::parse_header(&c.rx[pos..], max) {
+                Ok(Some(h)) => h,
+                Ok(None) => break Ok(()),
+                Err(_) => break Err(Lost),
             };
+            let avail = (c.rx.len() - pos) as u64;
             let total = h.header_len as u64 + h.body_len;
-            if (c.rx.len() as u64) < total {
+            if avail < total {
                 // Grow towards the frame, but only by what a read can fill: memory follows
                 // the bytes that actually arrive, never the length a header claims.
-                let want = (total - c.rx.len() as u64).min(READ_CHUNK as u64 * 4) as usize;
+                c.rx.advance(pos);
+                pos = 0;
+                let want = (total - avail).min(READ_CHUNK as u64 * 4) as usize;
                 if c.rx.capacity() - c.rx.len() < want {
                     c.rx.reserve(want);
                 }
-                return Ok(());
+                break Ok(());
             }
-            c.rx.advance(h.header_len);
             let len = h.body_len as usize;
-            let mut msg = if len <= INLINE_CAP {
-                let m = Msg::copy_from(&c.rx[..len]);
-                c.rx.advance(len);
-                m
+            let body_at = pos + h.header_len;
+            let mut msg = if let Some(cipher) = &mut c.cipher {
+                match open_sealed(cipher, &mut c.rx, &mut pos, body_at, len, &mut h) {
+                    Ok(m) => m,
+                    Err(l) => break Err(l),
+                }
+            } else if len <= INLINE_CAP {
+                pos = body_at + len;
+                Msg::copy_from(&c.rx[body_at..pos])
             } else {
+                c.rx.advance(body_at);
+                pos = 0;
                 Msg::from_bytes(c.rx.split_to(len).freeze())
             };
             if h.command {
-                self.command(&msg)?;
-                continue;
+                match command(kind, c, p, &msg) {
+                    Ok(()) => continue,
+                    Err(l) => break Err(l),
+                }
             }
-            let State::Connected(c) = &mut self.state else { return Ok(()) };
             msg.set_more(h.more);
-            if h.more {
+            if h.more || !c.partial.is_empty() {
                 if c.partial.len() >= MAX_PARTS {
-                    return Err(Lost);
+                    break Err(Lost);
                 }
                 c.partial.push(msg);
+                if h.more {
+                    continue;
+                }
+                if kind == SocketType::Push || kind == SocketType::Pub && !is_subscription(&c.partial) {
+                    c.partial.clear(); // PUSH never receives; PUB only subscriptions
+                    continue;
+                }
+                if p.check_write() {
+                    for m in c.partial.drain(..) {
+                        p.write(m);
+                    }
+                } else {
+                    std::mem::swap(&mut c.held, &mut c.partial);
+                }
                 continue;
             }
-            c.partial.push(msg);
-            let Some(p) = &mut self.pipe else { return Err(Lost) };
-            if self.socket.kind == SocketType::Push || self.socket.kind == SocketType::Pub && !is_subscription(&c.partial) {
-                // A PUSH never receives; a PUB only receives subscriptions (3.0 form here).
-                c.partial.clear();
+            // The common case: a single-frame message goes straight into the pipe.
+            if kind == SocketType::Push || kind == SocketType::Pub && !matches!(msg.first(), Some(0) | Some(1)) {
                 continue;
             }
             if p.check_write() {
-                for m in c.partial.drain(..) {
-                    p.write(m);
-                }
+                p.write(msg);
             } else {
-                std::mem::swap(&mut c.held, &mut c.partial);
-                p.flush();
-                return Ok(());
+                c.held.push(msg);
             }
+        };
+        if pos > 0 {
+            c.rx.advance(pos);
         }
-    }
-
-    /// A command frame in the data phase.
-    fn command(&mut self, body: &Msg) -> Result<(), Lost> {
-        let cmd = zmtp::Command::parse(body).map_err(|_| Lost)?;
-        let State::Connected(c) = &mut self.state else { return Ok(()) };
-        match cmd {
-            zmtp::Command::Ping { context, .. } => {
-                zmtp::Command::Pong { context }.encode(&mut c.tx);
-            }
-            zmtp::Command::Subscribe(topic) | zmtp::Command::Cancel(topic)
-                if matches!(self.socket.kind, SocketType::Pub | SocketType::XPub) =>
-            {
-                let subscribe = body.get(1..10) == Some(b"SUBSCRIBE");
-                let mut v = Vec::with_capacity(topic.len() + 1);
-                v.push(subscribe as u8);
-                v.extend_from_slice(&topic);
-                if let Some(p) = &mut self.pipe {
-                    // Subscriptions bypass the HWM: losing one would silently stop a stream.
-                    p.write(Msg::from(v));
-                }
-            }
-            zmtp::Command::Error { .. } => return Err(Lost),
-            zmtp::Command::Ready(_) => return Err(Lost), // only valid in the handshake
-            _ => {} // PONG, unknown commands: tolerated
+        if !c.held.is_empty() {
+            p.flush();
         }
-        Ok(())
+        result
     }
 
     /// Encodes queued messages and writes until the stream or the pipe would block.
@@ -614,6 +627,11 @@ impl Session {
 
     /// The stream failed or closed.
     fn connection_lost(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        // Messages decoded in the batch that ended with EOF are complete: publish them. A
+        // connect-side pipe outlives the connection, so nothing else would flush them.
+        if let Some(p) = &mut self.pipe {
+            p.flush();
+        }
         let state = std::mem::replace(&mut self.state, State::Idle);
         if let State::Connected(mut c) = state {
             let _ = ctx.registry.deregister(&mut c.stream);
@@ -714,16 +732,18 @@ impl Session {
     }
 
     /// The context is terminating (every socket is closed). Returns true only for a session
-    /// that still has queued messages to deliver within LINGER; anything else (a session
+    /// that still has messages or bytes to deliver within LINGER; anything else (a session
     /// whose close notice was missed, one with LINGER 0, one mid-handshake) ends now, so
     /// termination never waits on a session that has nothing left to do.
     pub(crate) fn keep_on_stop(&mut self) -> bool {
         let linger = self.socket.linger.load(Ordering::Acquire);
-        let has_data = match &mut self.pipe {
+        let queued = match &mut self.pipe {
             Some(p) => p.has_data(),
             None => false,
         };
-        self.closing && linger != 0 && has_data && !self.drained
+        // Encoded bytes still waiting for socket space count too: the last reply of a REP
+        // that closes at once may sit there when the context terminates.
+        self.closing && linger != 0 && (queued || !self.tx_empty())
     }
 
     /// Releases the stream (the session is being removed).
@@ -740,6 +760,30 @@ impl Session {
     }
 }
 
+/// A command frame in the data phase.
+fn command(kind: SocketType, c: &mut Conn, p: &mut PipeEnd, body: &Msg) -> Result<(), Lost> {
+    let cmd = zmtp::Command::parse(body).map_err(|_| Lost)?;
+    match cmd {
+        zmtp::Command::Ping { context, .. } => {
+            send_command(c, &zmtp::Command::Pong { context });
+        }
+        zmtp::Command::Subscribe(topic) | zmtp::Command::Cancel(topic)
+            if matches!(kind, SocketType::Pub | SocketType::XPub) =>
+        {
+            let subscribe = body.get(1..10) == Some(b"SUBSCRIBE");
+            let mut v = Vec::with_capacity(topic.len() + 1);
+            v.push(subscribe as u8);
+            v.extend_from_slice(&topic);
+            // Subscriptions bypass the HWM: losing one would silently stop a stream.
+            p.write(Msg::from(v));
+        }
+        zmtp::Command::Error { .. } => return Err(Lost),
+        zmtp::Command::Ready(_) => return Err(Lost), // only valid in the handshake
+        _ => {} // PONG, unknown commands: tolerated
+    }
+    Ok(())
+}
+
 /// True when a message is a subscription in the ZMTP 3.0 message form.
 fn is_subscription(parts: &[Msg]) -> bool {
     parts.len() == 1 && matches!(parts[0].first(), Some(0) | Some(1))
@@ -751,6 +795,9 @@ fn encode(c: &mut Conn, m: Msg, sub: bool) {
     if m.is_routing_id() {
         return;
     }
+    if c.cipher.is_some() {
+        return encode_sealed(c, m, sub);
+    }
     let more = m.more();
     if sub && !c.out_mid && !more && c.version >= zmtp::Version::V3_1 && matches!(m.first(), Some(0) | Some(1)) {
         // A SUB's subscription message becomes a SUBSCRIBE/CANCEL command for 3.1 peers.
@@ -758,11 +805,74 @@ fn encode(c: &mut Conn, m: Msg, sub: bool) {
         return;
     }
     c.out_mid = more;
-    if m.len() >= ZERO_COPY_MIN {
-        zmtp::encode_header(m.len(), more, false, &mut c.tx);
+    let len = m.len();
+    if len <= INLINE_CAP {
+        // One append per small frame: short header (flags, length) and body.
+        let mut f = [0u8; INLINE_CAP + 2];
+        f[0] = more as u8;
+        f[1] = len as u8;
+        f[2..2 + len].copy_from_slice(&m);
+        c.tx.extend_from_slice(&f[..2 + len]);
+    } else if len >= ZERO_COPY_MIN {
+        zmtp::encode_header(len, more, false, &mut c.tx);
         c.big = Some((m, 0));
     } else {
-        zmtp::encode_header(m.len(), more, false, &mut c.tx);
+        zmtp::encode_header(len, more, false, &mut c.tx);
         c.tx.extend_from_slice(&m);
+    }
+}
+
+/// CURVE: opens the MESSAGE at `rx[body_at..body_at + len]` in place. The frame's MORE and
+/// COMMAND flags travel inside the box, so they replace the header's in `h`. Small bodies are
+/// copied out at the cursor; large ones are split off the buffer without copying.
+fn open_sealed(
+    cipher: &mut zmtp::Cipher,
+    rx: &mut BytesMut,
+    pos: &mut usize,
+    body_at: usize,
+    len: usize,
+    h: &mut zmtp::FrameHeader,
+) -> Result<Msg, Lost> {
+    if len.saturating_sub(zmtp::mechanism::curve::MESSAGE_OVERHEAD) <= INLINE_CAP {
+        let (f, r) = cipher.open_in_place(&mut rx[body_at..body_at + len]).map_err(|_| Lost)?;
+        *pos = body_at + len;
+        (h.more, h.command) = (f.more, f.command);
+        Ok(Msg::copy_from(&rx[body_at + r.start..body_at + r.end]))
+    } else {
+        rx.advance(body_at);
+        *pos = 0;
+        let f = cipher.open(rx.split_to(len)).map_err(|_| Lost)?;
+        (h.more, h.command) = (f.more, f.command);
+        Ok(Msg::from_bytes(f.body))
+    }
+}
+
+/// CURVE: appends one frame sealed in a MESSAGE (SUB subscriptions as sealed commands).
+fn encode_sealed(c: &mut Conn, m: Msg, sub: bool) {
+    let Some(cipher) = &mut c.cipher else { return };
+    let more = m.more();
+    // `seal` fails only once 2^64 frames have been sent (the nonce would repeat); nothing can
+    // be sent safely after that, so the frame is dropped.
+    if sub && !c.out_mid && !more && c.version >= zmtp::Version::V3_1 && matches!(m.first(), Some(0) | Some(1)) {
+        let name: &[u8] = if m[0] == 1 { b"\x09SUBSCRIBE" } else { b"\x06CANCEL" };
+        let mut body = Vec::with_capacity(name.len() + m.len() - 1);
+        body.extend_from_slice(name);
+        body.extend_from_slice(&m[1..]);
+        let _ = cipher.seal(false, true, &body, &mut c.tx);
+        return;
+    }
+    c.out_mid = more;
+    let _ = cipher.seal(more, false, &m, &mut c.tx);
+}
+
+/// Queues a data-phase command, sealed when CURVE is active.
+fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
+    match &mut c.cipher {
+        None => cmd.encode(&mut c.tx),
+        Some(cipher) => {
+            let mut body = Vec::new();
+            cmd.encode_body(&mut body);
+            let _ = cipher.seal(false, true, &body, &mut c.tx);
+        }
     }
 }

@@ -200,10 +200,6 @@ impl PipeEnd {
         self.peer().wake(Wake::Hiccup);
     }
 
-    /// True while a multi-part message is partly written.
-    pub(crate) fn is_mid_message(&self) -> bool {
-        self.out_mid
-    }
 
     /// Reads the next frame.
     #[inline]
@@ -246,6 +242,11 @@ impl PipeEnd {
         self.inp.has_data()
     }
 
+    /// The next frame, without taking it.
+    pub(crate) fn peek(&mut self) -> Option<&Msg> {
+        self.inp.peek()
+    }
+
     fn publish_read(&mut self) {
         self.read_published = self.read_msgs;
         let me = &self.shared.sides[self.side];
@@ -262,18 +263,7 @@ impl PipeEnd {
         self.peer().closed.load(Ordering::Acquire)
     }
 
-    /// Messages written towards the peer that it has not read yet (approximate: the peer
-    /// publishes its progress in batches).
-    pub(crate) fn queued_out(&self) -> u64 {
-        let read = self.peer().read_msgs.load(Ordering::Acquire);
-        self.written_msgs.saturating_sub(read)
-    }
 
-    /// True when everything written has been read by the peer (exact when the peer is asleep,
-    /// because a reader publishes its count before sleeping).
-    pub(crate) fn out_drained(&self) -> bool {
-        self.queued_out() == 0 && !self.out_mid
-    }
 
     /// Changes the outbound high-water mark (0 = unlimited).
     pub(crate) fn set_hwm(&mut self, hwm: u64) {

@@ -141,15 +141,9 @@ impl<T> Writer<T> {
         self.pos = 0;
     }
 
-    /// Number of items pushed but not yet flushed.
-    #[inline]
-    pub fn unflushed(&self) -> usize {
-        self.written - self.flushed
-    }
-
     /// Publishes everything pushed so far. Returns `true` when the reader was asleep and must
     /// be woken by the caller; `false` when nothing was published or the reader is awake.
-    #[inline]
+    #[cfg(test)]
     pub fn flush(&mut self) -> bool {
         self.flush_to(self.written)
     }
@@ -239,6 +233,31 @@ impl<T> Reader<T> {
     }
 }
 
+impl<T> Reader<T> {
+    /// The next published item, without taking it (marks the reader asleep when there is
+    /// none, like [`Reader::has_data`]).
+    #[inline]
+    pub fn peek(&mut self) -> Option<&T> {
+        if !self.has_data() {
+            return None;
+        }
+        if self.pos == CHUNK {
+            // SAFETY: as in `pop`: an item is published beyond this chunk, so `next` is set.
+            let next = unsafe { (*self.chunk).next.load(Ordering::Acquire) };
+            let done = std::mem::replace(&mut self.chunk, next);
+            let old = self.shared.spare.swap(done, Ordering::AcqRel);
+            if !old.is_null() {
+                // SAFETY: a spare chunk holds no items and is referenced by nobody else.
+                unsafe { Chunk::free(old) };
+            }
+            self.pos = 0;
+        }
+        // SAFETY: the slot holds a published, initialised item not yet read; the shared
+        // borrow ends before any `pop` can move it out (`&mut self` on both).
+        Some(unsafe { (*(*self.chunk).slots[self.pos].get()).assume_init_ref() })
+    }
+}
+
 impl<T> Drop for Writer<T> {
     fn drop(&mut self) {
         // SAFETY: only the writer writes `tail`, and only here.
@@ -308,6 +327,22 @@ mod tests {
         w.push(3);
         assert!(w.flush(), "reader went to sleep on the empty pop");
         assert_eq!(r.pop(), Some(3));
+    }
+
+    #[test]
+    fn peek_does_not_consume_and_crosses_chunks() {
+        let (mut w, mut r) = ypipe::<usize>();
+        for i in 0..CHUNK + 2 {
+            w.push(i);
+        }
+        w.flush();
+        for i in 0..CHUNK + 2 {
+            assert_eq!(r.peek(), Some(&i));
+            assert_eq!(r.pop(), Some(i));
+        }
+        assert_eq!(r.peek(), None);
+        w.push(9);
+        assert!(w.flush(), "an empty peek leaves the reader asleep");
     }
 
     #[test]

@@ -230,8 +230,21 @@ impl Pipes {
         self.get(i).end.flush()
     }
 
+    /// True when a message is ready to read. A routing-id frame at the head is absorbed
+    /// first: it is not a message, and reporting it would make POLLIN lie.
     pub(crate) fn has_data(&mut self, i: usize) -> bool {
-        self.get(i).end.has_data()
+        loop {
+            let slot = self.get(i);
+            match slot.end.peek() {
+                None => return false,
+                Some(m) if m.is_routing_id() => {
+                    if let Read::Msg(m) = slot.end.read() {
+                        slot.peer_id = Some(m.into_bytes());
+                    }
+                }
+                Some(_) => return true,
+            }
+        }
     }
 
     /// Closes a pipe from this side (e.g. a PAIR refusing a second peer, a ROUTER refusing a
@@ -525,9 +538,16 @@ impl Socket {
         self.reap();
     }
 
-    /// Detaches pipes whose peers are gone.
-    #[inline]
+    /// Detaches pipes whose peers are gone (almost always none: one inlined check).
+    #[inline(always)]
     fn reap(&mut self) {
+        if !self.pipes.retired.is_empty() {
+            self.reap_slow();
+        }
+    }
+
+    #[cold]
+    fn reap_slow(&mut self) {
         while let Some(i) = self.pipes.retired.pop() {
             if self.pipes.slots.get(i).map(|s| s.is_some()) == Some(true) {
                 self.pattern.detach(&mut self.pipes, i);
@@ -539,12 +559,10 @@ impl Socket {
     /// Waits for a command until `deadline`; `Err(Again)` on timeout, `Err(Term)` on shutdown.
     fn wait(&mut self, deadline: Option<Instant>) -> Result<()> {
         if !self.shared.mailbox.has_pending() {
-            let got = loop {
-                match self.shared.mailbox.wait(deadline) {
-                    Ok(g) => break g,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Error::Intr),
-                    Err(e) => return Err(e.into()),
-                }
+            let got = match self.shared.mailbox.wait(deadline) {
+                Ok(g) => g,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Error::Intr),
+                Err(e) => return Err(e.into()),
             };
             self.check_term()?;
             if !got {
@@ -796,8 +814,10 @@ impl Drop for Socket {
         let mut ios: Vec<Arc<IoThread>> = Vec::new();
         for e in self.endpoints.drain(..) {
             match e {
-                EndpointRec::Listener { io, id, .. } => {
-                    io.send(IoCmd::CloseEndpoint { id });
+                // Not CloseEndpoint: that ends the listener's sessions at once, while a close
+                // must let them deliver what is queued (SocketClosed closes the listener and
+                // leaves its sessions lingering).
+                EndpointRec::Listener { io, .. } => {
                     if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
                         ios.push(io);
                     }

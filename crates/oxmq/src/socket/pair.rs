@@ -8,13 +8,11 @@ use crate::pipe::Read;
 
 pub(crate) struct Pair {
     pipe: Option<usize>,
-    readable: bool,
-    writable: bool,
 }
 
 impl Pair {
     pub(crate) fn new() -> Pair {
-        Pair { pipe: None, readable: false, writable: false }
+        Pair { pipe: None }
     }
 }
 
@@ -25,28 +23,18 @@ impl Pattern for Pair {
             return;
         }
         self.pipe = Some(slot);
-        self.readable = true;
-        self.writable = true;
     }
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
         if self.pipe == Some(slot) {
             self.pipe = None;
         }
     }
-    fn read_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
-        if self.pipe == Some(slot) {
-            self.readable = true;
-        }
-    }
-    fn write_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
-        if self.pipe == Some(slot) {
-            self.writable = true;
-        }
-    }
+    // With one pipe there is nothing to reschedule: every call tries the pipe itself.
+    fn read_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {}
+    fn write_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {}
     fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
         let Some(p) = self.pipe else { return Err(Error::Again) };
         if !pipes.check_write(p) {
-            self.writable = false;
             return Err(Error::Again);
         }
         let more = msg.more();
@@ -58,15 +46,9 @@ impl Pattern for Pair {
     }
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
         let Some(p) = self.pipe else { return Err(Error::Again) };
-        if !self.readable {
-            return Err(Error::Again);
-        }
         match pipes.read(p) {
             Read::Msg(m) => Ok(m),
-            _ => {
-                self.readable = false;
-                Err(Error::Again)
-            }
+            _ => Err(Error::Again),
         }
     }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
