@@ -28,6 +28,7 @@ pub mod opt;
 mod pipe;
 mod poll;
 pub mod proxy;
+pub mod security;
 mod socket;
 mod transport;
 

@@ -8,6 +8,9 @@
 //! SUBSCRIBE/CANCEL held back this way are encoded for the version finally
 //! negotiated. After an error the connection is dead: every later
 //! `handle_input` returns the same error.
+//!
+//! With CURVE, every frame after the handshake is sealed into a MESSAGE on
+//! the way out and opened on the way in by the handshake's [`Cipher`].
 
 use std::collections::VecDeque;
 
@@ -18,6 +21,7 @@ use crate::error::Error;
 use crate::frame::Frame;
 use crate::frame::{encode_frame, FrameDecoder};
 use crate::handshake::{Config, Handshake, Peer};
+use crate::mechanism::Cipher;
 use crate::version::Version;
 
 /// Something that happened on the connection.
@@ -48,6 +52,10 @@ pub struct Connection {
     held: Vec<Held>,
     transmit: Vec<u8>,
     error: Option<Error>,
+    cipher: Option<Cipher>,
+    /// A send that could not be sealed (nonce exhaustion), reported by the
+    /// next `handle_input`.
+    send_error: Option<crate::error::CipherError>,
 }
 
 impl Connection {
@@ -67,6 +75,8 @@ impl Connection {
             held: Vec::new(),
             transmit: Vec::new(),
             error: None,
+            cipher: None,
+            send_error: None,
         }
     }
 
@@ -84,6 +94,9 @@ impl Connection {
     }
 
     fn process(&mut self, buf: &mut BytesMut) -> Result<(), Error> {
+        if let Some(e) = self.send_error.take() {
+            return Err(e.into());
+        }
         if self.version.is_none() {
             let n = self.handshake.handle_input(buf)?;
             buf.advance(n);
@@ -91,17 +104,24 @@ impl Connection {
                 return Ok(());
             };
             let version = peer.version;
-            self.version = Some(version);
             self.events
                 .push_back(Event::HandshakeComplete(peer.clone()));
+            self.version = Some(version);
+            self.cipher = self.handshake.take_cipher();
             for held in std::mem::take(&mut self.held) {
                 match held {
-                    Held::Frame(body, more) => encode_frame(&body, more, false, &mut self.transmit),
-                    Held::Command(cmd) => encode_command(version, &cmd, &mut self.transmit),
+                    Held::Frame(body, more) => self.send_frame(&body, more),
+                    Held::Command(cmd) => self.send_command(&cmd),
                 }
             }
+            if let Some(e) = self.send_error.take() {
+                return Err(e.into());
+            }
         }
-        while let Some(frame) = self.decoder.decode(buf)? {
+        while let Some(mut frame) = self.decoder.decode(buf)? {
+            if let Some(cipher) = &mut self.cipher {
+                frame = cipher.open(frame.body.into())?;
+            }
             let event = if frame.command {
                 Event::Command(Command::parse_bytes(&frame.body)?)
             } else {
@@ -120,7 +140,10 @@ impl Connection {
     /// Queues a data frame (held back until the handshake completes).
     pub fn send_frame(&mut self, body: &[u8], more: bool) {
         if self.version.is_some() {
-            encode_frame(body, more, false, &mut self.transmit);
+            match &mut self.cipher {
+                None => encode_frame(body, more, false, &mut self.transmit),
+                Some(_) => self.seal(more, false, body),
+            }
         } else {
             self.held.push(Held::Frame(body.to_vec(), more));
         }
@@ -129,9 +152,25 @@ impl Connection {
     /// Queues a command (held back until the handshake completes).
     /// SUBSCRIBE/CANCEL go out as 3.0 subscription messages to a 3.0 peer.
     pub fn send_command(&mut self, cmd: &Command) {
-        match self.version {
-            Some(v) => encode_command(v, cmd, &mut self.transmit),
-            None => self.held.push(Held::Command(cmd.clone())),
+        match (self.version, &mut self.cipher) {
+            (Some(v), None) => encode_command(v, cmd, &mut self.transmit),
+            (Some(v), Some(_)) => {
+                let mut plain = Vec::new();
+                encode_command(v, cmd, &mut plain);
+                // Re-frame the plain encoding's body inside a MESSAGE.
+                if let Ok(Some(h)) = crate::frame::parse_header(&plain, None) {
+                    self.seal(h.more, h.command, &plain[h.header_len..]);
+                }
+            }
+            (None, _) => self.held.push(Held::Command(cmd.clone())),
+        }
+    }
+
+    fn seal(&mut self, more: bool, command: bool, body: &[u8]) {
+        if let Some(c) = &mut self.cipher {
+            if let Err(e) = c.seal(more, command, body, &mut self.transmit) {
+                self.send_error.get_or_insert(e);
+            }
         }
     }
 

@@ -223,6 +223,37 @@ pub enum HandshakeError {
         /// The reason the peer gave.
         reason: Bytes,
     },
+    /// A PLAIN or CURVE command whose size or layout is wrong (e.g. a CURVE
+    /// HELLO without its anti-amplification padding).
+    MalformedCommand {
+        /// The command name.
+        command: &'static str,
+    },
+    /// A CURVE HELLO announcing a CurveZMQ version other than 1.0.
+    UnsupportedCurveVersion {
+        /// Announced major version.
+        major: u8,
+        /// Announced minor version.
+        minor: u8,
+    },
+    /// A CURVE handshake box that does not open: forged or tampered with,
+    /// or (HELLO on the server, WELCOME on the client) sealed for a server
+    /// key that is not the server's.
+    Cryptographic {
+        /// The command whose box failed.
+        command: &'static str,
+    },
+    /// A CURVE INITIATE whose cookie does not decrypt or does not belong to
+    /// this connection.
+    BadCookie,
+    /// A CURVE INITIATE whose vouch does not open or does not vouch for this
+    /// connection's short-term key and our server key.
+    BadVouch,
+    /// A PLAIN server has nobody to ask whether the credentials are good (no ZAP handler):
+    /// refused, as libzmq refuses, rather than accepting every password.
+    NoZapHandler,
+    /// A CURVE short nonce that did not increase.
+    InvalidNonce,
 }
 
 impl HandshakeError {
@@ -235,7 +266,7 @@ impl HandshakeError {
     /// True for failures libzmq reports as `ZMQ_EVENT_HANDSHAKE_FAILED_AUTH`:
     /// the peer sent ERROR with a ZAP status code (300, 400 or 500).
     pub fn is_auth_failure(&self) -> bool {
-        self.zap_status_code().is_some()
+        matches!(self, HandshakeError::NoZapHandler) || self.zap_status_code().is_some()
     }
 
     /// The ZAP status code of a peer ERROR whose reason is "300", "400" or
@@ -285,6 +316,19 @@ impl fmt::Display for HandshakeError {
             HandshakeError::PeerError { reason } => {
                 write!(f, "peer refused the connection: {}", reason.escape_ascii())
             }
+            HandshakeError::MalformedCommand { command } => {
+                write!(f, "malformed {command} command")
+            }
+            HandshakeError::UnsupportedCurveVersion { major, minor } => {
+                write!(f, "unsupported CurveZMQ version {major}.{minor}")
+            }
+            HandshakeError::Cryptographic { command } => {
+                write!(f, "{command} box does not open (tampered, or wrong server key)")
+            }
+            HandshakeError::BadCookie => f.write_str("INITIATE carries an invalid cookie"),
+            HandshakeError::BadVouch => f.write_str("INITIATE carries an invalid vouch"),
+            HandshakeError::NoZapHandler => f.write_str("PLAIN credentials cannot be checked: no ZAP handler"),
+            HandshakeError::InvalidNonce => f.write_str("CURVE nonce did not increase"),
         }
     }
 }
@@ -323,6 +367,53 @@ impl From<MetadataError> for HandshakeError {
     }
 }
 
+/// A CURVE MESSAGE that cannot be accepted in the data phase. Every variant
+/// ends the connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CipherError {
+    /// A frame that is not a MESSAGE command while CURVE is active.
+    NotMessage,
+    /// A MESSAGE too short to hold its nonce, MAC and flags.
+    Malformed,
+    /// A nonce not above the last one accepted: a replayed or reordered
+    /// MESSAGE.
+    InvalidNonce {
+        /// The nonce received.
+        nonce: u64,
+        /// The last nonce accepted.
+        last: u64,
+    },
+    /// The box does not open: the ciphertext or its MAC was altered.
+    Tampered,
+    /// The decrypted flags mark a command with MORE set, or set bits other
+    /// than MORE and COMMAND.
+    BadFlags {
+        /// The flags byte.
+        flags: u8,
+    },
+    /// Our nonce counter is exhausted; sending more would reuse a nonce.
+    NonceExhausted,
+}
+
+impl fmt::Display for CipherError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CipherError::NotMessage => f.write_str("frame is not a CURVE MESSAGE"),
+            CipherError::Malformed => f.write_str("truncated CURVE MESSAGE"),
+            CipherError::InvalidNonce { nonce, last } => {
+                write!(f, "CURVE MESSAGE nonce {nonce} not above {last} (replay or reorder)")
+            }
+            CipherError::Tampered => f.write_str("CURVE MESSAGE box does not open"),
+            CipherError::BadFlags { flags } => {
+                write!(f, "CURVE MESSAGE with invalid flags {flags:#04x}")
+            }
+            CipherError::NonceExhausted => f.write_str("CURVE nonce space exhausted"),
+        }
+    }
+}
+
+impl std::error::Error for CipherError {}
+
 /// Any error a [`Connection`](crate::Connection) can report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
@@ -332,6 +423,8 @@ pub enum Error {
     Frame(FrameError),
     /// A malformed command in the data phase.
     Command(CommandError),
+    /// A CURVE MESSAGE that was refused in the data phase.
+    Cipher(CipherError),
 }
 
 impl fmt::Display for Error {
@@ -340,6 +433,7 @@ impl fmt::Display for Error {
             Error::Handshake(e) => e.fmt(f),
             Error::Frame(e) => e.fmt(f),
             Error::Command(e) => e.fmt(f),
+            Error::Cipher(e) => e.fmt(f),
         }
     }
 }
@@ -350,6 +444,7 @@ impl std::error::Error for Error {
             Error::Handshake(e) => Some(e),
             Error::Frame(e) => Some(e),
             Error::Command(e) => Some(e),
+            Error::Cipher(e) => Some(e),
         }
     }
 }
@@ -363,6 +458,12 @@ impl From<HandshakeError> for Error {
 impl From<FrameError> for Error {
     fn from(e: FrameError) -> Self {
         Error::Frame(e)
+    }
+}
+
+impl From<CipherError> for Error {
+    fn from(e: CipherError) -> Self {
+        Error::Cipher(e)
     }
 }
 

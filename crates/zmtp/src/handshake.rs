@@ -19,7 +19,7 @@ use crate::command::Command;
 use crate::error::HandshakeError;
 use crate::frame::{parse_header, FLAG_LONG, LONG_HEADER_LEN, SHORT_HEADER_LEN};
 use crate::greeting::{check_prefix, Greeting, GREETING_LEN, MAJOR_POS, SIGNATURE_LEN};
-use crate::mechanism::{Mechanism, MechanismState, Status, KNOWN_MECHANISMS};
+use crate::mechanism::{Cipher, Mechanism, MechanismState, Status, KNOWN_MECHANISMS};
 use crate::metadata::{Metadata, IDENTITY, SOCKET_TYPE};
 use crate::socket_type::SocketType;
 use crate::version::Version;
@@ -35,10 +35,8 @@ pub struct Config {
     /// Our routing id, sent as "Identity" by REQ, DEALER and ROUTER sockets
     /// (as libzmq does, even when empty). Should be at most 255 bytes.
     pub routing_id: Bytes,
-    /// Whether we are the server for mechanisms with roles (ignored by NULL,
-    /// which always announces as-server 0).
-    pub as_server: bool,
-    /// The security mechanism.
+    /// The security mechanism, with our role (client or server) and
+    /// credentials. The greeting's as-server flag follows from it.
     pub mechanism: Mechanism,
     /// Maximum frame body size, also applied to handshake commands.
     pub max_msg_size: Option<u64>,
@@ -55,7 +53,6 @@ impl Config {
         Config {
             socket_type,
             routing_id: Bytes::new(),
-            as_server: false,
             mechanism: Mechanism::Null,
             max_msg_size: None,
             properties: Vec::new(),
@@ -132,6 +129,8 @@ pub struct Handshake {
     our_metadata: Metadata,
     transmit: Vec<u8>,
     state: State,
+    /// CURVE's data-phase cipher, from completion until the caller takes it.
+    cipher: Option<Cipher>,
 }
 
 impl Handshake {
@@ -144,7 +143,7 @@ impl Handshake {
     /// Like [`new`](Self::new) but advertising `version`, e.g. 3.0 to test
     /// against peers' downgrade paths.
     pub fn with_version(config: Config, version: Version) -> Handshake {
-        let as_server = config.mechanism.has_roles() && config.as_server;
+        let as_server = config.mechanism.is_server();
         let ours = Greeting::new(
             version,
             config.mechanism.name(),
@@ -160,6 +159,7 @@ impl Handshake {
             mechanism: config.mechanism,
             max_msg_size: config.max_msg_size,
             transmit,
+            cipher: None,
             state: State::Greeting(GreetingPhase {
                 ours,
                 sent: SIGNATURE_LEN,
@@ -248,6 +248,8 @@ impl Handshake {
                                 HandshakeError::UnknownMechanism
                             });
                         }
+                        // The peer's as-server flag is not checked: libzmq 4.3 sends 0
+                        // whatever its role, and takes its role from its own options.
                         let version = ours.version().min(theirs.version());
                         let mut mechanism = self.mechanism.start();
                         mechanism.start(&self.our_metadata, &mut self.transmit);
@@ -287,6 +289,7 @@ impl Handshake {
                         Status::InProgress => {}
                         Status::Complete(metadata) => {
                             let peer = validate_peer(self.socket_type, m.version, metadata)?;
+                            self.cipher = m.mechanism.take_cipher();
                             self.state = State::Complete(peer);
                         }
                     }
@@ -306,6 +309,14 @@ impl Handshake {
             State::Complete(p) => Some(p),
             _ => None,
         }
+    }
+
+    /// CURVE's data-phase [`Cipher`], once the handshake is complete; `None`
+    /// for NULL and PLAIN (their frames travel as they are) and after the
+    /// first call. From then on every frame must go through it: the caller
+    /// seals each outgoing frame and opens each incoming one.
+    pub fn take_cipher(&mut self) -> Option<Cipher> {
+        self.cipher.take()
     }
 
     /// The negotiated version, known once both greetings are exchanged.

@@ -9,7 +9,9 @@
 //! * [`command`]: command frames (READY, ERROR, SUBSCRIBE, CANCEL, PING, PONG);
 //! * [`metadata`]: the property lists carried by READY;
 //! * [`socket_type`]: socket types and which pairs may talk;
-//! * [`mechanism`]: security mechanisms (NULL for now);
+//! * [`mechanism`]: security mechanisms: NULL, PLAIN and CURVE (with the
+//!   data-phase [`Cipher`] CURVE needs);
+//! * [`z85`]: the Z85 text encoding of CURVE keys (RFC 32);
 //! * [`handshake`]: greeting + mechanism handshake as a state machine;
 //! * [`connection`]: a convenience wrapper running the handshake and then the
 //!   data phase, producing [`Event`]s.
@@ -31,17 +33,21 @@ pub mod mechanism;
 pub mod metadata;
 pub mod socket_type;
 mod version;
+pub mod z85;
 
 pub use command::{encode_subscription, parse_legacy_subscription, Command};
 pub use connection::{Connection, Event};
-pub use error::{CommandError, Error, FrameError, HandshakeError, MetadataError};
+pub use error::{CipherError, CommandError, Error, FrameError, HandshakeError, MetadataError};
 pub use frame::{
     encode_frame, encode_header, parse_header, write_header, Frame, FrameDecoder, FrameHeader,
     FLAG_COMMAND, FLAG_LONG, FLAG_MORE,
 };
 pub use greeting::Greeting;
 pub use handshake::{Config, Handshake, Peer};
-pub use mechanism::Mechanism;
+pub use mechanism::{
+    Cipher, CurveClientKeys, CurveKeyPair, CurveSecretKey, CurveServerKeys, Mechanism,
+    PlainCredentials,
+};
 pub use metadata::Metadata;
 pub use socket_type::SocketType;
 pub use version::Version;

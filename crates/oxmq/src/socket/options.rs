@@ -42,6 +42,8 @@ pub(crate) struct Options {
     /// The context's MAX_MSGSZ when the socket was created: the bound when MAXMSGSIZE is
     /// unset, so no frame header can make us promise unbounded memory (libzmq: INT_MAX).
     pub ctx_max_msgsz: i64,
+    /// MECHANISM, PLAIN_* and CURVE_* (see `crate::security`).
+    pub security: crate::security::Security,
 }
 
 impl Options {
@@ -74,6 +76,7 @@ impl Options {
             rate: 100,
             recovery_ivl: 10_000,
             ctx_max_msgsz: i32::MAX as i64,
+            security: Default::default(),
         }
     }
 
@@ -138,6 +141,7 @@ impl Options {
                 self.rate = n;
             }
             opt::RECOVERY_IVL => self.recovery_ivl = int_min(v, 0)?,
+            opt::MECHANISM..=opt::CURVE_SERVERKEY => return self.security.set(option, v),
             _ => return Ok(false),
         }
         Ok(true)
@@ -173,7 +177,7 @@ impl Options {
             opt::MULTICAST_HOPS => i(self.multicast_hops),
             opt::RATE => i(self.rate),
             opt::RECOVERY_IVL => i(self.recovery_ivl),
-            opt::MECHANISM => i(0), // ZMQ_NULL until PLAIN/CURVE exist
+            opt::MECHANISM..=opt::CURVE_SERVERKEY => self.security.get(option),
             _ => None,
         }
     }
