@@ -177,3 +177,38 @@ fn reply_then_close_is_delivered() {
         }
     }
 }
+
+#[test]
+fn xpub_xsub_every_transport() {
+    for ep in endpoints("xx") {
+        let ctx = Context::new();
+        let mut xpub = ctx.socket(SocketType::XPub).unwrap();
+        timeouts(&mut xpub);
+        xpub.bind(&ep).unwrap();
+        let ep = xpub.last_endpoint().unwrap();
+        let mut xsub = ctx.socket(SocketType::XSub).unwrap();
+        timeouts(&mut xsub);
+        xsub.connect(&ep).unwrap();
+        let mut sub = ctx.socket(SocketType::Sub).unwrap();
+        timeouts(&mut sub);
+        sub.connect(&ep).unwrap();
+        xsub.send(&b"\x01A"[..], 0).unwrap();
+        assert_eq!(xpub.recv(0).unwrap(), &b"\x01A"[..], "{ep}");
+        // A second subscriber to the same topic is not reported without XPUB_VERBOSE.
+        sub.subscribe("A").unwrap();
+        sub.subscribe("B").unwrap();
+        assert_eq!(xpub.recv(0).unwrap(), &b"\x01B"[..], "{ep}");
+        xpub.send("A-data", 0).unwrap();
+        assert_eq!(xsub.recv(0).unwrap(), "A-data");
+        assert_eq!(sub.recv(0).unwrap(), "A-data");
+        // XSUB forwards other messages upstream; XPUB passes them up.
+        xsub.send("hello upstream", 0).unwrap();
+        assert_eq!(xpub.recv(0).unwrap(), "hello upstream");
+        // The only subscriber of B goes away: XPUB reports the unsubscription.
+        drop(sub);
+        assert_eq!(xpub.recv(0).unwrap(), &b"\x00B"[..], "{ep}");
+        xpub.set_int(opt::XPUB_VERBOSE, 1).unwrap();
+        xsub.send(&b"\x01A"[..], 0).unwrap();
+        assert_eq!(xpub.recv(0).unwrap(), &b"\x01A"[..], "verbose shows duplicates over {ep}");
+    }
+}

@@ -296,8 +296,10 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
         SocketType::Router => Box::new(router::Router::new()),
         SocketType::Push => Box::new(pipeline::Push::new()),
         SocketType::Pull => Box::new(pipeline::Pull::new()),
-        // XPUB/XSUB/STREAM arrive with the complete-socket work.
-        SocketType::XPub | SocketType::XSub | SocketType::Stream => return Err(Error::Invalid),
+        SocketType::XPub => Box::new(pubsub::Pub::xpub()),
+        SocketType::XSub => Box::new(pubsub::Sub::xsub()),
+        // STREAM (raw TCP peers) arrives with the complete-socket work.
+        SocketType::Stream => return Err(Error::Invalid),
     })
 }
 

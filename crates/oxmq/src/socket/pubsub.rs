@@ -8,6 +8,13 @@
 //!
 //! PUB never blocks: a subscriber at its high-water mark misses the message, and the drop is
 //! counted ([`crate::Socket::dropped_messages`]).
+//!
+//! XPUB is PUB that also hands subscriptions to the application (`recv` returns `0x01topic`
+//! / `0x00topic`): by default only the first subscription to a topic and the last
+//! unsubscription, every subscription with XPUB_VERBOSE, and every unsubscription too with
+//! XPUB_VERBOSER; a subscriber that goes away unsubscribes from what only it wanted. XSUB is
+//! SUB whose subscriptions are messages the application sends (`0x01topic`), and which
+//! forwards any other message it is given upstream — the two halves of a forwarding proxy.
 
 use super::dist::Dist;
 use super::fq::Fq;
@@ -17,30 +24,68 @@ use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::opt;
 use crate::pipe::Read;
+use crate::socket::options::bool_val;
+use std::collections::VecDeque;
 
 pub(crate) struct Pub {
     subs: MTrie,
     dist: Dist,
     pipes: Vec<usize>,
     scratch: Vec<usize>,
+    /// XPUB: subscriptions (and other upstream messages) for the application.
+    xpub: bool,
+    verbose: bool,
+    verboser: bool,
+    up: VecDeque<Msg>,
+    /// XPUB: in the middle of passing up a multi-part upstream message.
+    up_more: bool,
 }
 
 impl Pub {
     pub(crate) fn new() -> Pub {
-        Pub { subs: MTrie::default(), dist: Dist::default(), pipes: Vec::new(), scratch: Vec::new() }
+        Pub::with(false)
     }
 
-    /// Applies every subscription message waiting in a pipe.
+    pub(crate) fn xpub() -> Pub {
+        Pub::with(true)
+    }
+
+    fn with(xpub: bool) -> Pub {
+        Pub {
+            subs: MTrie::default(),
+            dist: Dist::default(),
+            pipes: Vec::new(),
+            scratch: Vec::new(),
+            xpub,
+            verbose: false,
+            verboser: false,
+            up: VecDeque::new(),
+            up_more: false,
+        }
+    }
+
+    /// Applies every subscription message waiting in a pipe (and, for XPUB, queues what the
+    /// application should see).
     fn read_subscriptions(&mut self, pipes: &mut Pipes, slot: usize) {
         while let Read::Msg(m) = pipes.read(slot) {
-            match m.first() {
-                Some(1) => {
-                    self.subs.add(&m[1..], slot);
+            if self.up_more || m.more() || !matches!(m.first(), Some(0) | Some(1)) {
+                // Not a subscription: XPUB passes it up whole (XSUB peers may send data);
+                // PUB ignores it, as libzmq's does.
+                self.up_more = m.more();
+                if self.xpub {
+                    self.up.push_back(m);
                 }
-                Some(0) => {
-                    self.subs.remove(&m[1..], slot);
-                }
-                _ => {} // anything else from a subscriber is ignored, as libzmq's PUB does
+                continue;
+            }
+            let show = if m[0] == 1 {
+                let first = self.subs.add(&m[1..], slot);
+                first || self.verbose || self.verboser
+            } else {
+                let last = self.subs.remove(&m[1..], slot);
+                last || self.verboser
+            };
+            if self.xpub && show {
+                self.up.push_back(m);
             }
         }
     }
@@ -53,7 +98,15 @@ impl Pattern for Pub {
     }
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
         self.pipes.retain(|&s| s != slot);
-        self.subs.remove_pipe(slot);
+        let (xpub, up) = (self.xpub, &mut self.up);
+        self.subs.remove_pipe(slot, |prefix| {
+            if xpub {
+                let mut v = Vec::with_capacity(prefix.len() + 1);
+                v.push(0);
+                v.extend_from_slice(prefix);
+                up.push_back(Msg::from(v));
+            }
+        });
         self.dist.detach(slot);
     }
     fn read_activated(&mut self, pipes: &mut Pipes, slot: usize) {
@@ -74,13 +127,26 @@ impl Pattern for Pub {
         Ok(())
     }
     fn recv(&mut self, _pipes: &mut Pipes) -> Result<Msg> {
-        Err(Error::NotSup)
+        if !self.xpub {
+            return Err(Error::NotSup);
+        }
+        self.up.pop_front().ok_or(Error::Again)
     }
     fn has_in(&mut self, _pipes: &mut Pipes) -> bool {
-        false
+        !self.up.is_empty()
     }
     fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
         true // PUB never blocks
+    }
+    fn setsockopt(&mut self, _pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
+        if !self.xpub {
+            return None;
+        }
+        match option {
+            opt::XPUB_VERBOSE => Some(bool_val(value).map(|v| self.verbose = v)),
+            opt::XPUB_VERBOSER => Some(bool_val(value).map(|v| self.verboser = v)),
+            _ => None,
+        }
     }
     fn dropped(&self) -> u64 {
         self.dist.dropped
@@ -97,11 +163,45 @@ pub(crate) struct Sub {
     more: bool,
     /// A matching message read by `has_in`, handed out by the next `recv`.
     prefetched: Option<Msg>,
+    /// XSUB: subscriptions arrive as messages from the application.
+    xsub: bool,
+    /// XSUB: in the middle of sending a multi-part upstream message.
+    up_more: bool,
 }
 
 impl Sub {
     pub(crate) fn new() -> Sub {
-        Sub { fq: Fq::default(), subs: Trie::default(), pipes: Vec::new(), skipping: false, more: false, prefetched: None }
+        Sub::with(false)
+    }
+
+    pub(crate) fn xsub() -> Sub {
+        Sub::with(true)
+    }
+
+    fn with(xsub: bool) -> Sub {
+        Sub {
+            fq: Fq::default(),
+            subs: Trie::default(),
+            pipes: Vec::new(),
+            skipping: false,
+            more: false,
+            prefetched: None,
+            xsub,
+            up_more: false,
+        }
+    }
+
+    /// Sends a message to every publisher (XSUB's upstream direction), regardless of HWM as
+    /// for subscriptions.
+    fn send_upstream(&mut self, pipes: &mut Pipes, msg: Msg) {
+        let more = msg.more();
+        for &slot in &self.pipes {
+            pipes.write(slot, msg.clone());
+            if !more {
+                pipes.flush(slot);
+            }
+        }
+        self.up_more = more;
     }
 
     fn send_subscription(pipes: &mut Pipes, slot: usize, subscribe: bool, prefix: &[u8]) {
@@ -158,8 +258,27 @@ impl Pattern for Sub {
             Sub::send_subscription(pipes, slot, true, p);
         }
     }
-    fn send(&mut self, _pipes: &mut Pipes, _msg: &mut Msg) -> Result<()> {
-        Err(Error::NotSup)
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
+        if !self.xsub {
+            return Err(Error::NotSup);
+        }
+        let m = std::mem::take(msg);
+        if !self.up_more && !m.more() {
+            match m.first() {
+                Some(1) => {
+                    // Always forwarded (XPUB_VERBOSE upstream must see duplicates), as libzmq.
+                    self.subs.add(&m[1..]);
+                }
+                Some(0) => {
+                    if !self.subs.remove(&m[1..]) {
+                        return Ok(()); // nothing left to cancel upstream
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.send_upstream(pipes, m);
+        Ok(())
     }
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
         self.next_matching(pipes)
@@ -177,9 +296,12 @@ impl Pattern for Sub {
         }
     }
     fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
-        false
+        self.xsub
     }
     fn setsockopt(&mut self, pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
+        if self.xsub {
+            return None; // XSUB subscribes by message, as libzmq's
+        }
         let subscribe = match option {
             opt::SUBSCRIBE => true,
             opt::UNSUBSCRIBE => false,

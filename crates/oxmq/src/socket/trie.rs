@@ -157,16 +157,23 @@ impl MTrie {
         rm(&mut self.root, prefix, slot)
     }
 
-    /// Removes every subscription of a pipe.
-    pub(crate) fn remove_pipe(&mut self, slot: usize) {
-        fn rm(n: &mut Node<Vec<(usize, u32)>>, slot: usize) {
+    /// Removes every subscription of a pipe, calling `gone` with each prefix that has no
+    /// subscriber left (XPUB reports those upstream as unsubscriptions).
+    pub(crate) fn remove_pipe(&mut self, slot: usize, mut gone: impl FnMut(&[u8])) {
+        fn rm(n: &mut Node<Vec<(usize, u32)>>, slot: usize, path: &mut Vec<u8>, gone: &mut dyn FnMut(&[u8])) {
+            let had = n.value.len();
             n.value.retain(|(s, _)| *s != slot);
-            for (_, c) in n.children.iter_mut() {
-                rm(c, slot);
+            if had > 0 && n.value.is_empty() {
+                gone(path);
+            }
+            for (b, c) in n.children.iter_mut() {
+                path.push(*b);
+                rm(c, slot, path, gone);
+                path.pop();
             }
             n.children.retain(|(_, c)| !(c.value.is_empty() && c.children.is_empty()));
         }
-        rm(&mut self.root, slot);
+        rm(&mut self.root, slot, &mut Vec::new(), &mut gone);
     }
 
     /// Calls `f` for each pipe subscribed to a prefix of `data` (a pipe may be reported more
@@ -222,7 +229,9 @@ mod tests {
         t.matches(b"ABC", |s| got.push(s));
         got.sort();
         assert_eq!(got, vec![1, 2, 3]);
-        t.remove_pipe(2);
+        let mut gone = vec![];
+        t.remove_pipe(2, |p| gone.push(p.to_vec()));
+        assert_eq!(gone, vec![b"AB".to_vec()], "AB lost its only subscriber");
         got.clear();
         t.matches(b"ABC", |s| got.push(s));
         got.sort();
