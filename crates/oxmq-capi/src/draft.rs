@@ -1,0 +1,155 @@
+//! Exports whose feature oxmq does not have yet: socket monitoring, CURVE keys, RADIO/DISH
+//! groups, CLIENT/SERVER-style peers. Each validates its handles as libzmq would and then says
+//! `ENOTSUP`, so a binding that probes for the feature learns the truth instead of crashing.
+//! Also the draft context-option functions, which do work for integer options.
+
+use crate::ctx;
+use crate::guard::{c_str, guard, non_null};
+use crate::socket::sock_mut;
+use oxmq::Error;
+use std::ffi::{c_char, c_int, c_void};
+
+/// `zmq_socket_monitor`: oxmq has no monitor yet (no `monitor` in the Rust API). Stopping a
+/// monitor (`addr == NULL`) succeeds, since there is none to stop.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_socket_monitor(s: *mut c_void, addr: *const c_char, _events: c_int) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract: a socket handle used by this thread.
+        unsafe { sock_mut(s)? };
+        if addr.is_null() {
+            return Ok(0);
+        }
+        // SAFETY: NUL-terminated string (C contract).
+        unsafe { c_str(addr)? };
+        Err(Error::NotSup)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_socket_monitor_versioned(
+    s: *mut c_void,
+    addr: *const c_char,
+    events: u64,
+    event_version: c_int,
+    _kind: c_int,
+) -> c_int {
+    if !(1..=2).contains(&event_version) {
+        return guard(-1, || Err(Error::Invalid));
+    }
+    // SAFETY: same contract as zmq_socket_monitor.
+    unsafe { zmq_socket_monitor(s, addr, events as c_int) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_socket_monitor_pipes_stats(s: *mut c_void) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract.
+        unsafe { sock_mut(s)? };
+        Err(Error::NotSup)
+    })
+}
+
+/// CURVE is not built yet (`zmq_has("curve")` says 0), so no keys are generated.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_curve_keypair(public: *mut c_char, secret: *mut c_char) -> c_int {
+    guard(-1, || {
+        non_null(public)?;
+        non_null(secret)?;
+        Err(Error::NotSup)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_curve_public(public: *mut c_char, secret: *const c_char) -> c_int {
+    guard(-1, || {
+        non_null(public)?;
+        non_null(secret)?;
+        Err(Error::NotSup)
+    })
+}
+
+/// RADIO/DISH groups: no such sockets yet.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_join(s: *mut c_void, group: *const c_char) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract.
+        unsafe { sock_mut(s)? };
+        non_null(group)?;
+        Err(Error::NotSup)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_leave(s: *mut c_void, group: *const c_char) -> c_int {
+    // SAFETY: same contract as zmq_join.
+    unsafe { zmq_join(s, group) }
+}
+
+/// PEER sockets: none yet. Returns 0, libzmq's failure value for this function.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_connect_peer(s: *mut c_void, addr: *const c_char) -> u32 {
+    guard(0, || {
+        // SAFETY: C contract.
+        unsafe { sock_mut(s)? };
+        non_null(addr)?;
+        Err(Error::NotSup)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_socket_get_peer_state(
+    s: *mut c_void,
+    _routing_id: *const c_void,
+    _routing_id_size: usize,
+) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract.
+        unsafe { sock_mut(s)? };
+        Err(Error::NotSup)
+    })
+}
+
+/// Integer context options through the extended interface (4-byte values); other sizes
+/// (libzmq's string option THREAD_NAME_PREFIX) are not supported.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_ctx_set_ext(
+    context: *mut c_void,
+    option: c_int,
+    optval: *const c_void,
+    optvallen: usize,
+) -> c_int {
+    guard(-1, || {
+        let ctx = ctx::lookup(context)?;
+        non_null(optval)?;
+        if optvallen != 4 {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: non-null with 4 readable bytes (C contract).
+        let v = unsafe { optval.cast::<i32>().read_unaligned() };
+        ctx.set(option, v)?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_ctx_get_ext(
+    context: *mut c_void,
+    option: c_int,
+    optval: *mut c_void,
+    optvallen: *mut usize,
+) -> c_int {
+    guard(-1, || {
+        let ctx = ctx::lookup(context)?;
+        non_null(optval)?;
+        non_null(optvallen)?;
+        // SAFETY: valid pointers (C contract).
+        unsafe {
+            if *optvallen < 4 {
+                return Err(Error::Invalid);
+            }
+            optval.cast::<i32>().write_unaligned(ctx.get(option)?);
+            *optvallen = 4;
+        }
+        Ok(0)
+    })
+}

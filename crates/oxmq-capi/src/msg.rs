@@ -1,0 +1,338 @@
+//! `zmq_msg_t` and the `zmq_msg_*` family.
+//!
+//! libzmq's `zmq_msg_t` is 64 opaque bytes aligned to a pointer. oxmq keeps an `oxmq::Msg`
+//! (at most 56 bytes, 8-aligned) in the first 56 bytes and a tag word in the last 8: `LIVE`
+//! after any `zmq_msg_init*`, `DEAD` after `zmq_msg_close`. Every call but the initialisers
+//! requires `LIVE` and otherwise fails with `EFAULT` (libzmq's `check()` answer), which catches a
+//! double close, a use after close and most uses of a never-initialised message (garbage that
+//! happens to equal the 64-bit tag is the only miss).
+//!
+//! `zmq_msg_init_data` is the zero-copy path: the caller's buffer becomes the body of a `Bytes`
+//! whose owner calls the caller's free function exactly once, when the last reference (in the
+//! application, a queue or an I/O thread) is dropped. Bodies of up to `oxmq::msg::INLINE_CAP`
+//! bytes are copied inline instead, and the free function is then called before
+//! `zmq_msg_init_data` returns.
+
+use crate::guard::{guard, len_to_int, non_null};
+use crate::socket::sock_mut;
+use bytes::Bytes;
+use oxmq::{opt, Error, Msg, Result};
+use std::ffi::{c_char, c_int, c_void};
+use std::mem::{align_of, size_of, MaybeUninit};
+
+const LIVE: u64 = 0x6f78_6d71_5f6d_7367; // "oxmq_msg"
+const DEAD: u64 = 0xdead_beef_dead_beef;
+
+/// libzmq's `zmq_msg_t`: `unsigned char _[64]` aligned to `sizeof(void *)`.
+#[repr(C, align(8))]
+pub struct zmq_msg_t {
+    slot: [MaybeUninit<u8>; 56],
+    tag: u64,
+}
+
+const _: () = assert!(size_of::<zmq_msg_t>() == 64);
+const _: () = assert!(align_of::<zmq_msg_t>() == 8);
+const _: () = assert!(size_of::<Msg>() <= 56 && align_of::<Msg>() <= 8);
+
+/// `void zmq_free_fn (void *data, void *hint)`.
+pub type zmq_free_fn = unsafe extern "C" fn(data: *mut c_void, hint: *mut c_void);
+
+/// Reads the tag. Volatile, because the C side may hand us a never-initialised struct and the
+/// compiler must not reason about its contents.
+///
+/// # Safety
+/// `m` is non-null and points to 64 readable bytes.
+#[inline(always)]
+unsafe fn tag(m: *const zmq_msg_t) -> u64 {
+    // SAFETY: caller's contract; `tag` is at offset 56 of an 8-aligned struct.
+    unsafe { std::ptr::addr_of!((*m).tag).read_volatile() }
+}
+
+/// The live `Msg` inside `m`, or `EFAULT`.
+///
+/// # Safety
+/// `m` is null or points to a `zmq_msg_t` the caller owns, not aliased for `'a`.
+#[inline(always)]
+pub(crate) unsafe fn live<'a>(m: *mut zmq_msg_t) -> Result<&'a mut Msg> {
+    non_null(m)?;
+    // SAFETY: non-null; the caller's contract gives 64 valid bytes.
+    if unsafe { tag(m) } != LIVE {
+        return Err(Error::Fault);
+    }
+    // SAFETY: a LIVE tag means `init` wrote a `Msg` at offset 0 (8-aligned) and nothing has
+    // moved it out since; the caller gives exclusive access.
+    Ok(unsafe { &mut *m.cast::<Msg>() })
+}
+
+/// Writes `msg` into `m` (without reading or dropping what was there, as libzmq's init does)
+/// and marks it live.
+///
+/// # Safety
+/// `m` is null or points to 64 writable bytes aligned to 8.
+unsafe fn init(m: *mut zmq_msg_t, msg: Msg) -> Result<c_int> {
+    non_null(m)?;
+    // SAFETY: non-null, 8-aligned 64-byte struct; offset 0 holds a `Msg` (size checked above).
+    unsafe {
+        m.cast::<Msg>().write(msg);
+        std::ptr::addr_of_mut!((*m).tag).write(LIVE);
+    }
+    Ok(0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_init(m: *mut zmq_msg_t) -> c_int {
+    // SAFETY: C contract: `m` is null or a zmq_msg_t.
+    guard(-1, || unsafe { init(m, Msg::new()) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_init_size(m: *mut zmq_msg_t, size: usize) -> c_int {
+    // SAFETY: C contract: `m` is null or a zmq_msg_t.
+    guard(-1, || unsafe { init(m, Msg::with_size(size)) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_init_buffer(
+    m: *mut zmq_msg_t,
+    buf: *const c_void,
+    size: usize,
+) -> c_int {
+    guard(-1, || {
+        // SAFETY: C promises `size` readable bytes at `buf`.
+        let data = unsafe { crate::socket::in_slice(buf, size)? };
+        // SAFETY: C contract: `m` is null or a zmq_msg_t.
+        unsafe { init(m, Msg::copy_from(data)) }
+    })
+}
+
+/// The owner of a caller buffer given to `zmq_msg_init_data`: calls the caller's free function
+/// once, when the body's last reference is dropped.
+struct CallerBuf {
+    data: *mut u8,
+    len: usize,
+    ffn: Option<zmq_free_fn>,
+    hint: *mut c_void,
+}
+
+// SAFETY: libzmq's contract lets the library read the buffer and call the free function from
+// any thread (its I/O threads do); the caller hands the buffer over until the free call.
+unsafe impl Send for CallerBuf {}
+
+impl AsRef<[u8]> for CallerBuf {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `data` is non-null with `len` readable bytes until `ffn` runs, which happens
+        // only in `drop`, after the last reader is gone.
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+}
+
+impl Drop for CallerBuf {
+    fn drop(&mut self) {
+        if let Some(f) = self.ffn {
+            // SAFETY: the caller's free function, called exactly once with its own arguments.
+            unsafe { f(self.data.cast(), self.hint) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_init_data(
+    m: *mut zmq_msg_t,
+    data: *mut c_void,
+    size: usize,
+    ffn: Option<zmq_free_fn>,
+    hint: *mut c_void,
+) -> c_int {
+    guard(-1, || {
+        non_null(m)?;
+        let msg = if data.is_null() {
+            if size != 0 {
+                return Err(Error::Fault);
+            }
+            Msg::new()
+        } else {
+            let owner = CallerBuf { data: data.cast(), len: size, ffn, hint };
+            Msg::from_bytes(Bytes::from_owner(owner))
+        };
+        // SAFETY: C contract: `m` is a zmq_msg_t (non-null checked).
+        unsafe { init(m, msg) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_close(m: *mut zmq_msg_t) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract: `m` is null or the caller's zmq_msg_t.
+        let msg = unsafe { live(m)? };
+        // SAFETY: `msg` is a live `Msg` in place; the tag is cleared right after so it is never
+        // dropped twice.
+        unsafe {
+            std::ptr::drop_in_place(msg as *mut Msg);
+            std::ptr::addr_of_mut!((*m).tag).write(DEAD);
+        }
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_move(dest: *mut zmq_msg_t, src: *mut zmq_msg_t) -> c_int {
+    guard(-1, || {
+        if dest == src {
+            // SAFETY: C contract.
+            unsafe { live(src)? };
+            return Ok(0);
+        }
+        // SAFETY: distinct zmq_msg_t's owned by the caller.
+        let (d, s) = unsafe { (live(dest)?, live(src)?) };
+        *d = std::mem::take(s);
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_copy(dest: *mut zmq_msg_t, src: *mut zmq_msg_t) -> c_int {
+    guard(-1, || {
+        if dest == src {
+            // SAFETY: C contract.
+            unsafe { live(src)? };
+            return Ok(0);
+        }
+        // SAFETY: distinct zmq_msg_t's owned by the caller.
+        let (d, s) = unsafe { (live(dest)?, live(src)?) };
+        *d = s.clone();
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_data(m: *mut zmq_msg_t) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        // SAFETY: C contract: `m` is the caller's zmq_msg_t.
+        let msg = unsafe { live(m)? };
+        // Writable: a body shared with another message is copied first, so a write through
+        // this pointer never shows in another message (copy on write).
+        Ok(msg.as_mut_slice().as_mut_ptr().cast())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_size(m: *const zmq_msg_t) -> usize {
+    // SAFETY: C contract: `m` is the caller's zmq_msg_t; only read here.
+    guard(0, || Ok(unsafe { live(m.cast_mut())? }.len()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_more(m: *const zmq_msg_t) -> c_int {
+    // SAFETY: C contract: `m` is the caller's zmq_msg_t; only read here.
+    guard(0, || Ok(c_int::from(unsafe { live(m.cast_mut())? }.more())))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_get(m: *const zmq_msg_t, property: c_int) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract: `m` is the caller's zmq_msg_t; only read here.
+        let msg = unsafe { live(m.cast_mut())? };
+        match property {
+            opt::MORE => Ok(c_int::from(msg.more())),
+            opt::SHARED => Ok(c_int::from(msg.is_shared())),
+            // ZMQ_SRCFD (deprecated): the file descriptor is not tracked per message.
+            _ => Err(Error::Invalid),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_set(m: *mut zmq_msg_t, _property: c_int, _value: c_int) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract.
+        unsafe { live(m)? };
+        // libzmq has no settable message property either.
+        Err(Error::Invalid)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_gets(m: *const zmq_msg_t, property: *const c_char) -> *const c_char {
+    guard(std::ptr::null(), || {
+        // SAFETY: C contract.
+        unsafe { live(m.cast_mut())? };
+        non_null(property)?;
+        // Connection metadata (Socket-Type, Peer-Address, User-Id, Routing-Id) is not carried
+        // on received messages by oxmq yet: answer as libzmq does for an unknown property.
+        Err(Error::Invalid)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_send(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
+        let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
+        let n = msg.len();
+        sock.send_msg(msg, flags)?;
+        Ok(len_to_int(n))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_recv(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
+        let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
+        sock.recv_msg(msg, flags)?;
+        Ok(len_to_int(msg.len()))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_sendmsg(s: *mut c_void, m: *mut zmq_msg_t, flags: c_int) -> c_int {
+    // SAFETY: same contract as zmq_msg_send.
+    unsafe { zmq_msg_send(m, s, flags) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_recvmsg(s: *mut c_void, m: *mut zmq_msg_t, flags: c_int) -> c_int {
+    // SAFETY: same contract as zmq_msg_recv.
+    unsafe { zmq_msg_recv(m, s, flags) }
+}
+
+// Draft: CLIENT/SERVER routing ids and RADIO/DISH groups. oxmq has neither socket family, so
+// these say so (ENOTSUP) on set and report "none" on get, as libzmq does for a message that
+// carries neither.
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_set_routing_id(m: *mut zmq_msg_t, routing_id: u32) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract.
+        unsafe { live(m)? };
+        if routing_id == 0 {
+            return Err(Error::Invalid);
+        }
+        Err(Error::NotSup)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_routing_id(m: *mut zmq_msg_t) -> u32 {
+    // SAFETY: C contract.
+    guard(0, || unsafe { live(m) }.map(|_| 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_set_group(m: *mut zmq_msg_t, group: *const c_char) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract.
+        unsafe { live(m)? };
+        non_null(group)?;
+        Err(Error::NotSup)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_msg_group(m: *mut zmq_msg_t) -> *const c_char {
+    guard(std::ptr::null(), || {
+        // SAFETY: C contract.
+        unsafe { live(m)? };
+        Ok(c"".as_ptr())
+    })
+}

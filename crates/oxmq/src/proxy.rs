@@ -1,0 +1,285 @@
+//! The built-in proxy: moves messages between a frontend and a backend socket, as libzmq's
+//! `zmq_proxy` and `zmq_proxy_steerable` do.
+//!
+//! The proxy runs on the calling thread until the context is terminated (`Error::Term`) or, for
+//! [`proxy_steerable`], until `TERMINATE` arrives on the control socket. Each multi-part message
+//! moves whole: its parts are read and written back to back, so parts of two messages never
+//! interleave. An optional capture socket receives a copy of every part moved in either
+//! direction. The proxy is written on the public API only (`poll`, `recv_msg`, `send_msg`,
+//! `rcvmore`), so it needs no access to socket internals.
+//!
+//! Control commands (libzmq 4.3.5's set; each is a single-frame message on `control`):
+//! - `PAUSE`: stop moving messages (they queue in the sockets, subject to their HWMs).
+//! - `RESUME`: move messages again.
+//! - `TERMINATE`: return `Ok(())`.
+//! - `STATISTICS`: reply with eight frames, each a native-endian `u64`: messages and bytes
+//!   received on the frontend, messages and bytes sent on the frontend, then the same four for
+//!   the backend. A "message" counts all its parts once; bytes count every part.
+//!
+//! A REP control socket must answer every request, so `PAUSE`, `RESUME` and `TERMINATE` (and an
+//! unknown command) are answered with an empty frame when `control` is REP, as libzmq does.
+//! Other unknown commands are ignored.
+
+use crate::{opt, poll, Error, Msg, PollItem, Result, Socket};
+
+/// At most this many messages move in one direction before the other side gets a turn, so a
+/// busy direction cannot starve the other (libzmq uses the same bound).
+const BURST: usize = 1000;
+
+/// `SocketType::as_raw()` of REP.
+const REP: i32 = 4;
+
+/// Counters for one side of the proxy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideStats {
+    pub msgs_in: u64,
+    pub bytes_in: u64,
+    pub msgs_out: u64,
+    pub bytes_out: u64,
+}
+
+/// What `STATISTICS` reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProxyStats {
+    pub frontend: SideStats,
+    pub backend: SideStats,
+}
+
+impl ProxyStats {
+    /// The eight values in the order of the `STATISTICS` reply.
+    pub fn to_array(&self) -> [u64; 8] {
+        let (f, b) = (&self.frontend, &self.backend);
+        [f.msgs_in, f.bytes_in, f.msgs_out, f.bytes_out, b.msgs_in, b.bytes_in, b.msgs_out, b.bytes_out]
+    }
+}
+
+/// Runs the proxy until the context is terminated. Never returns `Ok`: like `zmq_proxy`, it
+/// ends with the error that stopped it (normally `Error::Term`).
+///
+/// Blocking: yes, on the calling thread. Sockets keep their own options (HWM, timeouts); a send
+/// that blocks on a full backend holds the proxy, as in libzmq.
+pub fn proxy(frontend: &mut Socket, backend: &mut Socket, capture: Option<&mut Socket>) -> Result<()> {
+    proxy_steerable(frontend, backend, capture, None)
+}
+
+/// Like [`proxy`], steered by commands on `control` (see the module comment). Returns `Ok(())`
+/// after `TERMINATE`; any other end is the error that stopped it.
+pub fn proxy_steerable(
+    frontend: &mut Socket,
+    backend: &mut Socket,
+    mut capture: Option<&mut Socket>,
+    mut control: Option<&mut Socket>,
+) -> Result<()> {
+    let mut stats = ProxyStats::default();
+    let mut paused = false;
+    loop {
+        let (front_in, back_in, control_in) = wait(frontend, backend, control.as_deref_mut(), paused)?;
+        if control_in {
+            if let Some(ctl) = control.as_deref_mut() {
+                match command(ctl)? {
+                    Command::Pause => paused = true,
+                    Command::Resume => paused = false,
+                    Command::Terminate => return Ok(()),
+                    Command::Statistics => send_stats(ctl, &stats)?,
+                    Command::Other => {}
+                }
+            }
+        }
+        if paused {
+            continue;
+        }
+        if front_in {
+            let (from, to) = (&mut stats.frontend, &mut stats.backend);
+            forward(frontend, backend, capture.as_deref_mut(), from, to)?;
+        }
+        if back_in {
+            let (from, to) = (&mut stats.backend, &mut stats.frontend);
+            forward(backend, frontend, capture.as_deref_mut(), from, to)?;
+        }
+    }
+}
+
+/// Blocks until a socket the proxy should serve is readable; returns (frontend, backend,
+/// control) readiness. While paused only the control socket is watched.
+fn wait(
+    frontend: &mut Socket,
+    backend: &mut Socket,
+    control: Option<&mut Socket>,
+    paused: bool,
+) -> Result<(bool, bool, bool)> {
+    let has_control = control.is_some();
+    let mut items: Vec<PollItem<'_>> = Vec::with_capacity(3);
+    if !paused {
+        items.push(PollItem::Socket { socket: frontend, events: opt::POLLIN, revents: 0 });
+        items.push(PollItem::Socket { socket: backend, events: opt::POLLIN, revents: 0 });
+    }
+    if let Some(c) = control {
+        items.push(PollItem::Socket { socket: c, events: opt::POLLIN, revents: 0 });
+    }
+    if items.is_empty() {
+        // Paused without a control socket cannot happen (only control pauses); guard anyway.
+        return Err(Error::Invalid);
+    }
+    poll(&mut items, -1)?;
+    let ready = |i: &PollItem<'_>| match i {
+        PollItem::Socket { revents, .. } | PollItem::Fd { revents, .. } => revents & opt::POLLIN != 0,
+    };
+    let r: Vec<bool> = items.iter().map(ready).collect();
+    Ok(match (paused, has_control) {
+        (false, true) => (r[0], r[1], r[2]),
+        (false, false) => (r[0], r[1], false),
+        (true, _) => (false, false, r[0]),
+    })
+}
+
+/// Moves up to [`BURST`] whole messages from `from` to `to`, copying each part to `capture`.
+fn forward(
+    from: &mut Socket,
+    to: &mut Socket,
+    mut capture: Option<&mut Socket>,
+    from_stats: &mut SideStats,
+    to_stats: &mut SideStats,
+) -> Result<()> {
+    for _ in 0..BURST {
+        let mut bytes = 0u64;
+        let mut first = true;
+        loop {
+            let mut msg = Msg::new();
+            // The first part may not be there (the burst is over); later parts of a message
+            // always are, since messages arrive whole.
+            let flags = if first { opt::DONTWAIT } else { 0 };
+            match from.recv_msg(&mut msg, flags) {
+                Ok(()) => {}
+                Err(Error::Again) if first => return Ok(()),
+                Err(e) => return Err(e),
+            }
+            first = false;
+            let more = from.rcvmore();
+            let send_flags = if more { opt::SNDMORE } else { 0 };
+            bytes += msg.len() as u64;
+            if let Some(cap) = capture.as_deref_mut() {
+                cap.send(Msg::from(&msg), send_flags)?;
+            }
+            msg.set_more(more);
+            to.send_msg(&mut msg, send_flags)?;
+            if !more {
+                break;
+            }
+        }
+        from_stats.msgs_in += 1;
+        from_stats.bytes_in += bytes;
+        to_stats.msgs_out += 1;
+        to_stats.bytes_out += bytes;
+    }
+    Ok(())
+}
+
+enum Command {
+    Pause,
+    Resume,
+    Terminate,
+    Statistics,
+    Other,
+}
+
+/// Reads one command (all its parts; only the first counts) and answers it when `ctl` is REP
+/// and the command has no reply of its own.
+fn command(ctl: &mut Socket) -> Result<Command> {
+    let mut msg = Msg::new();
+    match ctl.recv_msg(&mut msg, opt::DONTWAIT) {
+        Ok(()) => {}
+        // Spurious readiness: nothing to do this round.
+        Err(Error::Again) => return Ok(Command::Other),
+        Err(e) => return Err(e),
+    }
+    while ctl.rcvmore() {
+        let mut rest = Msg::new();
+        ctl.recv_msg(&mut rest, 0)?;
+    }
+    let cmd = match msg.as_slice() {
+        b"PAUSE" => Command::Pause,
+        b"RESUME" => Command::Resume,
+        b"TERMINATE" => Command::Terminate,
+        b"STATISTICS" => Command::Statistics,
+        _ => Command::Other,
+    };
+    if !matches!(cmd, Command::Statistics) && ctl.socket_type().as_raw() == REP {
+        ctl.send(Msg::new(), 0)?;
+    }
+    Ok(cmd)
+}
+
+fn send_stats(ctl: &mut Socket, stats: &ProxyStats) -> Result<()> {
+    let values = stats.to_array();
+    for (i, v) in values.iter().enumerate() {
+        let flags = if i + 1 < values.len() { opt::SNDMORE } else { 0 };
+        ctl.send(&v.to_ne_bytes(), flags)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Context, SocketType};
+
+    #[test]
+    fn steerable_moves_counts_pauses_and_terminates() {
+        let ctx = Context::new();
+        let mut fe = ctx.socket(SocketType::from_raw(7).unwrap()).unwrap(); // PULL
+        let mut be = ctx.socket(SocketType::from_raw(8).unwrap()).unwrap(); // PUSH
+        let mut ctl = ctx.socket(SocketType::from_raw(4).unwrap()).unwrap(); // REP
+        fe.bind("inproc://proxy-fe").unwrap();
+        be.bind("inproc://proxy-be").unwrap();
+        ctl.bind("inproc://proxy-ctl").unwrap();
+        let t = std::thread::spawn(move || proxy_steerable(&mut fe, &mut be, None, Some(&mut ctl)));
+
+        let mut client = ctx.socket(SocketType::from_raw(8).unwrap()).unwrap();
+        let mut worker = ctx.socket(SocketType::from_raw(7).unwrap()).unwrap();
+        let mut boss = ctx.socket(SocketType::from_raw(3).unwrap()).unwrap(); // REQ
+        client.connect("inproc://proxy-fe").unwrap();
+        worker.connect("inproc://proxy-be").unwrap();
+        boss.connect("inproc://proxy-ctl").unwrap();
+        worker.set_int(opt::RCVTIMEO, 5000).unwrap();
+        boss.set_int(opt::RCVTIMEO, 5000).unwrap();
+
+        client.send("a", opt::SNDMORE).unwrap();
+        client.send("bc", 0).unwrap();
+        let parts = worker.recv_multipart(0).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0], "a");
+        assert_eq!(parts[1], "bc");
+
+        boss.send("STATISTICS", 0).unwrap();
+        let stats = boss.recv_multipart(0).unwrap();
+        assert_eq!(stats.len(), 8);
+        let v: Vec<u64> = stats.iter().map(|m| u64::from_ne_bytes(m.as_slice().try_into().unwrap())).collect();
+        assert_eq!(v, [1, 3, 0, 0, 0, 0, 1, 3]);
+
+        boss.send("PAUSE", 0).unwrap();
+        assert_eq!(boss.recv(0).unwrap().len(), 0);
+        client.send("held", 0).unwrap();
+        worker.set_int(opt::RCVTIMEO, 100).unwrap();
+        assert_eq!(worker.recv(0).unwrap_err(), Error::Again, "paused proxy moved a message");
+        boss.send("RESUME", 0).unwrap();
+        assert_eq!(boss.recv(0).unwrap().len(), 0);
+        worker.set_int(opt::RCVTIMEO, 5000).unwrap();
+        assert_eq!(worker.recv(0).unwrap(), "held");
+
+        boss.send("TERMINATE", 0).unwrap();
+        assert_eq!(boss.recv(0).unwrap().len(), 0);
+        assert_eq!(t.join().unwrap(), Ok(()));
+    }
+
+    #[test]
+    fn proxy_ends_with_term_on_shutdown() {
+        let ctx = Context::new();
+        let mut fe = ctx.socket(SocketType::from_raw(7).unwrap()).unwrap();
+        let mut be = ctx.socket(SocketType::from_raw(8).unwrap()).unwrap();
+        fe.bind("inproc://proxy-term-fe").unwrap();
+        be.bind("inproc://proxy-term-be").unwrap();
+        let t = std::thread::spawn(move || proxy(&mut fe, &mut be, None));
+        ctx.shutdown();
+        assert_eq!(t.join().unwrap(), Err(Error::Term));
+    }
+}

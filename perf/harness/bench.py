@@ -1,0 +1,652 @@
+#!/usr/bin/env python3
+"""oxmq vs libzmq, side by side: throughput and latency over tcp, ipc and inproc.
+
+Runs the classic ZeroMQ perf tools (perf/c: local_thr/remote_thr, local_lat/remote_lat,
+inproc_thr/inproc_lat), compiled once against oxmq and once against Debian's libzmq, in
+interleaved rounds (A B, B A, A B ...) so both see the same machine weather; adds the
+plain-TCP limit (perf/c/tcp_thr_limit, tcp_lat_limit) for tcp. Reports medians with min-max,
+ratios oxmq/libzmq and oxmq/limit, the machine description, and draws the charts the ØMQ
+papers drew (latency and throughput against message size, log x).
+
+    perf/harness/run.sh                 # installs what it needs, builds, then runs this
+    perf/harness/bench.py [--quick] [--rounds N] [--sizes 1,256] [--transports tcp,ipc]
+                          [--impls oxmq,libzmq,limit] [--callgrind] [--no-charts]
+
+--callgrind counts instructions per message (sender and receiver, I/O threads included) for
+the tcp throughput pair under valgrind --tool=callgrind: the figure wall-clock noise cannot
+blur on 2 shared cores.
+
+Adding an implementation (a column): subclass `Impl` (or instantiate `CTools` with another
+bin directory) and append it to `IMPLS`, or drop a module `perf/harness/impl_<name>.py` that
+defines `IMPL = <Impl instance>`: it is picked up automatically. An implementation returns the
+command lines for a run, or None for a run it does not support; the harness parses the
+classic output lines (`mean throughput: N [msg/s]`, `average latency: N [us]`) from them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PERF_C = ROOT / "perf" / "c" / "build"
+RESULTS = ROOT / "perf" / "results"
+DIST = Path(os.environ.get("DIST", ROOT / "dist"))
+
+SIZES = [1, 16, 256, 4096, 65536]
+TRANSPORTS = ["tcp", "ipc", "inproc"]
+KINDS = ["thr", "lat"]
+
+# Messages per throughput run and round trips per latency run, chosen by bytes so one run
+# takes roughly 0.3-1.5 s on this 2-core machine for either library.
+THR_COUNT = {1: 2_000_000, 16: 2_000_000, 256: 1_000_000, 4096: 200_000, 65536: 20_000}
+LAT_COUNT = {1: 5_000, 16: 5_000, 256: 5_000, 4096: 4_000, 65536: 1_500}
+RUN_TIMEOUT = 30  # seconds per run: the default counts take 0.3-3 s; a hang must not eat the budget
+
+
+def thr_count(size: int, scale: float) -> int:
+    base = THR_COUNT.get(size) or max(10_000, int(2_000_000_000 / max(size, 1000)))
+    return max(1000, int(base * scale))
+
+
+def lat_count(size: int, scale: float) -> int:
+    base = LAT_COUNT.get(size) or 2_000
+    return max(200, int(base * scale))
+
+
+# ----------------------------------------------------------------------------------------
+# Implementations
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One measurement: processes to start in order (binder first) and how to reach it."""
+
+    cmds: list[list[str]]
+    env: dict[str, str] = field(default_factory=dict)
+    wait_listen: tuple[str, object] | None = None  # ("tcp", port) / ("ipc", path)
+
+
+class Impl:
+    """A column of the table. Subclasses return a `Run`, or None when unsupported."""
+
+    name = "impl"
+    label = "impl"
+
+    def available(self) -> str | None:
+        """None when runnable, else why not."""
+        return None
+
+    def run(self, kind: str, transport: str, size: int, count: int, ep: "Endpoint") -> Run | None:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.label
+
+
+class CTools(Impl):
+    """The perf/c tools compiled against one library (bin directory + LD_LIBRARY_PATH)."""
+
+    def __init__(self, name: str, label: str, bindir: Path, libdir: Path | None, version: str = ""):
+        self.name, self.label, self.bindir, self.libdir, self.version = name, label, bindir, libdir, version
+
+    def available(self):
+        missing = [t for t in ("local_thr", "remote_thr", "local_lat", "remote_lat", "inproc_thr", "inproc_lat")
+                   if not (self.bindir / t).exists()]
+        return f"missing {', '.join(missing)} in {self.bindir}" if missing else None
+
+    def env(self):
+        # Pin the library: oxmq's tools carry a RUNPATH to dist/lib, libzmq's link the system
+        # one; LD_LIBRARY_PATH makes it explicit either way.
+        return {"LD_LIBRARY_PATH": str(self.libdir)} if self.libdir else {"LD_LIBRARY_PATH": ""}
+
+    def run(self, kind, transport, size, count, ep):
+        b = self.bindir
+        if transport == "inproc":
+            tool = "inproc_thr" if kind == "thr" else "inproc_lat"
+            return Run([[str(b / tool), str(size), str(count)]], self.env())
+        addr = ep.zmq(transport)
+        local, remote = ("local_thr", "remote_thr") if kind == "thr" else ("local_lat", "remote_lat")
+        return Run([[str(b / local), addr, str(size), str(count)], [str(b / remote), addr, str(size), str(count)]],
+                   self.env(), ep.listen(transport))
+
+    def describe(self):
+        return f"{self.label}{' ' + self.version if self.version else ''} (perf/c tools, {self.bindir.relative_to(ROOT)})"
+
+
+class TcpLimit(Impl):
+    """Plain blocking TCP moving the same bytes: the ceiling for any messaging layer."""
+
+    name, label = "limit", "plain TCP"
+
+    def available(self):
+        b = PERF_C / "limit"
+        return None if (b / "tcp_thr_limit").exists() else f"missing {b}/tcp_thr_limit"
+
+    def run(self, kind, transport, size, count, ep):
+        if transport != "tcp":
+            return None
+        b = PERF_C / "limit"
+        tool = str(b / ("tcp_thr_limit" if kind == "thr" else "tcp_lat_limit"))
+        # the latency limit is the 1-byte ping-pong at every size? No: same size as measured.
+        return Run([[tool, "local", str(ep.port), str(size), str(count)],
+                    [tool, "remote", "127.0.0.1", str(ep.port), str(size), str(count)]],
+                   {}, ("tcp", ep.port))
+
+    def describe(self):
+        return "plain TCP, no messaging layer (perf/c/tcp_thr_limit: 1 MiB writes; tcp_lat_limit: ping-pong)"
+
+
+def pkg_version(pkg: str) -> str:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip()
+    except Exception:
+        return ""
+
+
+IMPLS: list[Impl] = [
+    CTools("oxmq", "oxmq", PERF_C / "oxmq", DIST / "lib"),
+    CTools("libzmq", "libzmq", PERF_C / "libzmq", None, pkg_version("libzmq5")),
+    TcpLimit(),
+]
+
+
+def load_plugins():
+    for path in sorted(Path(__file__).parent.glob("impl_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+        impl = getattr(mod, "IMPL", None)
+        if impl is not None:
+            IMPLS.append(impl)
+
+
+# ----------------------------------------------------------------------------------------
+# Running
+# ----------------------------------------------------------------------------------------
+
+
+class Endpoint:
+    """A fresh address per run, so no run sees another's leftovers."""
+
+    def __init__(self, tmpdir: Path, seq: int):
+        self.port = free_port()
+        self.ipc = tmpdir / f"b{seq}.ipc"
+
+    def zmq(self, transport):
+        return f"tcp://127.0.0.1:{self.port}" if transport == "tcp" else f"ipc://{self.ipc}"
+
+    def listen(self, transport):
+        return ("tcp", self.port) if transport == "tcp" else ("ipc", self.ipc)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tcp_listening(port: int) -> bool:
+    want = f":{port:04X}"
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                for line in f.readlines()[1:]:
+                    parts = line.split()
+                    if parts[1].endswith(want) and parts[3] == "0A":
+                        return True
+        except OSError:
+            pass
+    return False
+
+
+def wait_listening(what, proc, deadline):
+    kind, where = what
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (kind == "tcp" and tcp_listening(where)) or (kind == "ipc" and Path(where).exists()):
+            return True
+        time.sleep(0.005)
+    return False
+
+
+THR_RE = re.compile(r"mean throughput: (\d+) \[msg/s\]")
+MBPS_RE = re.compile(r"mean throughput: ([\d.]+) \[Mb/s\]")
+LAT_RE = re.compile(r"average latency: ([\d.]+) \[us\]")
+
+
+def execute(run: Run, wrap=None, timeout=RUN_TIMEOUT) -> tuple[str, str | None]:
+    """Starts the processes (binder first, waiting until it listens), waits for all.
+    Returns (combined stdout, error or None)."""
+    env = dict(os.environ)
+    env.update(run.env)
+    procs = []
+    deadline = time.monotonic() + timeout
+    try:
+        for i, cmd in enumerate(run.cmds):
+            full = (wrap(i, cmd) if wrap else cmd)
+            procs.append(subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True))
+            if i == 0 and run.wait_listen and len(run.cmds) > 1:
+                if not wait_listening(run.wait_listen, procs[0], time.monotonic() + 10):
+                    raise RuntimeError("the binding side never started listening")
+        outs, errs = [], []
+        for p in procs:
+            left = max(1.0, deadline - time.monotonic())
+            o, e = p.communicate(timeout=left)
+            outs.append(o)
+            errs.append(e)
+            if p.returncode != 0:
+                return "".join(outs), f"exit {p.returncode}: {e.strip()[:300]}"
+        return "".join(outs), None
+    except subprocess.TimeoutExpired:
+        return "", f"timeout after {timeout} s"
+    except Exception as e:  # noqa: BLE001 - reported as a failed run
+        return "", str(e)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def parse(kind: str, out: str) -> dict | None:
+    if kind == "thr":
+        m, mb = THR_RE.search(out), MBPS_RE.search(out)
+        return {"msgs": float(m.group(1)), "mbps": float(mb.group(1))} if m and mb else None
+    m = LAT_RE.search(out)
+    return {"lat": float(m.group(1))} if m else None
+
+
+class Progress:
+    def __init__(self, total: int):
+        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.tty = sys.stderr.isatty()
+
+    def show(self, what: str):
+        el = time.monotonic() - self.start
+        eta = el / self.done * (self.total - self.done) if self.done else 0
+        line = f"[{self.done + 1:4d}/{self.total}] {what:<44} {el:5.0f}s elapsed, ~{eta:4.0f}s left"
+        if self.tty:
+            sys.stderr.write("\r" + line + "\x1b[K")
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def step(self):
+        self.done += 1
+
+    def end(self):
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+def bench(args, impls: list[Impl]) -> dict:
+    """Interleaved rounds; returns samples[(transport, kind, size, impl)] = [result, ...]."""
+    samples: dict[tuple, list] = {}
+    failures: list[str] = []
+    cells = [(t, k, s) for t in args.transports for k in KINDS for s in args.sizes]
+    plan = []
+    for r in range(args.rounds):
+        order = impls if r % 2 == 0 else list(reversed(impls))  # A B, then B A: no side always first
+        for cell in cells:
+            for impl in order:
+                plan.append((r, cell, impl))
+    tmp = Path(tempfile.mkdtemp(prefix="oxmq-bench-"))
+    prog = Progress(len(plan))
+    seq = 0
+    try:
+        for r, (t, k, s), impl in plan:
+            count = thr_count(s, args.scale) if k == "thr" else lat_count(s, args.scale)
+            seq += 1
+            run = impl.run(k, t, s, count, Endpoint(tmp, seq))
+            if run is None:
+                prog.step()
+                continue
+            prog.show(f"round {r + 1}/{args.rounds} {t:6} {k} {s:>5} B {impl.name}")
+            out, err = execute(run)
+            res = parse(k, out) if err is None else None
+            if res is None:
+                failures.append(f"round {r + 1} {t} {k} {s} B {impl.name}: {err or 'no result line'}")
+            else:
+                samples.setdefault((t, k, s, impl.name), []).append(res)
+            prog.step()
+    finally:
+        prog.end()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"samples": samples, "failures": failures}
+
+
+# ----------------------------------------------------------------------------------------
+# Callgrind: instructions per message
+# ----------------------------------------------------------------------------------------
+
+
+def callgrind(args, impls: list[Impl]) -> dict:
+    """Ir per message for sender and receiver of the tcp throughput pair, by difference of two
+    counts (N and N/10) so process start-up and connection set-up cancel out."""
+    if not shutil.which("valgrind"):
+        return {"error": "valgrind not installed"}
+    n = args.callgrind_count
+    counts = [n // 10, n]
+    sizes = args.callgrind_sizes
+    results = {}
+    tmp = Path(tempfile.mkdtemp(prefix="oxmq-cg-"))
+    todo = [(impl, s, c) for s in sizes for impl in impls if isinstance(impl, CTools) for c in counts]
+    prog = Progress(len(todo))
+    try:
+        seq = 0
+        for impl, size, count in todo:
+            seq += 1
+            prog.show(f"callgrind tcp thr {size} B x{count} {impl.name}")
+            run = impl.run("thr", "tcp", size, count, Endpoint(tmp, seq))
+            files = [tmp / f"cg.{seq}.recv", tmp / f"cg.{seq}.send"]
+
+            def wrap(i, cmd, files=files):
+                return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={files[i]}", "--dump-instr=no",
+                        "--compress-strings=no", *cmd]
+
+            out, err = execute(run, wrap=wrap, timeout=900)
+            if err:
+                results.setdefault((impl.name, size), {})["error"] = err
+            else:
+                ir = [read_callgrind_total(f) for f in files]
+                results.setdefault((impl.name, size), {})[count] = ir
+            prog.step()
+    finally:
+        prog.end()
+        shutil.rmtree(tmp, ignore_errors=True)
+    table = {}
+    for (impl, size), by_count in results.items():
+        if "error" in by_count or len(by_count) < 2:
+            table[(impl, size)] = {"error": by_count.get("error", "incomplete")}
+            continue
+        lo, hi = by_count[counts[0]], by_count[counts[1]]
+        table[(impl, size)] = {
+            "recv": (hi[0] - lo[0]) / (counts[1] - counts[0]),
+            "send": (hi[1] - lo[1]) / (counts[1] - counts[0]),
+            "recv_total": hi[0] / counts[1],
+            "send_total": hi[1] / counts[1],
+        }
+    return {"count": n, "sizes": sizes, "table": table}
+
+
+def read_callgrind_total(path: Path) -> int:
+    total = 0
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith("summary:") or line.startswith("totals:"):
+            total = max(total, int(line.split()[1]))
+    return total
+
+
+# ----------------------------------------------------------------------------------------
+# Reporting
+# ----------------------------------------------------------------------------------------
+
+
+def machine() -> dict:
+    def sh(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=20, shell=True).stdout.strip()
+        except Exception:
+            return ""
+
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "host": socket.gethostname(),
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "kernel": platform.release(),
+        "os": sh(". /etc/os-release && echo $PRETTY_NAME"),
+        "rustc": sh("rustc --version"),
+        "gcc": sh("gcc --version | head -1"),
+        "libzmq": pkg_version("libzmq5"),
+        "oxmq_commit": sh(f"git -C {ROOT} rev-parse --short HEAD 2>/dev/null") or "uncommitted",
+        "python": platform.python_version(),
+        "loadavg": sh("cat /proc/loadavg"),
+    }
+
+
+def stats(vals):
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def fmt_num(v, kind):
+    if kind == "lat":
+        return f"{v:.1f}"
+    if v >= 1e6:
+        return f"{v / 1e6:.2f} M"
+    if v >= 1e3:
+        return f"{v / 1e3:.1f} k"
+    return f"{v:.0f}"
+
+
+def cell(samples, key, metric, kind):
+    vals = [s[metric] for s in samples.get(key, [])]
+    if not vals:
+        return None, "—"
+    med, lo, hi = stats(vals)
+    if len(vals) == 1:
+        return med, fmt_num(med, kind)
+    return med, f"{fmt_num(med, kind)} ({fmt_num(lo, kind)}–{fmt_num(hi, kind)})"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}×" if a is not None and b else "—"
+
+
+def report(args, impls, res, cg, mach, started) -> str:
+    samples = res["samples"]
+    names = [i.name for i in impls]
+    base = "libzmq" if "libzmq" in names else None
+    lines = [f"# oxmq vs libzmq: {started:%Y-%m-%d %H:%M} on {mach['host']}", ""]
+    lines += [
+        "## Machine", "",
+        f"- {mach['nproc']} CPUs: {mach['cpu']}", f"- kernel {mach['kernel']}, {mach['os']}",
+        f"- {mach['rustc']}; {mach['gcc']}; python {mach['python']}",
+        f"- libzmq (Debian) {mach['libzmq']}; oxmq at {mach['oxmq_commit']}",
+        f"- load average at start: {mach['loadavg']}", "",
+        "## Method", "",
+        f"`{' '.join(['perf/harness/bench.py'] + sys.argv[1:])}`: {args.rounds} interleaved round(s) "
+        "(A B, then B A, ...), each cell a fresh pair of processes; medians with min–max over rounds. "
+        "Throughput: local_thr/remote_thr (PUSH/PULL), timed by the receiver. Latency: "
+        "local_lat/remote_lat (REQ/REP), one-way = round trip / 2. Same C sources compiled against "
+        "each library. The limit: plain blocking TCP moving the same bytes (1 MiB writes) and a "
+        "ping-pong of the same size, no messaging layer.", "",
+        "Implementations:", "",
+    ]
+    lines += [f"- **{i.name}**: {i.describe()}" for i in impls]
+    lines.append("")
+    for t in args.transports:
+        for k in KINDS:
+            title = "throughput, msg/s (higher is better)" if k == "thr" else "one-way latency, µs (lower is better)"
+            lines += [f"## {t} {title}", ""]
+            hdr = ["size"] + names
+            if base:
+                hdr += [f"oxmq/{base}"]
+            if "limit" in names and t == "tcp":
+                hdr += ["oxmq/limit"]
+            if k == "thr":
+                hdr += ["oxmq Mb/s"]
+            lines.append("| " + " | ".join(hdr) + " |")
+            lines.append("|" + "---|" * len(hdr))
+            metric = "msgs" if k == "thr" else "lat"
+            for s in args.sizes:
+                row = [f"{s} B"]
+                meds = {}
+                for n in names:
+                    if n == "limit" and t != "tcp":
+                        row.append("—")
+                        continue
+                    meds[n], txt = cell(samples, (t, k, s, n), metric, k)
+                    row.append(txt)
+                if base:
+                    row.append(ratio(meds.get("oxmq"), meds.get(base)))
+                if "limit" in names and t == "tcp":
+                    row.append(ratio(meds.get("oxmq"), meds.get("limit")))
+                if k == "thr":
+                    mb, _ = cell(samples, (t, k, s, "oxmq"), "mbps", k)
+                    row.append(f"{mb:.0f}" if mb is not None else "—")
+                lines.append("| " + " | ".join(row) + " |")
+            lines.append("")
+    if cg:
+        lines += ["## Instructions per message (callgrind, tcp throughput pair)", ""]
+        if "error" in cg:
+            lines += [f"not measured: {cg['error']}", ""]
+        else:
+            lines += [
+                f"Total instructions (all threads, I/O threads included) of each process, by difference "
+                f"between runs of {cg['count'] // 10} and {cg['count']} messages, divided by the difference: "
+                "start-up and connection set-up cancel out.", "",
+                "| size | impl | receiver Ir/msg | sender Ir/msg |", "|---|---|---|---|"]
+            for s in cg["sizes"]:
+                for n in names:
+                    r = cg["table"].get((n, s))
+                    if r is None:
+                        continue
+                    if "error" in r:
+                        lines.append(f"| {s} B | {n} | {r['error'][:60]} | |")
+                    else:
+                        lines.append(f"| {s} B | {n} | {r['recv']:,.0f} | {r['send']:,.0f} |")
+                a, b = cg["table"].get(("oxmq", s)), cg["table"].get(("libzmq", s))
+                if a and b and "error" not in a and "error" not in b:
+                    lines.append(f"| {s} B | oxmq/libzmq | {a['recv'] / b['recv']:.2f}× | {a['send'] / b['send']:.2f}× |")
+            lines.append("")
+    if res["failures"]:
+        lines += ["## Failed runs", ""] + [f"- {f}" for f in res["failures"]] + [""]
+    return "\n".join(lines)
+
+
+def charts(args, impls, res, stem: Path) -> list[Path]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no charts (pip install matplotlib)", file=sys.stderr)
+        return []
+    samples = res["samples"]
+    made = []
+    style = {"oxmq": dict(color="tab:red", marker="o"), "libzmq": dict(color="tab:blue", marker="s"),
+             "limit": dict(color="gray", marker="^", linestyle="--")}
+    for k, metric, ylabel, suffix in (("thr", "msgs", "throughput [msg/s]", "throughput"),
+                                      ("thr", "mbps", "throughput [Mb/s]", "bandwidth"),
+                                      ("lat", "lat", "one-way latency [µs]", "latency")):
+        fig, axes = plt.subplots(1, len(args.transports), figsize=(5 * len(args.transports), 4), squeeze=False)
+        for ax, t in zip(axes[0], args.transports):
+            for impl in impls:
+                xs, ys, lo, hi = [], [], [], []
+                for s in args.sizes:
+                    vals = [x[metric] for x in samples.get((t, k, s, impl.name), [])]
+                    if vals:
+                        m, a, b = stats(vals)
+                        xs.append(s)
+                        ys.append(m)
+                        lo.append(m - a)
+                        hi.append(b - m)
+                if xs:
+                    ax.errorbar(xs, ys, yerr=[lo, hi], label=impl.label, capsize=3,
+                                **style.get(impl.name, dict(marker="d")))
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("message size [B]")
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"{t}")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend()
+        fig.suptitle(f"{ylabel} vs message size (median, min–max bars)")
+        fig.tight_layout()
+        path = stem.with_name(stem.name + f"-{suffix}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        made.append(path)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="CI smoke: 1 round, sizes 1 and 4096, short runs")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    ap.add_argument("--transports", default=",".join(TRANSPORTS))
+    ap.add_argument("--impls", default=None, help="comma list (default: every available one)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply message counts")
+    ap.add_argument("--callgrind", action="store_true", help="also count instructions per message")
+    ap.add_argument("--callgrind-only", action="store_true", help="only the callgrind measurement")
+    ap.add_argument("--callgrind-count", type=int, default=200_000)
+    ap.add_argument("--callgrind-sizes", default="1,256")
+    ap.add_argument("--no-charts", action="store_true")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args()
+    args.sizes = [int(x) for x in args.sizes.split(",") if x]
+    args.transports = [x for x in args.transports.split(",") if x]
+    args.callgrind_sizes = [int(x) for x in args.callgrind_sizes.split(",") if x]
+    if args.quick:
+        args.rounds, args.sizes, args.scale = 1, [1, 4096], min(args.scale, 0.1)
+        args.callgrind_count = min(args.callgrind_count, 20_000)
+
+    load_plugins()
+    wanted = set(args.impls.split(",")) if args.impls else None
+    impls = []
+    for impl in IMPLS:
+        if wanted and impl.name not in wanted:
+            continue
+        why = impl.available()
+        if why:
+            print(f"skipping {impl.name}: {why}", file=sys.stderr)
+            continue
+        impls.append(impl)
+    if not impls:
+        sys.exit("no implementation available: build them first (perf/harness/run.sh)")
+
+    started = datetime.datetime.now()
+    mach = machine()
+    res = {"samples": {}, "failures": []}
+    if not args.callgrind_only:
+        res = bench(args, impls)
+    cg = callgrind(args, impls) if (args.callgrind or args.callgrind_only) else None
+    text = report(args, impls, res, cg, mach, started)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"{started:%Y-%m-%d-%H%M}-{mach['host']}{'-quick' if args.quick else ''}"
+    made = [] if args.no_charts or args.callgrind_only else charts(args, impls, res, stem)
+    if made:
+        text += "\n## Charts\n\n" + "\n".join(f"![{p.stem}]({p.name})" for p in made) + "\n"
+    stem.with_suffix(".md").write_text(text)
+    raw = {"machine": mach, "args": {k: v for k, v in vars(args).items()},
+           "samples": [{"transport": t, "kind": k, "size": s, "impl": i, "runs": v}
+                       for (t, k, s, i), v in res["samples"].items()],
+           "failures": res["failures"],
+           "callgrind": None if not cg else {f"{k[0]}:{k[1]}": v for k, v in cg.get("table", {}).items()}}
+    stem.with_suffix(".json").write_text(json.dumps(raw, indent=1))
+    print(text)
+    print(f"\nwritten: {stem.with_suffix('.md')}" + "".join(f", {p}" for p in made), file=sys.stderr)
+    if res["failures"]:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The side-by-side benchmark, from a fresh machine: installs what it needs (Debian's libzmq
+# with its header, valgrind for --callgrind, matplotlib), builds oxmq's C library (dist/) and
+# the C perf tools for both libraries, then runs perf/harness/bench.py with the given options.
+#
+#   perf/harness/run.sh              # default: 3 interleaved rounds, all sizes and transports
+#   perf/harness/run.sh --quick      # CI smoke
+#   perf/harness/run.sh --callgrind  # plus instructions per message
+#
+# Results: perf/results/<date>-<host>.md (+ .json, + PNG charts), also printed.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+
+need_apt=()
+[ -f /usr/include/zmq.h ] || need_apt+=(libzmq3-dev)
+command -v valgrind >/dev/null || need_apt+=(valgrind)
+command -v gcc >/dev/null || need_apt+=(gcc)
+command -v make >/dev/null || need_apt+=(make)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "installing ${need_apt[*]}" >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "installing matplotlib" >&2
+  python3 -m pip install -q matplotlib >/dev/null 2>&1 || echo "matplotlib unavailable: no charts" >&2
+fi
+
+echo "building dist/ and perf/c tools" >&2
+timeout 1200 scripts/build-dist.sh >&2
+make -s -C perf/c DIST="$root/dist" >&2
+
+exec timeout 3000 python3 perf/harness/bench.py "$@"

@@ -1,0 +1,139 @@
+/* zmq_poll, ZMQ_FD/ZMQ_EVENTS, and the zmq_poller_* family. */
+#include "testutil.h"
+
+static void test_zmq_poll (void)
+{
+    for (int t = 0; t < N_TRANSPORTS; t++) {
+        void *ctx = zmq_ctx_new ();
+        void *pull = new_socket (ctx, ZMQ_PULL), *push = new_socket (ctx, ZMQ_PUSH);
+        bind_connect (pull, push, transports[t]);
+        zmq_pollitem_t items[3] = {{pull, 0, ZMQ_POLLIN, 0}, {push, 0, ZMQ_POLLOUT, 0},
+                                   {pull, 0, ZMQ_POLLIN | ZMQ_POLLOUT, 0}};
+        CHECK (zmq_poll (items, 1, 10) == 0);
+        CHECK (items[0].revents == 0);
+        /* PUSH becomes writable once connected */
+        CHECK (zmq_poll (&items[1], 1, 5000) == 1);
+        CHECK (items[1].revents == ZMQ_POLLOUT);
+        send_str (push, "x", 0);
+        CHECK (zmq_poll (items, 1, 5000) == 1);
+        /* the same socket twice in one array */
+        int n = zmq_poll (items, 3, 0);
+        CHECK (n == 3);
+        CHECK (items[0].revents == ZMQ_POLLIN);
+        CHECK (items[2].revents == ZMQ_POLLIN); /* PULL is never writable */
+        expect_str (pull, "x");
+        CHECK_RC (zmq_close (pull));
+        CHECK_RC (zmq_close (push));
+        CHECK_RC (zmq_ctx_term (ctx));
+    }
+}
+
+static void test_zmq_poll_fd (void)
+{
+    int p[2];
+    CHECK (pipe (p) == 0);
+    zmq_pollitem_t it = {NULL, p[0], ZMQ_POLLIN, 0};
+    CHECK (zmq_poll (&it, 1, 0) == 0);
+    CHECK (write (p[1], "x", 1) == 1);
+    CHECK (zmq_poll (&it, 1, 1000) == 1 && it.revents == ZMQ_POLLIN);
+    close (p[0]);
+    close (p[1]);
+    /* zero items: sleeps for the timeout, returns 0 */
+    CHECK (zmq_poll (NULL, 0, 1) == 0);
+    CHECK_ERR (zmq_poll (NULL, 1, 0), EFAULT);
+}
+
+/* ZMQ_FD signals (edge-triggered) that ZMQ_EVENTS may have changed. */
+static void test_fd_events (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *pull = new_socket (ctx, ZMQ_PULL), *push = new_socket (ctx, ZMQ_PUSH);
+    bind_connect (pull, push, "tcp");
+    int fd = -1;
+    size_t len = sizeof fd;
+    CHECK_RC (zmq_getsockopt (pull, ZMQ_FD, &fd, &len));
+    send_str (push, "hello", 0);
+    int events = 0, got = 0;
+    for (int i = 0; i < 500 && !got; i++) {
+        len = sizeof events;
+        CHECK_RC (zmq_getsockopt (pull, ZMQ_EVENTS, &events, &len));
+        if (events & ZMQ_POLLIN) {
+            got = 1;
+            break;
+        }
+        zmq_pollitem_t it = {NULL, fd, ZMQ_POLLIN, 0};
+        zmq_poll (&it, 1, 10);
+    }
+    CHECK (got);
+    char buf[16];
+    CHECK (zmq_recv (pull, buf, sizeof buf, ZMQ_DONTWAIT) == 5);
+    CHECK_RC (zmq_close (pull));
+    CHECK_RC (zmq_close (push));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
+#ifdef ZMQ_BUILD_DRAFT_API
+static void test_poller (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *pull = new_socket (ctx, ZMQ_PULL), *push = new_socket (ctx, ZMQ_PUSH);
+    bind_connect (pull, push, "inproc");
+    void *poller = zmq_poller_new ();
+    CHECK (poller != NULL);
+    zmq_poller_event_t ev;
+    /* empty poller: a finite wait times out, an infinite one is refused */
+    CHECK_ERR (zmq_poller_wait (poller, &ev, 0), EAGAIN);
+    CHECK_RC (zmq_poller_add (poller, pull, (void *) 0x42, ZMQ_POLLIN));
+    CHECK_ERR (zmq_poller_add (poller, pull, NULL, ZMQ_POLLIN), EINVAL);
+    CHECK (zmq_poller_size (poller) == 1);
+    CHECK_ERR (zmq_poller_wait (poller, &ev, 10), EAGAIN);
+    send_str (push, "x", 0);
+    CHECK (zmq_poller_wait (poller, &ev, 5000) == 0);
+    CHECK (ev.socket == pull && ev.user_data == (void *) 0x42 && ev.events == ZMQ_POLLIN);
+    expect_str (pull, "x");
+
+    CHECK_RC (zmq_poller_add (poller, push, NULL, ZMQ_POLLOUT));
+    zmq_poller_event_t evs[4];
+    CHECK (zmq_poller_wait_all (poller, evs, 4, 5000) == 1);
+    CHECK (evs[0].socket == push && evs[0].events == ZMQ_POLLOUT);
+    CHECK_RC (zmq_poller_modify (poller, push, ZMQ_POLLIN));
+    CHECK_ERR (zmq_poller_wait_all (poller, evs, 4, 0), EAGAIN);
+    CHECK_RC (zmq_poller_remove (poller, push));
+    CHECK_ERR (zmq_poller_remove (poller, push), EINVAL);
+    CHECK_ERR (zmq_poller_modify (poller, push, ZMQ_POLLIN), EINVAL);
+
+    int p[2];
+    CHECK (pipe (p) == 0);
+    CHECK_RC (zmq_poller_add_fd (poller, p[0], (void *) 7, ZMQ_POLLIN));
+    CHECK_ERR (zmq_poller_add_fd (poller, p[0], NULL, ZMQ_POLLIN), EINVAL);
+    CHECK (write (p[1], "x", 1) == 1);
+    CHECK (zmq_poller_wait_all (poller, evs, 4, 5000) == 1);
+    CHECK (evs[0].socket == NULL && evs[0].fd == p[0] && evs[0].user_data == (void *) 7);
+    CHECK_RC (zmq_poller_modify_fd (poller, p[0], 0));
+    CHECK_ERR (zmq_poller_wait_all (poller, evs, 4, 0), EAGAIN);
+    CHECK_RC (zmq_poller_remove_fd (poller, p[0]));
+    CHECK_ERR (zmq_poller_remove_fd (poller, p[0]), EINVAL);
+    close (p[0]);
+    close (p[1]);
+
+    zmq_fd_t pfd;
+    CHECK_ERR (zmq_poller_fd (poller, &pfd), EINVAL); /* no thread-safe sockets registered */
+    CHECK_RC (zmq_poller_destroy (&poller));
+    CHECK (poller == NULL);
+    CHECK_RC (zmq_close (pull));
+    CHECK_RC (zmq_close (push));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+#endif
+
+int main (int argc, char **argv)
+{
+    t_only = argc > 1 ? argv[1] : NULL;
+    RUN (test_zmq_poll);
+    RUN (test_zmq_poll_fd);
+    RUN (test_fd_events);
+#ifdef ZMQ_BUILD_DRAFT_API
+    RUN (test_poller);
+#endif
+    return test_main_end ();
+}
