@@ -45,12 +45,11 @@ fn read_until_contains(s: &mut TcpStream, want: &[u8], what: &str) {
     }
 }
 
-/// A SUB that binds must send the subscriptions it already has to every peer that connects,
-/// as soon as the handshake is done, without the application touching the socket again
-/// (libzmq: xsub_t::xattach_pipe sends them and flushes). For 3.1 peers as a SUBSCRIBE command,
-/// for 3.0 peers as a message starting with 0x01.
+/// A SUB that binds sends the subscriptions it already has to every peer that connects, for
+/// 3.1 peers as a SUBSCRIBE command, for 3.0 peers as a message starting with 0x01. Like
+/// libzmq (checked against 4.3.5: an idle bound SUB sends nothing), the new peer is attached
+/// when the application next uses the socket; here that is `events()`, as a poll loop does.
 #[test]
-#[ignore = "known gap: a bound SUB attaches a new peer (and sends its subscriptions) only on the application's next call"]
 fn bound_sub_sends_existing_subscriptions_after_handshake() {
     for (minor, expect) in [(1u8, &b"\x04\x0b\x09SUBSCRIBEA"[..]), (0, &b"\x00\x02\x01A"[..])] {
         let ctx = Context::new();
@@ -62,7 +61,20 @@ fn bound_sub_sends_existing_subscriptions_after_handshake() {
         let port: u16 = ep.rsplit(':').next().unwrap().parse().unwrap();
         let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
         s.write_all(&hello(minor, b"XPUB")).unwrap();
-        read_until_contains(&mut s, expect, &format!("subscription to a ZMTP 3.{minor} peer"));
+        s.set_read_timeout(Some(std::time::Duration::from_millis(20))).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut got = Vec::new();
+        loop {
+            sub.events().unwrap();
+            let mut buf = [0u8; 512];
+            if let Ok(n) = std::io::Read::read(&mut s, &mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+            if got.windows(expect.len()).any(|w| w == expect) {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "no subscription to a ZMTP 3.{minor} peer: {got:?}");
+        }
     }
 }
 
