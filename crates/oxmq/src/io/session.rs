@@ -31,10 +31,16 @@ use std::time::{Duration, Instant};
 
 /// Read buffer allocation unit.
 const READ_CHUNK: usize = 64 * 1024;
+/// Read buffer allocation unit once large frames arrive.
+const LARGE_READ_CHUNK: usize = 256 * 1024;
 /// Stop encoding once this much is batched (the kernel takes it in one write).
 const WRITE_BATCH: usize = 64 * 1024;
 /// Bodies at least this large are written from their own memory instead of being copied.
 const ZERO_COPY_MIN: usize = 8 * 1024;
+/// Large bodies gathered into one `writev` at most (bounded by the iovec array).
+const MAX_BIGS: usize = 16;
+/// Bytes of large bodies gathered into one `writev` at most.
+const BIG_BATCH: usize = 1024 * 1024;
 /// Bytes read per turn before yielding to other sessions.
 const READ_BUDGET: usize = 1024 * 1024;
 /// Frames one multi-part message may have before the peer is considered hostile.
@@ -47,8 +53,16 @@ struct Conn {
     rx: BytesMut,
     tx: Vec<u8>,
     tx_pos: usize,
-    /// A large body being written straight from the message.
-    big: Option<(Msg, usize)>,
+    /// Large bodies written straight from their messages, each with the `tx` offset it goes
+    /// after (its header is the last thing in `tx` before that offset).
+    bigs: std::collections::VecDeque<(usize, Msg)>,
+    /// Bytes of the first large body already written.
+    big_off: usize,
+    /// Bytes queued in `bigs`, not yet written.
+    big_bytes: usize,
+    /// Receive buffer growth step: larger once large frames are seen, so one read carries
+    /// several of them (small-message connections keep the small footprint).
+    read_chunk: usize,
     writable: bool,
     /// Frames of an incoming multi-part message not yet complete.
     partial: Vec<Msg>,
@@ -302,7 +316,10 @@ impl Session {
             rx: BytesMut::with_capacity(READ_CHUNK),
             tx,
             tx_pos: 0,
-            big: None,
+            bigs: std::collections::VecDeque::new(),
+            big_off: 0,
+            big_bytes: 0,
+            read_chunk: READ_CHUNK,
             writable: true,
             partial: Vec::new(),
             held: Vec::new(),
@@ -398,7 +415,7 @@ impl Session {
 
     fn tx_empty(&self) -> bool {
         match &self.state {
-            State::Connected(c) => c.tx_pos >= c.tx.len() && c.big.is_none(),
+            State::Connected(c) => c.tx_pos >= c.tx.len() && c.bigs.is_empty(),
             _ => true,
         }
     }
@@ -424,7 +441,7 @@ impl Session {
                 break;
             }
             if c.rx.capacity() - c.rx.len() < 4096 {
-                c.rx.reserve(READ_CHUNK);
+                c.rx.reserve(c.read_chunk);
             }
             match c.stream.read_into(&mut c.rx) {
                 Ok(0) => return Err(Lost),
@@ -507,6 +524,9 @@ impl Session {
             } else {
                 c.rx.advance(body_at);
                 pos = 0;
+                if len >= ZERO_COPY_MIN {
+                    c.read_chunk = LARGE_READ_CHUNK;
+                }
                 Msg::from_bytes(c.rx.split_to(len).freeze())
             };
             if h.command {
@@ -563,7 +583,10 @@ impl Session {
             if c.handshake.is_none() && !self.drained {
                 if let Some(p) = &mut self.pipe {
                     let sub = matches!(self.socket.kind, SocketType::Sub | SocketType::XSub);
-                    while c.big.is_none() && c.tx.len() - c.tx_pos < WRITE_BATCH {
+                    while c.bigs.len() < MAX_BIGS
+                        && c.tx.len() - c.tx_pos < WRITE_BATCH
+                        && c.big_bytes < BIG_BATCH
+                    {
                         match p.read() {
                             Read::Msg(m) => {
                                 if self.skip_to_boundary {
@@ -581,7 +604,7 @@ impl Session {
                     }
                 }
             }
-            if c.tx_pos >= c.tx.len() && c.big.is_none() {
+            if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
                 c.tx.clear();
                 c.tx_pos = 0;
                 return Ok(());
@@ -590,12 +613,24 @@ impl Session {
                 return Ok(());
             }
             let n = {
-                let head = &c.tx[c.tx_pos..];
-                let r = match &c.big {
-                    Some((m, off)) => c.stream.write_vectored(&[IoSlice::new(head), IoSlice::new(&m[*off..])]),
-                    None => c.stream.write_vectored(&[IoSlice::new(head)]),
-                };
-                match r {
+                // The byte stream is tx[tx_pos..at0], big0[big_off..], tx[at0..at1], big1, ...
+                let mut iov: [IoSlice<'_>; 2 * MAX_BIGS + 1] = [IoSlice::new(&[]); 2 * MAX_BIGS + 1];
+                let mut k = 0;
+                let mut start = c.tx_pos;
+                for (i, (at, m)) in c.bigs.iter().enumerate() {
+                    if *at > start {
+                        iov[k] = IoSlice::new(&c.tx[start..*at]);
+                        k += 1;
+                    }
+                    iov[k] = IoSlice::new(&m[if i == 0 { c.big_off } else { 0 }..]);
+                    k += 1;
+                    start = start.max(*at);
+                }
+                if start < c.tx.len() {
+                    iov[k] = IoSlice::new(&c.tx[start..]);
+                    k += 1;
+                }
+                match c.stream.write_vectored(&iov[..k]) {
                     Ok(n) => n,
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                         c.writable = false;
@@ -605,20 +640,8 @@ impl Session {
                     Err(_) => return Err(Lost),
                 }
             };
-            let head_left = c.tx.len() - c.tx_pos;
-            if n < head_left {
-                c.tx_pos += n;
-            } else {
-                c.tx_pos = c.tx.len();
-                let rest = n - head_left;
-                if let Some((m, off)) = &mut c.big {
-                    *off += rest;
-                    if *off >= m.len() {
-                        c.big = None;
-                    }
-                }
-            }
-            if c.tx_pos >= c.tx.len() && c.big.is_none() {
+            advance_written(c, n);
+            if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
                 c.tx.clear();
                 c.tx_pos = 0;
             }
@@ -784,6 +807,28 @@ fn command(kind: SocketType, c: &mut Conn, p: &mut PipeEnd, body: &Msg) -> Resul
     Ok(())
 }
 
+/// Consumes `n` written bytes from the front of the outgoing stream (see `write_side`).
+fn advance_written(c: &mut Conn, mut n: usize) {
+    while n > 0 {
+        let seg_end = c.bigs.front().map_or(c.tx.len(), |(at, _)| *at);
+        if c.tx_pos < seg_end {
+            let k = n.min(seg_end - c.tx_pos);
+            c.tx_pos += k;
+            n -= k;
+            continue;
+        }
+        let Some((_, m)) = c.bigs.front() else { break };
+        let k = n.min(m.len() - c.big_off);
+        c.big_off += k;
+        n -= k;
+        if c.big_off == m.len() {
+            c.big_bytes -= m.len();
+            c.big_off = 0;
+            c.bigs.pop_front();
+        }
+    }
+}
+
 /// True when a message is a subscription in the ZMTP 3.0 message form.
 fn is_subscription(parts: &[Msg]) -> bool {
     parts.len() == 1 && matches!(parts[0].first(), Some(0) | Some(1))
@@ -815,7 +860,8 @@ fn encode(c: &mut Conn, m: Msg, sub: bool) {
         c.tx.extend_from_slice(&f[..2 + len]);
     } else if len >= ZERO_COPY_MIN {
         zmtp::encode_header(len, more, false, &mut c.tx);
-        c.big = Some((m, 0));
+        c.big_bytes += len;
+        c.bigs.push_back((c.tx.len(), m));
     } else {
         zmtp::encode_header(len, more, false, &mut c.tx);
         c.tx.extend_from_slice(&m);
