@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs every test: Rust unit/integration tests, interop against
-# libzmq (pyzmq), and the C ABI tests. Used by .ci/run. Every step is bounded in time.
+# libzmq (pyzmq), the C ABI tests and the Python package's tests. Used by .ci/run. Every step
+# is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +18,8 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup
 echo "== cargo test (workspace: zmtp, oxmq, C ABI crate, perf tools, interop)"
 timeout 1800 cargo test --workspace --release -- --test-threads=2
 
-if [ -x tests/c/run.sh ]; then
-  echo "== C ABI tests"
-  timeout 900 tests/c/run.sh
-fi
+echo "== C ABI tests (system zmq.h and ours, plain and under valgrind)"
+timeout 1200 bash tests/c/run.sh
+
+echo "== Python package tests (fresh venv: the package, pytest, pyzmq for interop)"
+timeout 1500 bash python/run-tests.sh

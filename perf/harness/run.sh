@@ -7,7 +7,8 @@
 #   perf/harness/run.sh --quick      # CI smoke
 #   perf/harness/run.sh --callgrind  # plus instructions per message
 #
-# Results: perf/results/<date>-<host>.md (+ .json, + PNG charts), also printed.
+# Results: perf/results/<date>-<host>.md (+ .json, + PNG charts), also printed; then the
+# Python package vs pyzmq table is appended (OXMQ_NO_PYTHON=1 skips it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -30,4 +31,21 @@ echo "building dist/ and perf/c tools" >&2
 timeout 1200 scripts/build-dist.sh >&2
 make -s -C perf/c DIST="$root/dist" >&2
 
-exec timeout 3000 python3 perf/harness/bench.py "$@"
+timeout 3000 python3 perf/harness/bench.py "$@"
+
+# The Python column (issue 4): oxmq's Python package vs pyzmq, with the Python/C ratios taken
+# from the run above. Skipped for --quick / --callgrind-only, or with OXMQ_NO_PYTHON=1.
+case " $* " in *" --quick "*|*" --callgrind-only "*) exit 0 ;; esac
+[ "${OXMQ_NO_PYTHON:-0}" = 1 ] && exit 0
+venv="${OXMQ_PY_VENV:-$root/target/py-bench-venv}"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+echo "installing the oxmq Python package and pyzmq into $venv" >&2
+timeout 1200 "$venv/bin/pip" install -q ./python pyzmq >&2
+latest=$(ls -t perf/results/*.json | grep -v -- '-python' | head -n 1)
+md="${latest%.json}.md"
+{
+  echo
+  echo "## Python: oxmq package vs pyzmq (perf/harness/python_bench.py)"
+  echo
+  timeout 1200 "$venv/bin/python" perf/harness/python_bench.py "$latest" --json "${latest%.json}-python.json"
+} | tee -a "$md"

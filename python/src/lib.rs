@@ -1,0 +1,28 @@
+//! `oxmq._oxmq`: the native half of the `oxmq` Python package.
+//!
+//! A thin shell over the `oxmq` Rust API: `Context`, `Socket`, `Frame`, `zmq_poll`, `proxy`, and
+//! the error bridge. Everything pyzmq-shaped that can be written in Python (constants, option
+//! attributes, string/json/pickle helpers, Poller, asyncio) lives in `python/oxmq/`, so this
+//! file stays small and the hot path stays here.
+
+mod error;
+mod frame;
+mod socket;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _oxmq(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<socket::Context>()?;
+    m.add_class::<socket::Socket>()?;
+    m.add("Frame", frame::base_type(py)?.clone_ref(py))?;
+    m.add_function(wrap_pyfunction!(frame::_set_frame_class, m)?)?;
+    m.add_function(wrap_pyfunction!(error::_set_error_classes, m)?)?;
+    m.add_function(wrap_pyfunction!(error::strerror, m)?)?;
+    m.add_function(wrap_pyfunction!(socket::zmq_poll, m)?)?;
+    m.add_function(wrap_pyfunction!(socket::proxy, m)?)?;
+    m.add_function(wrap_pyfunction!(socket::proxy_steerable, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

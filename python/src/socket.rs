@@ -1,0 +1,704 @@
+//! `Socket` and `Context`: thin shells over `oxmq::Socket` and `oxmq::Context`.
+//!
+//! Three rules shape every method here:
+//! - **Never block with the GIL held.** A call first tries the operation non-blocking with the
+//!   GIL held (the fast path: a message is already there, or there is room to send). Only if
+//!   that would block does it wait on the socket's readiness fd, with the GIL released.
+//! - **Ctrl-C arrives promptly.** The wait is sliced into waits of at most [`SLICE_MS`]; between
+//!   slices `Python::check_signals` runs, so KeyboardInterrupt surfaces within ~0.1 s. The
+//!   socket's own RCVTIMEO/SNDTIMEO bound the total.
+//! - **Misuse raises, never crashes.** The socket lives in a `Mutex<Option<_>>`; a second thread
+//!   using it at the same time gets ZMQError(EFSM, "in use by another thread") from `try_lock`,
+//!   and a closed socket (`None`) gives ZMQError(ENOTSOCK).
+//!
+//! The hot path allocates nothing but the Python object it returns: `send(bytes)` builds the
+//! `Msg` straight from the bytes' memory (inline up to 38 B, or sharing the bytes object itself
+//! above [`SHARE_THRESHOLD`]), and `recv()` creates the `bytes` straight from the `Msg` body.
+
+use crate::error::{errno_err, to_py, IntoPy, EBUSY_TEXT};
+use crate::frame::{frame_msg, new_frame, BufferView};
+use bytes::Bytes;
+use oxmq::{opt, Msg, PollItem, SocketType};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::time::{Duration, Instant};
+
+/// Longest wait with the GIL released before checking for signals.
+const SLICE_MS: u64 = 100;
+
+/// `bytes` bodies at least this long are sent without copying: the `Msg` holds a reference to
+/// the (immutable) bytes object. Below it, a copy is cheaper than the shared owner.
+const SHARE_THRESHOLD: usize = 1024;
+
+/// A Python `bytes` object as the owner of a `Bytes` body. Dropping it without the GIL (on an
+/// I/O thread) is fine: PyO3 defers the decref to the next time a thread holds the GIL.
+struct PyBytesOwner {
+    _obj: Py<PyBytes>,
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: `ptr`/`len` point into the bytes object's immutable buffer, which lives as long as
+// `_obj` does; reading immutable memory from any thread is sound.
+unsafe impl Send for PyBytesOwner {}
+unsafe impl Sync for PyBytesOwner {}
+
+impl AsRef<[u8]> for PyBytesOwner {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: see the Send impl.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// A frame to send from a Python object: bytes, Frame, or any contiguous buffer.
+pub fn msg_from_obj(obj: &Bound<'_, PyAny>) -> PyResult<Msg> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        let s = b.as_bytes();
+        if s.len() < SHARE_THRESHOLD {
+            return Ok(Msg::copy_from(s));
+        }
+        let owner = PyBytesOwner { ptr: s.as_ptr(), len: s.len(), _obj: b.clone().unbind() };
+        return Ok(Msg::from_bytes(Bytes::from_owner(owner)));
+    }
+    if let Some(m) = frame_msg(obj) {
+        return Ok(m);
+    }
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("unicode not allowed, use send_string"));
+    }
+    // Any other buffer (bytearray, memoryview, numpy...) may be mutated after send returns,
+    // so it is copied.
+    match BufferView::get(obj, false) {
+        Ok(v) => Ok(Msg::copy_from(v.as_slice())),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "expected bytes or a buffer, got {}",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))),
+    }
+}
+
+/// Where a blocking call's time limit comes from.
+#[derive(Clone, Copy)]
+enum Limit {
+    /// A socket option (RCVTIMEO, SNDTIMEO), read only when the call has to wait.
+    Option(i32),
+    /// Milliseconds, -1 for none.
+    Ms(i64),
+}
+
+/// Runs `op` (a non-blocking attempt) until it does not say EAGAIN, waiting on the socket's fd
+/// between attempts with the GIL released, in slices, checking for signals between slices.
+fn wait_loop<T>(
+    py: Python<'_>,
+    s: &mut oxmq::Socket,
+    block: bool,
+    limit: Limit,
+    mut op: impl FnMut(&mut oxmq::Socket) -> oxmq::Result<T>,
+) -> PyResult<T> {
+    match op(s) {
+        Err(oxmq::Error::Again) => {}
+        r => return r.py_err(py),
+    }
+    if !block {
+        return Err(to_py(py, oxmq::Error::Again));
+    }
+    let timeout = match limit {
+        Limit::Option(o) => s.get_int(o).py_err(py)? as i64,
+        Limit::Ms(ms) => ms,
+    };
+    if timeout == 0 {
+        return Err(to_py(py, oxmq::Error::Again));
+    }
+    let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
+    let fd = s.fd();
+    loop {
+        let slice = match deadline {
+            None => SLICE_MS as i32,
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                (left.as_micros().div_ceil(1000) as u64).min(SLICE_MS) as i32
+            }
+        };
+        // The fd is readable whenever the socket's state may have changed (a command is
+        // pending); `op` drains it. Edge-triggered like ZMQ_FD, so waiting after a failed
+        // attempt cannot miss a wake-up.
+        py.detach(|| {
+            let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+            // SAFETY: one valid pollfd for the duration of the call. EINTR is fine: the loop
+            // checks signals and retries.
+            unsafe { libc::poll(&mut pfd, 1, slice) };
+        });
+        py.check_signals()?;
+        match op(s) {
+            Err(oxmq::Error::Again) => {}
+            r => return r.py_err(py),
+        }
+        if let Some(d) = deadline {
+            if Instant::now() >= d {
+                return Err(to_py(py, oxmq::Error::Again));
+            }
+        }
+    }
+}
+
+/// How an option's value is represented in Python.
+#[derive(PartialEq)]
+enum OptKind {
+    Int,
+    Int64,
+    UInt64,
+    Bytes,
+}
+
+fn opt_kind(option: i32) -> OptKind {
+    match option {
+        opt::MAXMSGSIZE => OptKind::Int64,
+        opt::AFFINITY => OptKind::UInt64,
+        opt::ROUTING_ID
+        | opt::SUBSCRIBE
+        | opt::UNSUBSCRIBE
+        | opt::LAST_ENDPOINT
+        | opt::PLAIN_USERNAME
+        | opt::PLAIN_PASSWORD
+        | opt::CURVE_PUBLICKEY
+        | opt::CURVE_SECRETKEY
+        | opt::CURVE_SERVERKEY
+        | opt::ZAP_DOMAIN
+        | opt::CONNECT_ROUTING_ID
+        | opt::XPUB_WELCOME_MSG
+        | opt::BINDTODEVICE
+        | opt::METADATA
+        | 68 /* SOCKS_PROXY */ => OptKind::Bytes,
+        _ => OptKind::Int,
+    }
+}
+
+/// A ZeroMQ context (base class; `oxmq.Context` adds pyzmq's conveniences).
+#[pyclass(subclass, frozen, module = "oxmq._oxmq", name = "Context")]
+pub struct Context {
+    pub inner: oxmq::Context,
+    closed: AtomicBool,
+}
+
+#[pymethods]
+impl Context {
+    #[new]
+    #[pyo3(signature = (io_threads = 1, **_kwargs))]
+    fn new(py: Python<'_>, io_threads: i32, _kwargs: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let inner = oxmq::Context::new();
+        if io_threads != 1 {
+            inner.set(opt::IO_THREADS, io_threads).py_err(py)?;
+        }
+        Ok(Context { inner, closed: AtomicBool::new(false) })
+    }
+
+    /// Sets a context option (IO_THREADS, MAX_SOCKETS, ...).
+    fn set(&self, py: Python<'_>, option: i32, optval: i32) -> PyResult<()> {
+        self.inner.set(option, optval).py_err(py)
+    }
+
+    /// Reads a context option.
+    fn get(&self, py: Python<'_>, option: i32) -> PyResult<i32> {
+        self.inner.get(option).py_err(py)
+    }
+
+    /// Makes blocking and later calls on this context's sockets raise ContextTerminated.
+    fn shutdown(&self) {
+        self.inner.shutdown();
+    }
+
+    /// Shuts down and waits (GIL released) until every socket of this context is closed.
+    ///
+    /// The wait runs on a helper thread so this call can check for signals every
+    /// [`SLICE_MS`]: Ctrl-C during a term that waits for an unclosed socket raises
+    /// KeyboardInterrupt (the context stays shut down; the helper finishes the term later).
+    fn term(&self, py: Python<'_>) -> PyResult<()> {
+        let inner = self.inner.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("oxmq-term".into())
+            .spawn(move || {
+                let _ = tx.send(inner.term());
+            })
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+        let mut rx = rx;
+        loop {
+            // A Receiver is Send but not Sync: move it into the GIL-free section and back.
+            let (r, back) = py.detach(move || (rx.recv_timeout(Duration::from_millis(SLICE_MS)), rx));
+            rx = back;
+            match r {
+                Ok(r) => {
+                    r.py_err(py)?;
+                    break;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        self.closed.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+}
+
+/// A ZeroMQ socket (base class; `oxmq.Socket` adds pyzmq's conveniences).
+#[pyclass(subclass, frozen, module = "oxmq._oxmq", name = "Socket")]
+pub struct Socket {
+    inner: Mutex<Option<oxmq::Socket>>,
+    closed: AtomicBool,
+    socket_type: i32,
+    fd: i32,
+    context: Py<PyAny>,
+}
+
+impl Socket {
+    /// Locks the socket for one call: EFSM if another thread is using it, ENOTSOCK if closed.
+    #[inline]
+    fn lock(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, Option<oxmq::Socket>>> {
+        let g = match self.inner.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::WouldBlock) => return Err(errno_err(py, oxmq::error::EFSM, Some(EBUSY_TEXT))),
+            // A panic inside oxmq while locked: the socket value itself is still usable.
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        };
+        if g.is_none() {
+            return Err(to_py(py, oxmq::Error::NotSock));
+        }
+        Ok(g)
+    }
+
+    #[inline]
+    fn with<R>(&self, py: Python<'_>, f: impl FnOnce(&mut oxmq::Socket) -> PyResult<R>) -> PyResult<R> {
+        let mut g = self.lock(py)?;
+        match g.as_mut() {
+            Some(s) => f(s),
+            None => Err(to_py(py, oxmq::Error::NotSock)),
+        }
+    }
+
+    fn recv_one(&self, py: Python<'_>, flags: i32) -> PyResult<Msg> {
+        self.with(py, |s| {
+            wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))
+        })
+    }
+}
+
+fn to_py_frame<'py>(py: Python<'py>, msg: Msg, copy: bool) -> PyResult<Bound<'py, PyAny>> {
+    if copy {
+        Ok(PyBytes::new(py, msg.as_slice()).into_any())
+    } else {
+        let more = msg.more();
+        new_frame(py, msg, more)
+    }
+}
+
+#[pymethods]
+impl Socket {
+    #[new]
+    #[pyo3(signature = (context, socket_type, **_kwargs))]
+    fn new(context: &Bound<'_, PyAny>, socket_type: i32, _kwargs: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let py = context.py();
+        let ctx = context
+            .cast::<Context>()
+            .map_err(|_| PyTypeError::new_err("context must be an oxmq Context"))?;
+        let kind = SocketType::from_raw(socket_type).ok_or_else(|| to_py(py, oxmq::Error::Invalid))?;
+        let s = ctx.get().inner.socket(kind).py_err(py)?;
+        Ok(Socket {
+            fd: s.fd(),
+            inner: Mutex::new(Some(s)),
+            closed: AtomicBool::new(false),
+            socket_type,
+            context: context.clone().unbind(),
+        })
+    }
+
+    /// The Context this socket was created from.
+    #[getter]
+    fn context(&self, py: Python<'_>) -> Py<PyAny> {
+        self.context.clone_ref(py)
+    }
+
+    #[getter]
+    fn socket_type(&self) -> i32 {
+        self.socket_type
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// ZMQ_FD: readable when `events` may have changed (edge-triggered, as libzmq).
+    #[getter]
+    fn fd(&self, py: Python<'_>) -> PyResult<i32> {
+        if self.closed() {
+            return Err(to_py(py, oxmq::Error::NotSock));
+        }
+        Ok(self.fd)
+    }
+
+    fn fileno(&self, py: Python<'_>) -> PyResult<i32> {
+        self.fd(py)
+    }
+
+    /// ZMQ_EVENTS: POLLIN | POLLOUT bits.
+    #[getter]
+    fn events(&self, py: Python<'_>) -> PyResult<i16> {
+        self.with(py, |s| s.events().py_err(py))
+    }
+
+    #[getter]
+    fn rcvmore(&self, py: Python<'_>) -> PyResult<bool> {
+        self.with(py, |s| Ok(s.rcvmore()))
+    }
+
+    /// Closes the socket (idempotent). `linger` (ms) overrides LINGER for this close.
+    #[pyo3(signature = (linger = None))]
+    fn close(&self, py: Python<'_>, linger: Option<i32>) -> PyResult<()> {
+        let mut g = match self.inner.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::WouldBlock) => return Err(errno_err(py, oxmq::error::EFSM, Some(EBUSY_TEXT))),
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        };
+        if let Some(mut s) = g.take() {
+            if let Some(l) = linger {
+                s.set_int(opt::LINGER, l).py_err(py)?;
+            }
+            self.closed.store(true, Ordering::Release);
+            drop(g);
+            py.detach(move || drop(s));
+        }
+        Ok(())
+    }
+
+    fn bind(&self, py: Python<'_>, addr: &str) -> PyResult<()> {
+        self.with(py, |s| s.bind(addr).map_err(|e| bind_err(py, e, addr)))
+    }
+
+    fn connect(&self, py: Python<'_>, addr: &str) -> PyResult<()> {
+        self.with(py, |s| s.connect(addr).map_err(|e| bind_err(py, e, addr)))
+    }
+
+    fn unbind(&self, py: Python<'_>, addr: &str) -> PyResult<()> {
+        self.with(py, |s| s.unbind(addr).py_err(py))
+    }
+
+    fn disconnect(&self, py: Python<'_>, addr: &str) -> PyResult<()> {
+        self.with(py, |s| s.disconnect(addr).py_err(py))
+    }
+
+    /// Sends one frame. `data`: bytes, a Frame, or any buffer. Returns None (or, with
+    /// `track=True`, a tracker that is already done: mutable buffers are copied).
+    #[pyo3(signature = (data, flags = 0, copy = true, track = false, **_kwargs))]
+    fn send(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        flags: i32,
+        copy: bool,
+        track: bool,
+        _kwargs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let _ = copy;
+        let mut m = msg_from_obj(data)?;
+        let f = (flags & opt::SNDMORE) | opt::DONTWAIT;
+        self.with(py, |s| {
+            wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(&mut m, f))
+        })?;
+        if track {
+            return Ok(Some(done_tracker(py)?));
+        }
+        Ok(None)
+    }
+
+    /// Receives one frame: bytes (`copy=True`) or a zero-copy Frame (`copy=False`).
+    #[pyo3(signature = (flags = 0, copy = true, track = false))]
+    fn recv<'py>(&self, py: Python<'py>, flags: i32, copy: bool, track: bool) -> PyResult<Bound<'py, PyAny>> {
+        let _ = track;
+        let m = self.recv_one(py, flags)?;
+        to_py_frame(py, m, copy)
+    }
+
+    /// Sends a multi-part message; every part is converted before the first is sent, so a bad
+    /// part cannot leave half a message behind.
+    #[pyo3(signature = (msg_parts, flags = 0, copy = true, track = false, **_kwargs))]
+    fn send_multipart(
+        &self,
+        py: Python<'_>,
+        msg_parts: &Bound<'_, PyAny>,
+        flags: i32,
+        copy: bool,
+        track: bool,
+        _kwargs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let _ = copy;
+        let mut parts = Vec::new();
+        for (i, p) in msg_parts.try_iter()?.enumerate() {
+            let p = p?;
+            parts.push(msg_from_obj(&p).map_err(|e| {
+                if e.is_instance_of::<PyTypeError>(py) {
+                    PyTypeError::new_err(format!("Frame {i} ({}) does not support the buffer interface.", p.repr().map(|r| r.to_string()).unwrap_or_default()))
+                } else {
+                    e
+                }
+            })?);
+        }
+        if parts.is_empty() {
+            return Err(PyValueError::new_err("send_multipart needs at least one part"));
+        }
+        let block = flags & opt::DONTWAIT == 0;
+        let n = parts.len();
+        self.with(py, |s| {
+            for (i, mut m) in parts.into_iter().enumerate() {
+                let f = opt::DONTWAIT | if i + 1 < n { opt::SNDMORE } else { flags & opt::SNDMORE };
+                wait_loop(py, s, block || i > 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(&mut m, f))?;
+            }
+            Ok(())
+        })?;
+        if track {
+            return Ok(Some(done_tracker(py)?));
+        }
+        Ok(None)
+    }
+
+    /// Receives every frame of the next message as a list of bytes (or Frames).
+    #[pyo3(signature = (flags = 0, copy = true, track = false))]
+    fn recv_multipart<'py>(&self, py: Python<'py>, flags: i32, copy: bool, track: bool) -> PyResult<Bound<'py, PyList>> {
+        let _ = track;
+        let msgs = self.with(py, |s| {
+            let first = wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))?;
+            let mut more = first.more();
+            let mut v = vec![first];
+            while more {
+                // The rest of a message arrives with its first part.
+                let m = wait_loop(py, s, true, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))?;
+                more = m.more();
+                v.push(m);
+            }
+            Ok(v)
+        })?;
+        let list = PyList::empty(py);
+        for m in msgs {
+            list.append(to_py_frame(py, m, copy)?)?;
+        }
+        Ok(list)
+    }
+
+    /// Receives one frame into a writable buffer; returns the frame's full length (which may be
+    /// larger than what fit, as zmq_recv). `nbytes` limits how much is written (0: all).
+    #[pyo3(signature = (buffer, nbytes = 0, flags = 0))]
+    fn recv_into(&self, py: Python<'_>, buffer: &Bound<'_, PyAny>, nbytes: usize, flags: i32) -> PyResult<usize> {
+        let mut view = BufferView::get(buffer, true)?;
+        let dst = view.as_mut_slice();
+        let limit = if nbytes == 0 { dst.len() } else { nbytes.min(dst.len()) };
+        let m = self.recv_one(py, flags)?;
+        let n = m.len().min(limit);
+        dst[..n].copy_from_slice(&m[..n]);
+        Ok(m.len())
+    }
+
+    /// Sets an option: ints for int options, bytes for bytes options (as pyzmq).
+    fn setsockopt(&self, py: Python<'_>, option: i32, optval: &Bound<'_, PyAny>) -> PyResult<()> {
+        let kind = opt_kind(option);
+        self.with(py, |s| {
+            let r = match kind {
+                OptKind::Bytes => {
+                    if optval.is_instance_of::<PyString>() {
+                        return Err(PyTypeError::new_err("unicode not allowed, use setsockopt_string"));
+                    }
+                    let v = BufferView::get(optval, false)
+                        .map_err(|_| PyTypeError::new_err("expected bytes for this option"))?;
+                    s.setsockopt(option, v.as_slice())
+                }
+                OptKind::Int64 => s.setsockopt(option, &optval.extract::<i64>()?.to_ne_bytes()),
+                OptKind::UInt64 => s.setsockopt(option, &optval.extract::<u64>()?.to_ne_bytes()),
+                OptKind::Int => {
+                    let v: i64 = optval.extract().map_err(|_| PyTypeError::new_err("expected int for this option"))?;
+                    let v = i32::try_from(v).map_err(|_| to_py(py, oxmq::Error::Invalid))?;
+                    s.set_int(option, v)
+                }
+            };
+            r.py_err(py)
+        })
+    }
+
+    /// Reads an option: int, or bytes for bytes options (LAST_ENDPOINT without its NUL).
+    fn getsockopt<'py>(&self, py: Python<'py>, option: i32) -> PyResult<Bound<'py, PyAny>> {
+        if option == opt::FD {
+            return Ok(self.fd(py)?.into_pyobject(py)?.into_any());
+        }
+        let kind = opt_kind(option);
+        let raw = self.with(py, |s| s.get_bytes(option).py_err(py))?;
+        Ok(match kind {
+            OptKind::Bytes => {
+                let mut v = raw.as_slice();
+                if option == opt::LAST_ENDPOINT {
+                    if let Some(stripped) = v.strip_suffix(&[0]) {
+                        v = stripped;
+                    }
+                }
+                PyBytes::new(py, v).into_any()
+            }
+            OptKind::Int64 => {
+                let a: [u8; 8] = raw.as_slice().try_into().map_err(|_| to_py(py, oxmq::Error::Invalid))?;
+                i64::from_ne_bytes(a).into_pyobject(py)?.into_any()
+            }
+            OptKind::UInt64 => {
+                let a: [u8; 8] = raw.as_slice().try_into().map_err(|_| to_py(py, oxmq::Error::Invalid))?;
+                u64::from_ne_bytes(a).into_pyobject(py)?.into_any()
+            }
+            OptKind::Int => {
+                let a: [u8; 4] = raw.as_slice().try_into().map_err(|_| to_py(py, oxmq::Error::Invalid))?;
+                i32::from_ne_bytes(a).into_pyobject(py)?.into_any()
+            }
+        })
+    }
+
+    /// Waits up to `timeout` ms (None: forever) for `flags` events; returns the events ready.
+    #[pyo3(signature = (timeout = None, flags = 1))]
+    fn poll(&self, py: Python<'_>, timeout: Option<i64>, flags: i16) -> PyResult<i16> {
+        let ms = timeout.unwrap_or(-1);
+        self.with(py, |s| {
+            let ev = |s: &mut oxmq::Socket| match s.events() {
+                Ok(e) if e & flags != 0 => Ok(e & flags),
+                Ok(_) => Err(oxmq::Error::Again),
+                Err(e) => Err(e),
+            };
+            match wait_loop(py, s, ms != 0, Limit::Ms(ms), ev) {
+                Ok(e) => Ok(e),
+                Err(e) if e.is_instance(py, &again_type(py)?) => Ok(0),
+                Err(e) => Err(e),
+            }
+        })
+    }
+}
+
+fn again_type(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    // The class registered for EAGAIN (falls back to OSError before registration).
+    let e = to_py(py, oxmq::Error::Again);
+    Ok(e.get_type(py).into_any())
+}
+
+fn done_tracker(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    Ok(py.import("oxmq")?.getattr("_DONE_TRACKER")?.unbind())
+}
+
+fn bind_err(py: Python<'_>, e: oxmq::Error, addr: &str) -> PyErr {
+    match e {
+        oxmq::Error::Again | oxmq::Error::Term => to_py(py, e),
+        _ => errno_err(py, e.errno(), Some(&format!("{} (addr='{}')", oxmq::error::strerror(e.errno()), addr))),
+    }
+}
+
+/// One entry of a poll set, as `zmq_poll` takes it.
+enum Entry<'py> {
+    Sock(Bound<'py, Socket>, i16),
+    Fd(i32, i16),
+}
+
+/// `zmq.zmq_poll(sockets, timeout=-1)`: `sockets` is a list of (socket or fd or object with
+/// fileno(), events); returns [(obj, revents)] for the ready ones. Timeout in ms, -1 forever.
+#[pyfunction]
+#[pyo3(signature = (sockets, timeout = -1))]
+pub fn zmq_poll<'py>(py: Python<'py>, sockets: &Bound<'py, PyAny>, timeout: Option<i64>) -> PyResult<Bound<'py, PyList>> {
+    let timeout = timeout.unwrap_or(-1);
+    let mut objs = Vec::new();
+    let mut entries = Vec::new();
+    for item in sockets.try_iter()? {
+        let item = item?;
+        let t = item.cast::<PyTuple>().map_err(|_| PyTypeError::new_err("expected (socket, events) tuples"))?;
+        let (obj, ev): (Bound<'py, PyAny>, i16) = t.extract()?;
+        let e = if let Ok(s) = obj.cast::<Socket>() {
+            Entry::Sock(s.clone(), ev)
+        } else if let Ok(fd) = obj.extract::<i32>() {
+            Entry::Fd(fd, ev)
+        } else if let Ok(f) = obj.call_method0("fileno") {
+            Entry::Fd(f.extract()?, ev)
+        } else {
+            return Err(PyTypeError::new_err("poll items must be sockets, fds, or have fileno()"));
+        };
+        entries.push(e);
+        objs.push(obj);
+    }
+    let mut guards = Vec::new();
+    for e in &entries {
+        if let Entry::Sock(s, _) = e {
+            guards.push(s.get().lock(py)?);
+        }
+    }
+    let mut items: Vec<PollItem<'_>> = Vec::with_capacity(entries.len());
+    let mut gi = guards.iter_mut();
+    for e in &entries {
+        match e {
+            Entry::Sock(_, ev) => {
+                let g = gi.next().and_then(|g| g.as_mut()).ok_or_else(|| to_py(py, oxmq::Error::NotSock))?;
+                items.push(PollItem::socket(g, *ev));
+            }
+            Entry::Fd(fd, ev) => items.push(PollItem::fd(*fd, *ev)),
+        }
+    }
+    let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
+    loop {
+        let slice = match (timeout, deadline) {
+            (0, _) => 0,
+            (_, None) => SLICE_MS as i64,
+            (_, Some(d)) => (d.saturating_duration_since(Instant::now()).as_micros().div_ceil(1000) as i64).min(SLICE_MS as i64),
+        };
+        let r = py.detach(|| oxmq::poll(&mut items, slice));
+        match r {
+            Ok(n) if n > 0 => break,
+            Ok(_) | Err(oxmq::Error::Intr) => {}
+            Err(e) => return Err(to_py(py, e)),
+        }
+        py.check_signals()?;
+        if timeout == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+    }
+    let out = PyList::empty(py);
+    for (it, obj) in items.iter().zip(objs) {
+        let rev = it.revents();
+        if rev != 0 {
+            out.append((obj, rev))?;
+        }
+    }
+    Ok(out)
+}
+
+/// `zmq.proxy(frontend, backend, capture=None)`: runs until the context is terminated, then
+/// raises ContextTerminated (as pyzmq does). Blocks with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (frontend, backend, capture = None))]
+pub fn proxy(py: Python<'_>, frontend: &Bound<'_, Socket>, backend: &Bound<'_, Socket>, capture: Option<&Bound<'_, Socket>>) -> PyResult<()> {
+    proxy_steerable(py, frontend, backend, capture, None)
+}
+
+/// `zmq.proxy_steerable(frontend, backend, capture=None, control=None)`: like `proxy`, and
+/// returns after TERMINATE arrives on `control` (PAUSE/RESUME/STATISTICS as libzmq).
+#[pyfunction]
+#[pyo3(signature = (frontend, backend, capture = None, control = None))]
+pub fn proxy_steerable(
+    py: Python<'_>,
+    frontend: &Bound<'_, Socket>,
+    backend: &Bound<'_, Socket>,
+    capture: Option<&Bound<'_, Socket>>,
+    control: Option<&Bound<'_, Socket>>,
+) -> PyResult<()> {
+    let mut fg = frontend.get().lock(py)?;
+    let mut bg = backend.get().lock(py)?;
+    let mut cg = capture.map(|c| c.get().lock(py)).transpose()?;
+    let mut kg = control.map(|c| c.get().lock(py)).transpose()?;
+    let (Some(f), Some(b)) = (fg.as_mut(), bg.as_mut()) else {
+        return Err(to_py(py, oxmq::Error::NotSock));
+    };
+    let c = cg.as_mut().and_then(|g| g.as_mut());
+    let k = kg.as_mut().and_then(|g| g.as_mut());
+    py.detach(|| oxmq::proxy::proxy_steerable(f, b, c, k)).py_err(py)
+}
