@@ -117,7 +117,20 @@ struct ListenerEntry {
 
 enum Entry {
     Listener(ListenerEntry),
-    Session(Box<Session>),
+    /// Shared with the session's pipe owner, so an application thread can write for an idle
+    /// session (the I/O thread locks it per event; the application only ever tries the lock).
+    Session(Arc<Mutex<Session>>),
+}
+
+fn lock(s: &Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {
+    s.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn share(s: Session) -> Arc<Mutex<Session>> {
+    let owner = s.owner().clone();
+    let arc = Arc::new(Mutex::new(s));
+    owner.bind(&arc);
+    arc
 }
 
 /// The per-thread event loop state, handed to sessions so they can register and set timers.
@@ -213,7 +226,8 @@ impl Reactor {
     }
 
     fn with_session(&mut self, token: usize, f: impl FnOnce(&mut Session, &mut Ctx<'_>) -> bool) {
-        let Some(Some(Entry::Session(s))) = self.entries.get_mut(token) else { return };
+        let Some(Some(Entry::Session(s))) = self.entries.get(token) else { return };
+        let s = s.clone();
         let mut ctx = Ctx {
             registry: self.poll.registry(),
             io: &self.io,
@@ -221,11 +235,12 @@ impl Reactor {
             timer_seq: &mut self.timer_seq,
             again: &mut self.again,
         };
-        let keep = f(s, &mut ctx);
+        let mut guard = lock(&s);
+        let keep = f(&mut guard, &mut ctx);
         if !keep {
-            if let Some(Entry::Session(mut s)) = self.entries[token].take() {
-                s.shutdown(self.poll.registry());
-            }
+            guard.shutdown(self.poll.registry());
+            drop(guard);
+            self.entries[token] = None;
             self.free.push(token);
         }
     }
@@ -274,7 +289,7 @@ impl Reactor {
                 again: &mut self.again,
             };
             match Session::accepted(&mut ctx, t, serial, lid, socket, options, stream) {
-                Some(s) => self.entries[t] = Some(Entry::Session(Box::new(s))),
+                Some(s) => self.entries[t] = Some(Entry::Session(share(s))),
                 None => self.free.push(t),
             }
         }
@@ -315,14 +330,14 @@ impl Reactor {
                     again: &mut self.again,
                 };
                 let s = Session::connecting(&mut ctx, t, serial, id, endpoint, given, socket, options, pipe);
-                self.entries[t] = Some(Entry::Session(Box::new(s)));
+                self.entries[t] = Some(Entry::Session(share(s)));
                 self.with_session(t, |s, ctx| s.start_connect(ctx));
             }
             IoCmd::CloseEndpoint { id } => {
                 for t in 0..self.entries.len() {
                     match &self.entries[t] {
                         Some(Entry::Listener(l)) if l.id == id => self.close_listener(t),
-                        Some(Entry::Session(s)) if s.endpoint_id() == id => {
+                        Some(Entry::Session(s)) if lock(s).endpoint_id() == id => {
                             self.with_session(t, |_, _| false);
                         }
                         _ => {}
@@ -333,7 +348,7 @@ impl Reactor {
                 for t in 0..self.entries.len() {
                     match &self.entries[t] {
                         Some(Entry::Listener(l)) if l.socket.id == socket_id => self.close_listener(t),
-                        Some(Entry::Session(s)) if s.socket_id() == socket_id => {
+                        Some(Entry::Session(s)) if lock(s).socket_id() == socket_id => {
                             self.with_session(t, |s, ctx| s.socket_closed(ctx));
                         }
                         _ => {}
@@ -342,14 +357,14 @@ impl Reactor {
             }
             IoCmd::Pipe(id, what) => {
                 if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
-                    if s.serial() == id.serial {
+                    if lock(s).serial() == id.serial {
                         self.with_session(id.slot, |s, ctx| s.pipe_event(ctx, what));
                     }
                 }
             }
             IoCmd::Resolved { token, serial, addrs } => {
                 if let Some(Some(Entry::Session(s))) = self.entries.get(token) {
-                    if s.serial() == serial {
+                    if lock(s).serial() == serial {
                         self.with_session(token, |s, ctx| s.resolved(ctx, addrs));
                     }
                 }
@@ -392,7 +407,7 @@ impl Reactor {
             }
             let (token, serial, timer) = entry.remove();
             if let Some(Some(Entry::Session(s))) = self.entries.get(token) {
-                if s.serial() == serial {
+                if lock(s).serial() == serial {
                     self.with_session(token, |s, ctx| s.timer(ctx, timer));
                 }
             }

@@ -37,6 +37,8 @@ const LARGE_READ_CHUNK: usize = 256 * 1024;
 const WRITE_BATCH: usize = 64 * 1024;
 /// Bodies at least this large are written from their own memory instead of being copied.
 const ZERO_COPY_MIN: usize = 8 * 1024;
+/// A connection quiet for this long may be written by the application thread itself.
+const DIRECT_QUIET: Duration = Duration::from_micros(20);
 /// Large bodies gathered into one `writev` at most (bounded by the iovec array).
 const MAX_BIGS: usize = 16;
 /// Bytes of large bodies gathered into one `writev` at most.
@@ -104,6 +106,11 @@ pub(crate) struct Session {
     closing: bool,
     /// The pipe reported closed and empty: nothing more to send.
     drained: bool,
+    /// The owner registered for this session's pipe ends.
+    owner: Arc<SessionOwner>,
+    /// When bytes were last written: the application writes directly only to a quiet
+    /// connection, so a stream keeps the I/O thread's batching.
+    last_write: Instant,
 }
 
 impl Session {
@@ -115,6 +122,31 @@ impl Session {
     }
     pub(crate) fn socket_id(&self) -> u64 {
         self.socket.id
+    }
+
+    pub(crate) fn owner(&self) -> &Arc<SessionOwner> {
+        &self.owner
+    }
+
+    /// The application thread's send path (see [`SessionOwner`]): writes what the socket
+    /// flushed, on the calling thread. Returns false when the I/O thread must handle it
+    /// instead: not connected yet, closing, or the write failed (the I/O thread meets the same
+    /// error and runs the reconnect logic, which needs its event loop).
+    fn direct_write(&mut self) -> bool {
+        if self.closing {
+            return false;
+        }
+        match &self.state {
+            State::Connected(c) if c.handshake.is_none() && c.writable => {}
+            _ => return false,
+        }
+        // A connection written to in the last DIRECT_QUIET is streaming: one system call per
+        // message from here would cost more than the hop it saves, so let the I/O thread
+        // batch. A request/reply exchange is always slower than this and goes direct.
+        if self.last_write.elapsed() < DIRECT_QUIET {
+            return false;
+        }
+        self.write_side().is_ok()
     }
 
     pub(crate) fn accepted(
@@ -142,6 +174,8 @@ impl Session {
             skip_to_boundary: false,
             closing: false,
             drained: false,
+            owner: SessionOwner::new(ctx.io.clone()),
+            last_write: Instant::now(),
         };
         if s.begin_handshake(ctx, stream, false) {
             s.flush_handshake(ctx);
@@ -163,8 +197,9 @@ impl Session {
         options: Box<Options>,
         pipe: Option<PipeEnd>,
     ) -> Session {
+        let owner = SessionOwner::new(ctx.io.clone());
         if let Some(p) = &pipe {
-            p.set_owner(ctx.io.clone(), PipeId { slot: token, serial });
+            p.set_owner(owner.clone(), PipeId { slot: token, serial });
         }
         let ivl = options.reconnect_ivl;
         Session {
@@ -182,6 +217,8 @@ impl Session {
             skip_to_boundary: false,
             closing: false,
             drained: false,
+            owner,
+            last_write: Instant::now(),
         }
     }
 
@@ -343,7 +380,7 @@ impl Session {
     }
 
     /// The handshake finished: set up the pipe and tell the socket.
-    fn on_handshake_done(&mut self, io: &Arc<IoThread>, peer: zmtp::Peer) {
+    fn on_handshake_done(&mut self, peer: zmtp::Peer) {
         self.ivl = self.options.reconnect_ivl;
         let routing_id = peer.routing_id.unwrap_or_default();
         if let State::Connected(c) = &mut self.state {
@@ -352,7 +389,7 @@ impl Session {
         if self.pipe.is_none() {
             // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
             let (socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-            mine.set_owner(io.clone(), PipeId { slot: self.token, serial: self.serial });
+            mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
             let mut id = Msg::from(routing_id);
             id.set_flags(ROUTING_ID);
             mine.write(id);
@@ -375,6 +412,42 @@ impl Session {
     }
 }
 
+
+/// Receives the wake-ups of a session's pipe. A read wake-up means the socket flushed
+/// messages while the session was idle: rather than waking the I/O thread (two context
+/// switches before the bytes leave), the flushing thread takes the session if it is free and
+/// writes them itself. If the I/O thread holds the session, or anything but a clean write
+/// happens, the wake-up goes to the I/O thread as before.
+pub(crate) struct SessionOwner {
+    io: Arc<IoThread>,
+    me: std::sync::OnceLock<std::sync::Weak<std::sync::Mutex<Session>>>,
+}
+
+impl SessionOwner {
+    pub(crate) fn new(io: Arc<IoThread>) -> Arc<SessionOwner> {
+        Arc::new(SessionOwner { io, me: std::sync::OnceLock::new() })
+    }
+
+    /// Links the owner to the session it serves, once the session is shared.
+    pub(crate) fn bind(&self, me: &Arc<std::sync::Mutex<Session>>) {
+        let _ = self.me.set(Arc::downgrade(me));
+    }
+}
+
+impl crate::pipe::Owner for SessionOwner {
+    fn wake(&self, id: PipeId, what: Wake) {
+        if what == Wake::Read {
+            if let Some(s) = self.me.get().and_then(|w| w.upgrade()) {
+                if let Ok(mut s) = s.try_lock() {
+                    if s.serial == id.serial && s.direct_write() {
+                        return;
+                    }
+                }
+            }
+        }
+        self.io.send(super::IoCmd::Pipe(id, what));
+    }
+}
 
 /// The connection failed; the session decides what comes next.
 struct Lost;
@@ -465,7 +538,7 @@ impl Session {
     /// Frames are parsed with a cursor and the buffer is advanced once per batch, not once
     /// per frame; small bodies are copied out at the cursor, large ones are split off the
     /// buffer without copying (which needs the buffer advanced to them first).
-    fn decode(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+    fn decode(&mut self, _ctx: &mut Ctx<'_>) -> Result<(), Lost> {
         let max = self.options.max_msg_size();
         loop {
             let State::Connected(c) = &mut self.state else { return Ok(()) };
@@ -480,7 +553,7 @@ impl Session {
                 let peer = hs.peer().cloned().ok_or(Lost)?;
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
-                self.on_handshake_done(ctx.io, peer);
+                self.on_handshake_done(peer);
                 continue;
             }
             break;
@@ -641,6 +714,7 @@ impl Session {
                 }
             };
             advance_written(c, n);
+            self.last_write = Instant::now();
             if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
                 c.tx.clear();
                 c.tx_pos = 0;
