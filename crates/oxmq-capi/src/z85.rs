@@ -1,6 +1,6 @@
 //! Z85 (ZeroMQ RFC 32): binary to printable text, 4 bytes to 5 characters.
 //!
-//! The codec is safe Rust (`encode`/`decode`); the two exports wrap it in libzmq's buffer
+//! The codec lives in the zmtp crate (shared with the CURVE key options); the two exports wrap it in libzmq's buffer
 //! conventions: the caller provides `dest` (`size * 5 / 4 + 1` bytes to encode, `strlen * 4 / 5`
 //! bytes to decode), input lengths must be multiples of 4 (encode) or 5 (decode), and failure is
 //! `NULL` with `errno = EINVAL`.
@@ -9,58 +9,16 @@ use crate::guard::{guard, non_null};
 use oxmq::Error;
 use std::ffi::c_char;
 
-const ALPHABET: &[u8; 85] =
-    b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
-
-/// Character → value, 0xFF for characters outside the alphabet.
-const DECODER: [u8; 256] = {
-    let mut t = [0xFFu8; 256];
-    let mut i = 0;
-    while i < 85 {
-        t[ALPHABET[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Encodes `data` (length a multiple of 4). `None` when the length is not.
+/// Encodes `data` (length a multiple of 4). `None` when the length is not. The codec is the
+/// one the CURVE options use (`oxmq::security`, from the zmtp crate): one Z85 in the project.
 pub fn encode(data: &[u8]) -> Option<String> {
-    if data.len() % 4 != 0 {
-        return None;
-    }
-    let mut out = String::with_capacity(data.len() / 4 * 5);
-    for chunk in data.chunks_exact(4) {
-        let mut v = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-        let mut five = [0u8; 5];
-        for c in five.iter_mut().rev() {
-            *c = ALPHABET[(v % 85) as usize];
-            v /= 85;
-        }
-        out.extend(five.iter().map(|&b| b as char));
-    }
-    Some(out)
+    oxmq::security::z85_encode(data).ok()
 }
 
 /// Decodes `text` (length a multiple of 5). `None` on a bad length, a character outside the
 /// alphabet or a group whose value exceeds 32 bits.
 pub fn decode(text: &[u8]) -> Option<Vec<u8>> {
-    if text.len() % 5 != 0 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(text.len() / 5 * 4);
-    for chunk in text.chunks_exact(5) {
-        let mut v: u64 = 0;
-        for &c in chunk {
-            let d = DECODER[c as usize];
-            if d == 0xFF {
-                return None;
-            }
-            v = v * 85 + u64::from(d);
-        }
-        let v = u32::try_from(v).ok()?;
-        out.extend_from_slice(&v.to_be_bytes());
-    }
-    Some(out)
+    oxmq::security::z85_decode(text).ok()
 }
 
 #[no_mangle]
