@@ -644,7 +644,10 @@ def main():
     stem.with_suffix(".json").write_text(json.dumps(raw, indent=1))
     print(text)
     print(f"\nwritten: {stem.with_suffix('.md')}" + "".join(f", {p}" for p in made), file=sys.stderr)
-    if res["failures"]:
+    # A failed run of a reference implementation is reported (libzmq 4.3.4 loses messages
+    # when a PUSH closes right after sending over ipc, its issue #4660, so its receiver times
+    # out); only a failure of oxmq fails the benchmark.
+    if any(" oxmq" in f.split(":")[0] for f in map(str, res["failures"])):
         sys.exit(1)
 
 

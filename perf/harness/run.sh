@@ -31,12 +31,13 @@ echo "building dist/ and perf/c tools" >&2
 timeout 1200 scripts/build-dist.sh >&2
 make -s -C perf/c DIST="$root/dist" >&2
 
-timeout 3000 python3 perf/harness/bench.py "$@"
+status=0
+timeout 3000 python3 perf/harness/bench.py "$@" || status=$?
 
 # The Python column (issue 4): oxmq's Python package vs pyzmq, with the Python/C ratios taken
 # from the run above. Skipped for --quick / --callgrind-only, or with OXMQ_NO_PYTHON=1.
-case " $* " in *" --quick "*|*" --callgrind-only "*) exit 0 ;; esac
-[ "${OXMQ_NO_PYTHON:-0}" = 1 ] && exit 0
+case " $* " in *" --quick "*|*" --callgrind-only "*) exit "$status" ;; esac
+[ "${OXMQ_NO_PYTHON:-0}" = 1 ] && exit "$status"
 venv="${OXMQ_PY_VENV:-$root/target/py-bench-venv}"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 echo "installing the oxmq Python package and pyzmq into $venv" >&2
@@ -49,3 +50,4 @@ md="${latest%.json}.md"
   echo
   timeout 1200 "$venv/bin/python" perf/harness/python_bench.py "$latest" --json "${latest%.json}-python.json"
 } | tee -a "$md"
+exit "$status"
