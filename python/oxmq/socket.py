@@ -213,4 +213,8 @@ class Socket(_oxmq.Socket):
         self.set(opt, value)
 
 
+# On CPython 3.10+ send/recv become METH_FASTCALL methods (no argument tuple per call); on 3.9
+# the native methods stay as they are. Same behaviour either way (see python/src/fast.rs).
+_oxmq._install_fast_methods(Socket)
+
 __all__ = ["Socket"]

@@ -6,6 +6,7 @@
 //! file stays small and the hot path stays here.
 
 mod error;
+mod fast;
 mod frame;
 mod socket;
 
@@ -20,6 +21,7 @@ fn _oxmq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(frame::_set_frame_class, m)?)?;
     m.add_function(wrap_pyfunction!(error::_set_error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(error::strerror, m)?)?;
+    m.add_function(wrap_pyfunction!(fast::_install_fast_methods, m)?)?;
     m.add_function(wrap_pyfunction!(socket::zmq_poll, m)?)?;
     m.add_function(wrap_pyfunction!(socket::proxy, m)?)?;
     m.add_function(wrap_pyfunction!(socket::proxy_steerable, m)?)?;

@@ -283,14 +283,23 @@ impl Socket {
         }
     }
 
-    fn recv_one(&self, py: Python<'_>, flags: i32) -> PyResult<Msg> {
+    pub(crate) fn recv_one(&self, py: Python<'_>, flags: i32) -> PyResult<Msg> {
         self.with(py, |s| {
             wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))
         })
     }
+
+    /// Sends one frame built from `data` (bytes, Frame or buffer).
+    pub(crate) fn send_one(&self, py: Python<'_>, data: &Bound<'_, PyAny>, flags: i32) -> PyResult<()> {
+        let mut m = msg_from_obj(data)?;
+        let f = (flags & opt::SNDMORE) | opt::DONTWAIT;
+        self.with(py, |s| {
+            wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(&mut m, f))
+        })
+    }
 }
 
-fn to_py_frame<'py>(py: Python<'py>, msg: Msg, copy: bool) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn to_py_frame<'py>(py: Python<'py>, msg: Msg, copy: bool) -> PyResult<Bound<'py, PyAny>> {
     if copy {
         Ok(PyBytes::new(py, msg.as_slice()).into_any())
     } else {
@@ -407,11 +416,7 @@ impl Socket {
         _kwargs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let _ = copy;
-        let mut m = msg_from_obj(data)?;
-        let f = (flags & opt::SNDMORE) | opt::DONTWAIT;
-        self.with(py, |s| {
-            wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(&mut m, f))
-        })?;
+        self.send_one(py, data, flags)?;
         if track {
             return Ok(Some(done_tracker(py)?));
         }

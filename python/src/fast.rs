@@ -1,0 +1,176 @@
+//! Fast calls for `Socket.send` and `Socket.recv`, the two methods a messaging loop calls per
+//! message.
+//!
+//! The wheel targets the stable ABI from CPython 3.9, where a native method can only take its
+//! arguments as a tuple and a dict (`METH_VARARGS | METH_KEYWORDS`): each `send(data)` then
+//! builds and frees a tuple and goes through the generic call path, which costs about as many
+//! instructions as the send itself. From 3.10 the vectorcall convention (`METH_FASTCALL`) is part
+//! of the stable ABI too, so on 3.10+ we install `send`/`recv` as `METH_FASTCALL` method
+//! descriptors that read their arguments straight from the interpreter's stack.
+//!
+//! Only the common shapes take the fast path: `recv()`, `recv(flags)`, `send(data)`,
+//! `send(data, flags)`. Anything else (keywords such as `copy=False`, `track=True`) is handed
+//! to the ordinary PyO3 methods, so behaviour and errors are identical on both paths.
+
+use crate::socket::{to_py_frame, Socket};
+use pyo3::exceptions::{PyTypeError, PySystemError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use std::ffi::c_int;
+use std::panic::AssertUnwindSafe;
+use std::ptr::null_mut;
+use std::sync::OnceLock;
+
+/// The `METH_FASTCALL | METH_KEYWORDS` signature (`PyCFunctionFastWithKeywords`).
+type FastFn = unsafe extern "C" fn(
+    *mut ffi::PyObject,
+    *const *mut ffi::PyObject,
+    ffi::Py_ssize_t,
+    *mut ffi::PyObject,
+) -> *mut ffi::PyObject;
+
+/// CPython's documented flag value; PyO3 only names it when compiling for 3.10+, but our wheel
+/// targets 3.9 and decides at run time.
+const METH_FASTCALL: c_int = 0x0080;
+
+/// The ordinary PyO3 methods `(recv, send)`, for calls the fast path does not take.
+static SLOW: OnceLock<(Py<PyAny>, Py<PyAny>)> = OnceLock::new();
+
+/// The method definitions must outlive every descriptor made from them: created once, never freed.
+struct Defs([ffi::PyMethodDef; 2]);
+// SAFETY: the definitions are immutable after creation and only hold pointers to static data.
+unsafe impl Send for Defs {}
+unsafe impl Sync for Defs {}
+static DEFS: OnceLock<Defs> = OnceLock::new();
+
+fn def(name: &'static std::ffi::CStr, f: FastFn, doc: &'static std::ffi::CStr) -> ffi::PyMethodDef {
+    ffi::PyMethodDef {
+        ml_name: name.as_ptr(),
+        ml_meth: ffi::PyMethodDefPointer {
+            // SAFETY: both are plain C function pointers; CPython calls this one with the
+            // FASTCALL signature because `ml_flags` says METH_FASTCALL | METH_KEYWORDS.
+            PyCFunctionWithKeywords: unsafe { std::mem::transmute::<FastFn, ffi::PyCFunctionWithKeywords>(f) },
+        },
+        ml_flags: METH_FASTCALL | ffi::METH_KEYWORDS,
+        ml_doc: doc.as_ptr(),
+    }
+}
+
+/// Installs the fast `send`/`recv` on `cls` (a subclass of `_oxmq.Socket`). Returns False, and
+/// changes nothing, on CPython 3.9, where METH_FASTCALL is not in the stable ABI.
+#[pyfunction]
+pub fn _install_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<bool> {
+    if py.version_info() < (3, 10) {
+        return Ok(false);
+    }
+    let base = py.get_type::<Socket>();
+    if !cls.is_subclass(&base)? {
+        return Err(PyTypeError::new_err("expected a subclass of _oxmq.Socket"));
+    }
+    let _ = SLOW.set((base.getattr("recv")?.unbind(), base.getattr("send")?.unbind()));
+    let defs = DEFS.get_or_init(|| {
+        Defs([
+            def(c"recv", recv_fast, c"recv(flags=0, copy=True, track=False)\n--\n\nReceives one frame."),
+            def(c"send", send_fast, c"send(data, flags=0, copy=True, track=False)\n--\n\nSends one frame."),
+        ])
+    });
+    for d in &defs.0 {
+        // SAFETY: `d` lives forever (DEFS) and `base` is a valid type object. The descriptor
+        // checks that `self` is an instance of `base` before calling us.
+        let descr = unsafe {
+            Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewMethod(base.as_type_ptr(), d as *const _ as *mut _))?
+        };
+        let name = unsafe { std::ffi::CStr::from_ptr(d.ml_name) }.to_str().expect("ASCII name");
+        cls.setattr(name, descr)?;
+    }
+    Ok(true)
+}
+
+/// Runs `f` with the GIL (CPython holds it when calling a method), turning errors and panics
+/// into a raised exception and a NULL return, as the C API expects.
+///
+/// SAFETY: call only from a CPython method call, with the GIL held.
+unsafe fn guard(f: impl FnOnce(Python<'_>) -> PyResult<*mut ffi::PyObject>) -> *mut ffi::PyObject {
+    // SAFETY: the caller guarantees the GIL is held.
+    let py = unsafe { Python::assume_attached() };
+    match std::panic::catch_unwind(AssertUnwindSafe(|| f(py))) {
+        Ok(Ok(p)) => p,
+        Ok(Err(e)) => {
+            e.restore(py);
+            null_mut()
+        }
+        Err(_) => {
+            PySystemError::new_err("panic inside oxmq").restore(py);
+            null_mut()
+        }
+    }
+}
+
+/// Forwards a call the fast path does not handle to the ordinary method.
+///
+/// SAFETY: `args` holds `nargs` positional arguments followed by one value per name in
+/// `kwnames` (a tuple of str, or NULL), all borrowed, as METH_FASTCALL | METH_KEYWORDS passes them.
+unsafe fn slow(
+    py: Python<'_>,
+    method: &Py<PyAny>,
+    slf: &Bound<'_, PyAny>,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    let arg = |i: isize| unsafe { Bound::from_borrowed_ptr(py, *args.offset(i)) };
+    let mut pos = vec![slf.clone()];
+    pos.extend((0..nargs).map(arg));
+    let kwargs = PyDict::new(py);
+    if !kwnames.is_null() {
+        let names = unsafe { Bound::from_borrowed_ptr(py, kwnames) };
+        let names = names.cast::<PyTuple>()?;
+        for (i, name) in names.iter().enumerate() {
+            kwargs.set_item(name, arg(nargs + i as isize))?;
+        }
+    }
+    Ok(method.bind(py).call(PyTuple::new(py, pos)?, Some(&kwargs))?.into_ptr())
+}
+
+unsafe extern "C" fn recv_fast(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
+    unsafe {
+        guard(|py| {
+            let slf = Bound::from_borrowed_ptr(py, slf);
+            if !kwnames.is_null() || nargs > 1 {
+                return slow(py, &SLOW.get().expect("installed").0, &slf, args, nargs, kwnames);
+            }
+            let flags = if nargs == 1 { Bound::from_borrowed_ptr(py, *args).extract::<i32>()? } else { 0 };
+            let sock = slf.cast::<Socket>()?;
+            let m = sock.get().recv_one(py, flags)?;
+            Ok(to_py_frame(py, m, true)?.into_ptr())
+        })
+    }
+}
+
+unsafe extern "C" fn send_fast(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
+    unsafe {
+        guard(|py| {
+            let slf = Bound::from_borrowed_ptr(py, slf);
+            if !kwnames.is_null() || !(1..=2).contains(&nargs) {
+                return slow(py, &SLOW.get().expect("installed").1, &slf, args, nargs, kwnames);
+            }
+            let data = Bound::from_borrowed_ptr(py, *args);
+            let flags = if nargs == 2 { Bound::from_borrowed_ptr(py, *args.offset(1)).extract::<i32>()? } else { 0 };
+            slf.cast::<Socket>()?.get().send_one(py, &data, flags)?;
+            Ok(py.None().into_ptr())
+        })
+    }
+}

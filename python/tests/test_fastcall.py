@@ -1,0 +1,62 @@
+"""send/recv take a METH_FASTCALL path on CPython 3.10+ (python/src/fast.rs) for the common
+argument shapes and hand every other shape to the ordinary methods: both must behave alike."""
+
+import sys
+
+import pytest
+
+import oxmq as zmq
+from conftest import pair
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def test_fast_methods_installed_where_the_stable_abi_allows():
+    kind = type(zmq.Socket.__dict__["recv"]).__name__
+    if sys.version_info >= (3, 10):
+        assert "recv" in zmq.Socket.__dict__ and "send" in zmq.Socket.__dict__
+        assert kind == "method_descriptor"
+    assert zmq.Socket.recv.__doc__
+
+
+def test_argument_shapes_behave_like_the_ordinary_methods(ctx):
+    a, b = pair(ctx, zmq.PAIR, zmq.PAIR)
+    a.send(b"one")
+    assert b.recv() == b"one"
+    a.send(b"two", 0)
+    assert b.recv(0) == b"two"
+    a.send(b"three", flags=0)  # keyword: the ordinary method
+    assert b.recv(flags=0) == b"three"
+    a.send(b"head", zmq.SNDMORE)
+    a.send(memoryview(b"tail"), copy=False)
+    assert b.recv(copy=False).bytes == b"head"
+    assert b.rcvmore
+    assert b.recv(0, False).bytes == b"tail"  # two positionals: the ordinary method
+    send, recv = a.send, b.recv  # bound methods take the same path
+    send(bytearray(b"bound"))
+    assert recv() == b"bound"
+    with pytest.raises(zmq.Again):
+        b.recv(zmq.NOBLOCK)
+    with pytest.raises(TypeError):
+        b.recv("not flags")
+    with pytest.raises(TypeError):
+        a.send()
+    with pytest.raises(TypeError):
+        a.send(123)
+    with pytest.raises(TypeError):
+        a.send(b"x", "not flags")
+
+
+def test_closed_socket_raises_enotsock_on_both_paths(ctx):
+    a, b = pair(ctx, zmq.PAIR, zmq.PAIR)
+    a.close()
+    for call in (lambda: a.send(b"x"), lambda: a.send(b"x", copy=True), lambda: a.recv(),
+                 lambda: a.recv(copy=False)):
+        with pytest.raises(zmq.ZMQError) as e:
+            call()
+        assert e.value.errno == zmq.ENOTSOCK
+
+
+def test_descriptor_rejects_foreign_self():
+    with pytest.raises(TypeError):
+        zmq.Socket.recv(object())
