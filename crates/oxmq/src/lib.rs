@@ -19,6 +19,7 @@
 
 #![deny(unused_must_use)]
 
+mod arena;
 mod context;
 pub mod error;
 mod io;

@@ -925,13 +925,14 @@ fn encode(c: &mut Conn, m: Msg, sub: bool) {
     }
     c.out_mid = more;
     let len = m.len();
-    if len <= INLINE_CAP {
-        // One append per small frame: short header (flags, length) and body.
+    if let Some((len8, buf)) = m.inline_body() {
+        // One append per small frame: short header (flags, length) and body, assembled with
+        // a fixed-size copy of the whole inline buffer (no length-dependent memcpy call).
         let mut f = [0u8; INLINE_CAP + 2];
         f[0] = more as u8;
-        f[1] = len as u8;
-        f[2..2 + len].copy_from_slice(&m);
-        c.tx.extend_from_slice(&f[..2 + len]);
+        f[1] = len8;
+        f[2..].copy_from_slice(buf);
+        c.tx.extend_from_slice(&f[..2 + len8 as usize]);
     } else if len >= ZERO_COPY_MIN {
         zmtp::encode_header(len, more, false, &mut c.tx);
         c.big_bytes += len;

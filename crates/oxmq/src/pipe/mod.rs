@@ -202,7 +202,7 @@ impl PipeEnd {
 
 
     /// Reads the next frame.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read(&mut self) -> Read {
         match self.inp.pop() {
             Some(msg) => {
@@ -214,26 +214,32 @@ impl PipeEnd {
                 }
                 Read::Msg(msg)
             }
-            None => {
-                if self.read_msgs != self.read_published {
-                    self.publish_read();
-                }
-                // `closed` is set after the peer's last flush, so once we see it, one more
-                // look at the queue finds anything it published before closing.
-                if self.peer().closed.load(Ordering::Acquire) {
-                    match self.inp.pop() {
-                        Some(msg) => {
-                            if !msg.more() {
-                                self.read_msgs += 1;
-                            }
-                            Read::Msg(msg)
-                        }
-                        None => Read::Closed,
+            None => self.read_empty(),
+        }
+    }
+
+    /// `read` found the queue empty: publish progress and check for the peer's close. Kept out
+    /// of line so the hot path of `read` stays small enough to inline into the patterns.
+    #[cold]
+    #[inline(never)]
+    fn read_empty(&mut self) -> Read {
+        if self.read_msgs != self.read_published {
+            self.publish_read();
+        }
+        // `closed` is set after the peer's last flush, so once we see it, one more
+        // look at the queue finds anything it published before closing.
+        if self.peer().closed.load(Ordering::Acquire) {
+            match self.inp.pop() {
+                Some(msg) => {
+                    if !msg.more() {
+                        self.read_msgs += 1;
                     }
-                } else {
-                    Read::Empty
+                    Read::Msg(msg)
                 }
+                None => Read::Closed,
             }
+        } else {
+            Read::Empty
         }
     }
 

@@ -52,7 +52,7 @@ impl Fq {
     }
 
     /// Receives the next frame and the slot it came from.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn recv(&mut self, pipes: &mut Pipes) -> Result<(Msg, usize)> {
         while self.active > 0 {
             let slot = self.pipes[self.current];

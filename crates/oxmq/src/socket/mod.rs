@@ -180,7 +180,7 @@ impl Pipes {
 
     /// Reads the next frame from a pipe. A routing-id frame (always the first frame a session
     /// writes) is absorbed into the slot; a pipe found closed and drained is retired.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read(&mut self, i: usize) -> Read {
         loop {
             let slot = self.get(i);
@@ -583,6 +583,7 @@ impl Socket {
         self.check_term()?;
         self.process_commands();
         msg.set_more(flags & opt::SNDMORE != 0);
+        msg.freeze();
         match self.pattern.send(&mut self.pipes, msg) {
             Err(Error::Again) => {}
             r => {
@@ -627,19 +628,26 @@ impl Socket {
     }
 
     /// Receives one frame into `msg` (as `zmq_msg_recv`).
+    #[inline]
     pub fn recv_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         *msg = self.recv(flags)?;
         Ok(())
     }
 
     /// Receives one frame.
+    #[inline(always)]
     pub fn recv(&mut self, flags: i32) -> Result<Msg> {
         self.check_term()?;
         self.process_commands();
         match self.pattern.recv(&mut self.pipes) {
-            Err(Error::Again) => {}
-            r => return self.received(r),
+            Err(Error::Again) => self.recv_wait(flags),
+            r => self.received(r),
         }
+    }
+
+    /// Nothing to receive right now: EAGAIN, or wait (out of line, so `recv` stays small).
+    #[inline(never)]
+    fn recv_wait(&mut self, flags: i32) -> Result<Msg> {
         if flags & opt::DONTWAIT != 0 || self.options.rcvtimeo == 0 {
             self.reap();
             return Err(Error::Again);
