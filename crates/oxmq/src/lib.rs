@@ -19,6 +19,7 @@
 
 #![deny(unused_must_use)]
 
+pub mod auth;
 mod context;
 pub mod error;
 mod io;
