@@ -11,8 +11,8 @@
  * null or invalid context/message pointers, ENOTSOCK for a null or closed socket, EINVAL for
  * bad arguments, unknown options and wrong option lengths.
  *
- * What oxmq does not implement yet answers ENOTSUP (see zmq_has): socket monitoring, CURVE
- * and PLAIN security, RADIO/DISH and CLIENT/SERVER sockets, message metadata (zmq_msg_gets).
+ * What oxmq does not implement yet answers ENOTSUP (see zmq_has): socket monitoring,
+ * RADIO/DISH and CLIENT/SERVER sockets, message metadata (zmq_msg_gets).
  *
  * SPDX-License-Identifier: MPL-2.0
  */
