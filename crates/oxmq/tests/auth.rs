@@ -162,6 +162,20 @@ fn curve_certificate_directory_and_reload() {
     assert!(auth.reload().is_err());
     assert_eq!(status(&ask(&mut c, "8", "", "127.0.0.1", "CURVE", &[bob.public_key()])), ok(&bob.public_z85()));
 
+    // A callback decides for another domain.
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let bob_key = *bob.public_key();
+    let log = asked.clone();
+    auth.update(|p| {
+        p.curve_callback("db", move |domain, key| {
+            log.lock().unwrap().push(domain.to_string());
+            *key == bob_key
+        });
+    });
+    assert_eq!(status(&ask(&mut c, "10", "db", "127.0.0.1", "CURVE", &[bob.public_key()])), ok(&bob.public_z85()));
+    assert_eq!(status(&ask(&mut c, "11", "db", "127.0.0.1", "CURVE", &[alice.public_key()])), no("Unknown key"));
+    assert_eq!(*asked.lock().unwrap(), ["db", "db"]);
+
     // Allow any, for one domain.
     auth.update(|p| p.curve_directory("open", oxmq::auth::CURVE_ALLOW_ANY).map(drop)).unwrap();
     assert_eq!(status(&ask(&mut c, "9", "open", "127.0.0.1", "CURVE", &[alice.public_key()])), ok(&alice.public_z85()));

@@ -24,7 +24,7 @@ mod cert;
 mod policy;
 
 pub use cert::{load_dir, load_passwords, parse_passwords, CertError, Certificate};
-pub use policy::{parse_request, split_envelope, Policy, ZapReply, ZapRequest, CURVE_ALLOW_ANY, DEFAULT_DOMAIN};
+pub use policy::{parse_request, split_envelope, CurveCheck, Policy, ZapReply, ZapRequest, CURVE_ALLOW_ANY, DEFAULT_DOMAIN};
 
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;

@@ -17,6 +17,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::cert::{self, CertError, Certificate};
 
@@ -32,11 +33,28 @@ struct PlainSource {
     passwords: HashMap<Vec<u8>, Vec<u8>>,
 }
 
+/// Decides on a CURVE client key for a domain (pyzmq's credentials provider): `true` accepts.
+/// Runs on the handler thread, once per request; keep it quick or requests queue behind it.
+pub type CurveCheck = Arc<dyn Fn(&str, &[u8; 32]) -> bool + Send + Sync>;
+
 /// What a domain accepts for CURVE.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 enum CurveSource {
     AllowAny,
     Certs { dir: Option<PathBuf>, certs: HashMap<[u8; 32], Certificate> },
+    Callback(CurveCheck),
+}
+
+impl std::fmt::Debug for CurveSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CurveSource::AllowAny => f.write_str("AllowAny"),
+            CurveSource::Certs { dir, certs } => {
+                f.debug_struct("Certs").field("dir", dir).field("keys", &certs.len()).finish()
+            }
+            CurveSource::Callback(_) => f.write_str("Callback"),
+        }
+    }
 }
 
 /// The authenticator's whole configuration. Cheap to clone; built and changed with the
@@ -157,6 +175,13 @@ impl Policy {
         self
     }
 
+    /// Asks `check(domain, key)` about each CURVE client key in `domain` (a database lookup,
+    /// say). The User-Id of an accepted key is its Z85 text, as for certificates.
+    pub fn curve_callback(&mut self, domain: &str, check: impl Fn(&str, &[u8; 32]) -> bool + Send + Sync + 'static) -> &mut Policy {
+        self.curve.insert(domain.to_string(), CurveSource::Callback(Arc::new(check)));
+        self
+    }
+
     /// Stops accepting CURVE in `domain`.
     pub fn curve_none(&mut self, domain: &str) -> &mut Policy {
         self.curve.remove(domain);
@@ -237,6 +262,10 @@ impl Policy {
         match self.curve.get(domain) {
             None => ZapReply::refuse("Unknown domain"),
             Some(CurveSource::AllowAny) => ZapReply::ok(user_id, Vec::new()),
+            Some(CurveSource::Callback(check)) => match check(domain, &key) {
+                true => ZapReply::ok(user_id, Vec::new()),
+                false => ZapReply::refuse("Unknown key"),
+            },
             Some(CurveSource::Certs { certs, .. }) => match certs.get(&key) {
                 None => ZapReply::refuse("Unknown key"),
                 Some(cert) => {
