@@ -11,9 +11,11 @@
     push.send(b"hello")
     assert pull.recv() == b"hello"
 
+PLAIN and CURVE security: the socket options, ``curve_keypair``/``curve_public``, and
+``oxmq.auth`` (pyzmq's ``zmq.auth``: authenticators and certificate files).
+
 Not implemented yet (they need the core first): socket monitoring (``Socket.monitor``,
-``zmq.utils.monitor``), PLAIN/CURVE security (``zmq.auth``, ``curve_keypair``), message
-metadata, draft socket types, XPUB/XSUB/STREAM sockets.
+``zmq.utils.monitor``), message metadata, draft socket types, XPUB/XSUB/STREAM sockets.
 """
 
 from typing import Tuple
@@ -29,6 +31,7 @@ from .context import Context  # noqa: F401
 from .poll import Poller, select, zmq_poll  # noqa: F401
 from . import constants, error  # noqa: F401
 from . import utils  # noqa: F401
+from ._security import curve_keypair, curve_public  # noqa: F401
 
 __version__ = _oxmq.__version__
 __revision__ = ""
@@ -68,12 +71,12 @@ def oxmq_version() -> str:
     return __version__
 
 
-_CAPABILITIES = {"ipc": True, "pgm": False, "tipc": False, "norm": False, "curve": False,
+_CAPABILITIES = {"ipc": True, "pgm": False, "tipc": False, "norm": False, "curve": True,
                  "gssapi": False, "draft": False, "vmci": False}
 
 
 def has(capability: str) -> bool:
-    """Whether a libzmq capability is available (ipc yes; curve, pgm, draft... not yet)."""
+    """Whether a libzmq capability is available (ipc and curve yes; pgm, draft... not yet)."""
     return _CAPABILITIES.get(capability, False)
 
 
@@ -93,5 +96,6 @@ def get_library_dirs():
 __all__ = (["Context", "Socket", "Frame", "Message", "MessageTracker", "Poller", "select",
             "zmq_poll", "proxy", "proxy_steerable", "strerror", "zmq_version",
             "zmq_version_info", "pyzmq_version", "pyzmq_version_info", "has", "COPY_THRESHOLD",
+            "curve_keypair", "curve_public",
             "ZMQBaseError", "ZMQError", "ZMQBindError", "NotDone", "Again", "ContextTerminated",
             "InterruptedSystemCall"] + constants.__all__)

@@ -128,7 +128,7 @@ MAX_SOCKETS_DFLT = 1023
 MORE = 1
 SHARED = 3
 
-# Security mechanisms (only NULL is implemented; see MECHANISM).
+# Security mechanisms (MECHANISM): NULL, PLAIN and CURVE are implemented, GSSAPI is not.
 NULL = 0
 PLAIN = 1
 CURVE = 2

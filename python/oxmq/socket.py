@@ -14,6 +14,9 @@ from . import _oxmq, constants
 from .constants import (DONTWAIT, LAST_ENDPOINT, POLLIN, RCVHWM, SNDHWM, SUBSCRIBE, UNSUBSCRIBE,
                         bytes_sockopts)
 from .error import ZMQBindError, ZMQError
+from .utils import z85
+
+_CURVE_KEY_OPTS = (constants.CURVE_PUBLICKEY, constants.CURVE_SECRETKEY, constants.CURVE_SERVERKEY)
 
 DEFAULT_PROTOCOL = pickle.DEFAULT_PROTOCOL
 
@@ -85,6 +88,9 @@ class Socket(_oxmq.Socket):
     def getsockopt(self, option: int) -> Any:  # type: ignore[override]
         if option == constants.HWM:
             return self.get_hwm()
+        if option in _CURVE_KEY_OPTS:
+            # Z85, the form they are usually set in (libzmq's 41-byte read); pyzmq cannot read them.
+            return z85.encode(super().getsockopt(option))
         return super().getsockopt(option)
 
     def set_string(self, option: int, optval: str, encoding: str = "utf-8") -> None:

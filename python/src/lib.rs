@@ -8,6 +8,7 @@
 mod error;
 mod fast;
 mod frame;
+mod security;
 mod socket;
 
 use pyo3::prelude::*;
@@ -25,6 +26,8 @@ fn _oxmq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(socket::zmq_poll, m)?)?;
     m.add_function(wrap_pyfunction!(socket::proxy, m)?)?;
     m.add_function(wrap_pyfunction!(socket::proxy_steerable, m)?)?;
+    m.add_function(wrap_pyfunction!(security::curve_keypair, m)?)?;
+    m.add_function(wrap_pyfunction!(security::curve_public, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -11,8 +11,8 @@
  * null or invalid context/message pointers, ENOTSOCK for a null or closed socket, EINVAL for
  * bad arguments, unknown options and wrong option lengths.
  *
- * What oxmq does not implement yet answers ENOTSUP (see zmq_has): socket monitoring, CURVE
- * and PLAIN security, RADIO/DISH and CLIENT/SERVER sockets, message metadata (zmq_msg_gets).
+ * What oxmq does not implement yet answers ENOTSUP (see zmq_has): socket monitoring,
+ * RADIO/DISH and CLIENT/SERVER sockets, message metadata (zmq_msg_gets).
  *
  * SPDX-License-Identifier: MPL-2.0
  */
@@ -435,8 +435,8 @@ ZMQ_EXPORT int zmq_proxy_steerable (void *frontend_, void *backend_, void *captu
                                     void *control_);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Capabilities: zmq_has("ipc") is 1; "curve", "plain", "gssapi", "pgm", "tipc", "norm",     */
-/* "vmci", "ws", "draft" are 0 until oxmq has them.                                          */
+/* Capabilities: zmq_has("ipc") and "curve" are 1; "plain" (like libzmq, which does not    */
+/* list it), "gssapi", "pgm", "tipc", "norm", "vmci", "ws", "draft" are 0.                  */
 /* ---------------------------------------------------------------------------------------- */
 
 #define ZMQ_HAS_CAPABILITIES 1
@@ -462,7 +462,7 @@ ZMQ_EXPORT int zmq_recviov (void *s_, struct iovec *iov_, size_t *count_, int fl
 ZMQ_EXPORT char *zmq_z85_encode (char *dest_, const uint8_t *data_, size_t size_);
 /* dest_ holds strlen (string_) * 4 / 5 bytes; the length is a multiple of 5. */
 ZMQ_EXPORT uint8_t *zmq_z85_decode (uint8_t *dest_, const char *string_);
-/* ENOTSUP until oxmq has CURVE. */
+/* Keys are 40 Z85 characters plus NUL (41-byte buffers). */
 ZMQ_EXPORT int zmq_curve_keypair (char *z85_public_key_, char *z85_secret_key_);
 ZMQ_EXPORT int zmq_curve_public (char *z85_public_key_, const char *z85_secret_key_);
 

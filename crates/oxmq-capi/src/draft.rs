@@ -1,4 +1,4 @@
-//! Exports whose feature oxmq does not have yet: socket monitoring, CURVE keys, RADIO/DISH
+//! Exports whose feature oxmq does not have yet: socket monitoring, RADIO/DISH
 //! groups, CLIENT/SERVER-style peers. Each validates its handles as libzmq would and then says
 //! `ENOTSUP`, so a binding that probes for the feature learns the truth instead of crashing.
 //! Also the draft context-option functions, which do work for integer options.
@@ -45,25 +45,6 @@ pub unsafe extern "C" fn zmq_socket_monitor_pipes_stats(s: *mut c_void) -> c_int
     guard(-1, || {
         // SAFETY: C contract.
         unsafe { sock_mut(s)? };
-        Err(Error::NotSup)
-    })
-}
-
-/// CURVE is not built yet (`zmq_has("curve")` says 0), so no keys are generated.
-#[no_mangle]
-pub unsafe extern "C" fn zmq_curve_keypair(public: *mut c_char, secret: *mut c_char) -> c_int {
-    guard(-1, || {
-        non_null(public)?;
-        non_null(secret)?;
-        Err(Error::NotSup)
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn zmq_curve_public(public: *mut c_char, secret: *const c_char) -> c_int {
-    guard(-1, || {
-        non_null(public)?;
-        non_null(secret)?;
         Err(Error::NotSup)
     })
 }

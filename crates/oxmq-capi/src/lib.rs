@@ -26,6 +26,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 mod ctx;
+mod curve;
 mod draft;
 mod guard;
 mod msg;

@@ -179,7 +179,10 @@ pub extern "C" fn zmq_getsockopt(
             // SAFETY: non-null, and C promises `*optvallen` writable bytes.
             unsafe { std::slice::from_raw_parts_mut(optval.cast::<u8>(), cap) }
         };
-        let n = sock.getsockopt(option, buf)?;
+        let n = match crate::curve::getsockopt_security(sock, option, buf)? {
+            Some(n) => n,
+            None => sock.getsockopt(option, buf)?,
+        };
         // SAFETY: checked non-null above.
         unsafe { *optvallen = n };
         Ok(0)

@@ -20,6 +20,7 @@
 #![deny(unused_must_use)]
 
 mod arena;
+pub mod auth;
 mod context;
 pub mod error;
 mod io;
