@@ -55,9 +55,20 @@ impl Properties {
         self.get_with_nul(name).map(|v| &v[..v.len() - 1])
     }
 
-    /// The value followed by a NUL byte (for C callers).
+    /// The value followed by a NUL byte (for C callers). "Routing-Id" (libzmq's newer name,
+    /// `ZMQ_MSG_PROPERTY_ROUTING_ID`) and "Identity" (what ZMTP's READY carries) find each
+    /// other, as libzmq's lookup does.
     pub fn get_with_nul(&self, name: &str) -> Option<&[u8]> {
-        self.entries.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| &v[..])
+        let find = |name: &str| self.entries.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| &v[..]);
+        find(name).or_else(|| {
+            if name.eq_ignore_ascii_case("Identity") {
+                find("Routing-Id")
+            } else if name.eq_ignore_ascii_case("Routing-Id") {
+                find("Identity")
+            } else {
+                None
+            }
+        })
     }
 
     /// Every property, in order of precedence.
@@ -105,9 +116,14 @@ mod tests {
         assert_eq!(p.get("X-Tier"), Some(&b"gold"[..]));
         assert_eq!(p.get_with_nul("Socket-Type"), Some(&b"DEALER\0"[..]));
         assert_eq!(p.get("Nope"), None);
+        assert_eq!(p.get("Routing-Id"), None);
         assert_eq!(p.len(), 4);
         let names: Vec<_> = p.iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["Peer-Address", "User-Id", "X-Tier", "Socket-Type"]);
+        let mut with_id = zmtp::Metadata::new();
+        with_id.insert("Identity", &b"peer-1"[..]);
+        let p = Properties::gather("", None, &with_id);
+        assert_eq!(p.get("Routing-Id"), Some(&b"peer-1"[..]));
         let bare = Properties::gather("", None, &zmtp::Metadata::new());
         assert!(bare.is_empty() && bare.get("User-Id").is_none());
         assert_eq!(peer_address(None), "");
