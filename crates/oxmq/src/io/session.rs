@@ -561,10 +561,14 @@ impl Session {
                     super::zap::step(hs, &mut c.zap, c.rx.len(), &self.options, ctx.io, id)
                 });
                 hs.poll_transmit(&mut c.tx);
-                let Ok(resumed) = r else {
-                    // Let a refused peer read why (ERROR) before the connection closes.
-                    let _ = c.stream.write_vectored(&[IoSlice::new(&c.tx[c.tx_pos..])]);
-                    return Err(Lost);
+                let resumed = match r {
+                    Ok(resumed) => resumed,
+                    // `_e` says why (`is_auth_failure`, `zap_status_code`, ...).
+                    Err(_e) => {
+                        // Let a refused peer read why (ERROR) before the connection closes.
+                        let _ = c.stream.write_vectored(&[IoSlice::new(&c.tx[c.tx_pos..])]);
+                        return Err(Lost);
+                    }
                 };
                 if !hs.is_complete() {
                     if resumed {
