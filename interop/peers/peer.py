@@ -13,6 +13,8 @@ forgets it cannot leave it behind. Commands, one per line; every command gets on
   setbytes OPT HEX        -> ok
   send FRAME...           one message; each frame hex, "-" for an empty frame -> ok
   recv TIMEOUT_MS         -> msg FRAME... | err EAGAIN
+  recvprop TIMEOUT_MS NAME  receives one message; its first frame's connection property NAME
+                          (zmq_msg_gets) -> ok HEX | err EINVAL (no such property) | err EAGAIN
   sendn COUNT SIZE        COUNT messages, each SIZE bytes, the first 4 bytes the big-endian index
   recvn COUNT TIMEOUT_MS  receives COUNT such messages, checks order and size -> ok COUNT SIZE
   serve IDLE_MS           echo every message back until none arrives for IDLE_MS -> ok ECHOED
@@ -90,6 +92,12 @@ def serve(argv):
             elif cmd == "recv":
                 if sock.poll(int(args[0]), zmq.POLLIN):
                     reply("msg " + enc(sock.recv_multipart()))
+                else:
+                    reply("err EAGAIN timeout")
+            elif cmd == "recvprop":
+                if sock.poll(int(args[0]), zmq.POLLIN):
+                    frames = sock.recv_multipart(copy=False)
+                    reply("ok " + (frames[0].get(args[1]).encode().hex() or "-"))
                 else:
                     reply("err EAGAIN timeout")
             elif cmd == "sendn":

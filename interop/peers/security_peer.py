@@ -12,7 +12,8 @@ Usage: security_peer.py COMMAND ARGS...   (prints one line: "ok ..." or "err ...
                           a PAIR PLAIN server whose ZAP handler (pyzmq's ThreadAuthenticator)
                           accepts only USER/PASS; prints "ok LAST_ENDPOINT" once bound or
                           connected, echoes every message until none arrives for IDLE_MS, then
-                          prints "ok ECHOED". libzmq 4.3.5's PLAIN server refuses every client
+                          prints "ok ECHOED". On the first message it prints "user USER_ID",
+                          the User-Id libzmq attached to it (zmq_msg_gets). libzmq 4.3.5's PLAIN server refuses every client
                           when no ZAP handler is bound, so this is how PLAIN clients are tested.
 
 The sockets themselves are driven by peer.py, whose setint/setbytes commands set the security
@@ -44,7 +45,10 @@ def plain_echo(mode, endpoint, user, password, idle):
         print("ok " + endpoint, flush=True)
     n = 0
     while sock.poll(int(idle), zmq.POLLIN):
-        sock.send_multipart(sock.recv_multipart())
+        frames = sock.recv_multipart(copy=False)
+        if n == 0:
+            print("user " + frames[0].get("User-Id"), flush=True)
+        sock.send_multipart(frames)
         n += 1
     print("ok %d" % n, flush=True)
     sock.close()

@@ -3,9 +3,10 @@
 //!
 //! The libzmq socket lives in `peers/peer.py` (its `setint`/`setbytes` commands set the security
 //! options); `peers/security_peer.py` runs libzmq's key and Z85 helpers, and a libzmq PLAIN server
-//! with pyzmq's ZAP authenticator (libzmq's PLAIN server refuses all clients without one). oxmq
-//! has no ZAP yet: its PLAIN and CURVE servers accept every client that completes the handshake,
-//! as libzmq's CURVE server does without a handler.
+//! with pyzmq's ZAP authenticator (libzmq's PLAIN server refuses all clients without one). oxmq's
+//! servers ask an oxmq ZAP handler (a REP at `inproc://zeromq.zap.01`, `OxZap` below) about
+//! libzmq clients; the User-Id each side's handler returns is read back on the messages
+//! (`Msg::gets`, pyzmq's `Frame.get`).
 
 mod common;
 
@@ -23,6 +24,10 @@ both_ways!(
     curve_libzmq_sub_oxmq_pub_server,
     curve_oxmq_client_wrong_server_key,
     curve_libzmq_client_wrong_server_key,
+    plain_libzmq_client_accepted_by_oxmq_zap,
+    plain_libzmq_client_rejected_by_oxmq_zap,
+    curve_libzmq_client_accepted_by_oxmq_zap,
+    curve_libzmq_client_rejected_by_oxmq_zap,
 );
 
 /// One call to libzmq's helpers; the words after "ok".
@@ -141,8 +146,15 @@ fn plain_against_libzmq_zap(setup: Setup, password: &[u8], accepted: bool) {
     if accepted {
         for i in 0..5 {
             ox.send(format!("ping {i}"), 0).unwrap();
-            assert_eq!(ox_recv(&mut ox), vec![format!("ping {i}").into_bytes()]);
+            let back = ox.recv(0).unwrap();
+            assert_eq!(back, format!("ping {i}").as_str());
+            // libzmq's READY properties reach oxmq's messages; no User-Id on the client side.
+            assert_eq!(back.gets("Socket-Type"), Some(&b"PAIR"[..]));
+            assert_eq!(back.gets("User-Id"), None);
         }
+        // libzmq's ZAP handler (pyzmq's authenticator) named the user; libzmq's Frame.get
+        // reads it on the message oxmq sent.
+        assert_eq!(peer.line(), "user admin");
         let parts: [&[u8]; 3] = [b"", &[3u8; 300], b"x"];
         ox_send(&mut ox, &parts);
         assert_eq!(ox_recv(&mut ox), parts.iter().map(|p| p.to_vec()).collect::<Vec<_>>());
@@ -345,6 +357,164 @@ fn curve_libzmq_client_wrong_server_key(setup: Setup) {
         |p| py_curve_client(p, &someone_else),
     );
     assert_nothing_delivered(setup, &mut ox, &mut py);
+}
+
+// --- oxmq's ZAP handler against libzmq clients ---------------------------------------------------
+
+/// An oxmq ZAP handler: a REP at `inproc://zeromq.zap.01` on its own thread, answering each
+/// request with `decide(frames after the delimiter)` and counting requests.
+struct OxZap {
+    asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl OxZap {
+    fn start(ctx: &Context, decide: impl Fn(&[Vec<u8>]) -> Vec<Vec<u8>> + Send + 'static) -> OxZap {
+        use std::sync::atomic::Ordering;
+        let mut rep = ctx.socket(T::Rep).unwrap();
+        rep.set_int(opt::RCVTIMEO, 20).unwrap();
+        rep.set_int(opt::LINGER, 0).unwrap();
+        rep.bind("inproc://zeromq.zap.01").unwrap();
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (a, st) = (asked.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !st.load(Ordering::Acquire) {
+                let Ok(req) = rep.recv_multipart(0) else { continue };
+                let req: Vec<Vec<u8>> = req.iter().map(|m| m.to_vec()).collect();
+                let reply = decide(&req);
+                rep.send_multipart(reply.iter().map(|f| &f[..]), 0).unwrap();
+                a.fetch_add(1, Ordering::AcqRel);
+            }
+        });
+        OxZap { asked, stop, thread: Some(thread) }
+    }
+
+    fn asked(&self) -> usize {
+        self.asked.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+impl Drop for OxZap {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A ZAP reply (after the delimiter): `code`, user id `user`, and an X-Tier property.
+fn zap_reply(code: &str, user: &[u8]) -> Vec<Vec<u8>> {
+    let mut meta = vec![6u8];
+    meta.extend_from_slice(b"X-Tier");
+    meta.extend_from_slice(&4u32.to_be_bytes());
+    meta.extend_from_slice(b"gold");
+    vec![b"1.0".to_vec(), b"1".to_vec(), code.as_bytes().to_vec(), b"text".to_vec(), user.to_vec(), meta]
+}
+
+/// PLAIN: admin/password is let in (user id "admin"), anyone else refused with 400.
+fn plain_policy(req: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    if req.len() == 8 && req[5] == b"PLAIN" && req[6] == b"admin" && req[7] == b"password" {
+        zap_reply("200", b"admin")
+    } else {
+        zap_reply("400", b"")
+    }
+}
+
+fn plain_libzmq_client_accepted_by_oxmq_zap(setup: Setup) {
+    plain_libzmq_client_vs_oxmq_zap(setup, b"password");
+}
+
+fn plain_libzmq_client_rejected_by_oxmq_zap(setup: Setup) {
+    plain_libzmq_client_vs_oxmq_zap(setup, b"wrong");
+}
+
+fn plain_libzmq_client_vs_oxmq_zap(setup: Setup, password: &'static [u8]) {
+    let ctx = Context::new();
+    let zap = OxZap::start(&ctx, plain_policy);
+    let (mut ox, mut py, _) = link(
+        setup,
+        &ctx,
+        T::Pair,
+        "PAIR",
+        |s| {
+            s.set_int(opt::PLAIN_SERVER, 1).unwrap();
+            s.set_bytes(opt::ZAP_DOMAIN, b"interop").unwrap();
+        },
+        |p| {
+            p.set_bytes("PLAIN_USERNAME", b"admin");
+            p.set_bytes("PLAIN_PASSWORD", password);
+        },
+    );
+    if password == b"password" {
+        authenticated_exchange(&mut ox, &mut py, b"admin");
+    } else {
+        eventually("the ZAP handler is asked", || (zap.asked() >= 1).then_some(()));
+        assert_nothing_delivered(setup, &mut ox, &mut py);
+    }
+    assert!(zap.asked() >= 1);
+}
+
+/// After a ZAP handler let the libzmq client in as `user`: messages cross both ways, oxmq
+/// sees the User-Id and the handler's metadata, libzmq sees oxmq's READY properties.
+fn authenticated_exchange(ox: &mut Socket, py: &mut Peer, user: &[u8]) {
+    py.send(&[b"from libzmq"]);
+    let m = ox.recv(0).unwrap();
+    assert_eq!(m, "from libzmq");
+    assert_eq!(m.gets("User-Id"), Some(user));
+    assert_eq!(m.gets("X-Tier"), Some(&b"gold"[..]));
+    assert_eq!(m.gets("Socket-Type"), Some(&b"PAIR"[..]));
+    ox.send("from oxmq", 0).unwrap();
+    let socket_type = py.cmd(&format!("recvprop {RCV_MS} Socket-Type"));
+    assert_eq!(unhex(&socket_type), b"PAIR");
+    exchange(ox, py);
+}
+
+fn curve_libzmq_client_accepted_by_oxmq_zap(setup: Setup) {
+    curve_libzmq_client_vs_oxmq_zap(setup, true);
+}
+
+fn curve_libzmq_client_rejected_by_oxmq_zap(setup: Setup) {
+    curve_libzmq_client_vs_oxmq_zap(setup, false);
+}
+
+fn curve_libzmq_client_vs_oxmq_zap(setup: Setup, allowed: bool) {
+    let ctx = Context::new();
+    let (server_public, server_secret) = security::curve_keypair();
+    let (client_public, client_secret) = libzmq_keypair();
+    // The handler allows one key (or, when refusing, a key nobody has), and names the user by
+    // the key's Z85 text, as pyzmq's authenticator does.
+    let allowed_key = if allowed { bin(&client_public) } else { bin(&security::curve_keypair().0) };
+    let zap = OxZap::start(&ctx, move |req| {
+        if req.len() == 7 && req[5] == b"CURVE" && req[6] == allowed_key {
+            zap_reply("200", security::z85_encode(&req[6]).unwrap().as_bytes())
+        } else {
+            zap_reply("400", b"")
+        }
+    });
+    let (mut ox, mut py, _) = link(
+        setup,
+        &ctx,
+        T::Pair,
+        "PAIR",
+        |s| {
+            s.set_int(opt::CURVE_SERVER, 1).unwrap();
+            s.set_bytes(opt::CURVE_SECRETKEY, server_secret.as_bytes()).unwrap();
+        },
+        |p| {
+            p.set_bytes("CURVE_PUBLICKEY", &bin(&client_public));
+            p.set_bytes("CURVE_SECRETKEY", &bin(&client_secret));
+            p.set_bytes("CURVE_SERVERKEY", &bin(&server_public));
+        },
+    );
+    if allowed {
+        authenticated_exchange(&mut ox, &mut py, client_public.as_bytes());
+    } else {
+        eventually("the ZAP handler is asked", || (zap.asked() >= 1).then_some(()));
+        assert_nothing_delivered(setup, &mut ox, &mut py);
+    }
 }
 
 // --- helpers -----------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 from typing import Any
 
 from . import _oxmq
-from .constants import MORE, SHARED
+from .constants import EINVAL, MORE, SHARED
+from .error import ZMQError
 
 
 class MessageTracker:
@@ -43,11 +44,19 @@ class Frame(_oxmq.Frame):
         return memoryview(self).nbytes
 
     def get(self, option: Any) -> Any:
+        """``MORE``/``SHARED``, or (a str) a property of the connection the frame arrived on,
+        as pyzmq's ``zmq_msg_gets``: "User-Id", "Socket-Type", "Peer-Address", "Identity",
+        or what the peer or a ZAP handler supplied. ``ZMQError(EINVAL)`` if there is none."""
         if option == MORE or option == "more":
             return self.more
         if option == SHARED:
             return False
-        raise NotImplementedError("message metadata (zmq_msg_gets) is not implemented in oxmq yet")
+        if isinstance(option, str):
+            value = _oxmq._frame_gets(self, option)
+            if value is None:
+                raise ZMQError(EINVAL)
+            return value.decode("utf-8")
+        raise ZMQError(EINVAL)
 
     __getitem__ = get
 

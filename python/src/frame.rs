@@ -269,3 +269,13 @@ fn create_type(py: Python<'_>) -> PyResult<Py<PyType>> {
         Ok(Bound::from_owned_ptr(py, t).cast_into::<PyType>()?.unbind())
     }
 }
+
+/// A property of the connection `frame` arrived on (`zmq_msg_gets`), up to its first NUL as a
+/// C caller sees it; `None` if there is no such property or `frame` is not a Frame.
+#[pyfunction]
+pub fn _frame_gets<'py>(frame: &Bound<'py, PyAny>, name: &str) -> Option<Bound<'py, pyo3::types::PyBytes>> {
+    let msg = frame_msg(frame)?;
+    let v = msg.gets(name)?;
+    let v = v.split(|&b| b == 0).next().unwrap_or(v);
+    Some(pyo3::types::PyBytes::new(frame.py(), v))
+}

@@ -20,6 +20,7 @@ fn _oxmq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<socket::Socket>()?;
     m.add("Frame", frame::base_type(py)?.clone_ref(py))?;
     m.add_function(wrap_pyfunction!(frame::_set_frame_class, m)?)?;
+    m.add_function(wrap_pyfunction!(frame::_frame_gets, m)?)?;
     m.add_function(wrap_pyfunction!(error::_set_error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(error::strerror, m)?)?;
     m.add_function(wrap_pyfunction!(fast::_install_fast_methods, m)?)?;

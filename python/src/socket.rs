@@ -534,7 +534,7 @@ impl Socket {
         })
     }
 
-    /// Reads an option: int, or bytes for bytes options (LAST_ENDPOINT without its NUL).
+    /// Reads an option: int, or bytes for bytes options (LAST_ENDPOINT, ZAP_DOMAIN without their NUL).
     fn getsockopt<'py>(&self, py: Python<'py>, option: i32) -> PyResult<Bound<'py, PyAny>> {
         if option == opt::FD {
             return Ok(self.fd(py)?.into_pyobject(py)?.into_any());
@@ -544,7 +544,7 @@ impl Socket {
         Ok(match kind {
             OptKind::Bytes => {
                 let mut v = raw.as_slice();
-                if option == opt::LAST_ENDPOINT {
+                if option == opt::LAST_ENDPOINT || option == opt::ZAP_DOMAIN {
                     if let Some(stripped) = v.strip_suffix(&[0]) {
                         v = stripped;
                     }

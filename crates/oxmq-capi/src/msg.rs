@@ -254,12 +254,15 @@ pub unsafe extern "C" fn zmq_msg_set(m: *mut zmq_msg_t, _property: c_int, _value
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_gets(m: *const zmq_msg_t, property: *const c_char) -> *const c_char {
     guard(std::ptr::null(), || {
-        // SAFETY: C contract.
-        unsafe { live(m.cast_mut())? };
-        non_null(property)?;
-        // Connection metadata (Socket-Type, Peer-Address, User-Id, Routing-Id) is not carried
-        // on received messages by oxmq yet: answer as libzmq does for an unknown property.
-        Err(Error::Invalid)
+        // SAFETY: C contract: `m` is the caller's zmq_msg_t.
+        let msg = unsafe { live(m.cast_mut())? };
+        // SAFETY: `property` is null or NUL-terminated (C contract).
+        let name = unsafe { crate::guard::c_str(property)? };
+        // The value is stored NUL-terminated inside the message's shared properties, so the
+        // pointer stays valid while the message lives, as libzmq promises. Unknown property,
+        // or a message that did not arrive on a connection: EINVAL, as libzmq.
+        let v = msg.properties().and_then(|p| p.get_with_nul(name)).ok_or(Error::Invalid)?;
+        Ok(v.as_ptr().cast::<c_char>())
     })
 }
 

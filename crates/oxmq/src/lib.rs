@@ -28,6 +28,7 @@ mod mailbox;
 mod msg;
 pub mod opt;
 mod pipe;
+pub mod properties;
 mod poll;
 pub mod proxy;
 pub mod security;
@@ -37,6 +38,7 @@ mod transport;
 pub use context::Context;
 pub use error::{Error, Result};
 pub use msg::{Msg, INLINE_CAP};
+pub use properties::Properties;
 pub use poll::{poll, PollItem};
 pub use socket::{Socket, SocketType};
 

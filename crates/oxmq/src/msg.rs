@@ -9,9 +9,11 @@
 //! `zmq_msg_t` with room left for its own tag.
 
 use crate::arena;
+use crate::properties::Properties;
 use bytes::{Bytes, BytesMut};
 use std::fmt;
 use std::ops::Deref;
+use std::sync::Arc;
 
 /// Bodies up to this many bytes are stored inline (libzmq stores up to 33).
 pub const INLINE_CAP: usize = 38;
@@ -48,6 +50,9 @@ impl Clone for Body {
 pub struct Msg {
     body: Body,
     flags: u8,
+    /// The properties of the connection it arrived on (`gets`); one `Arc` per connection,
+    /// attached by the socket's pipe end on the application thread.
+    props: Option<Arc<Properties>>,
 }
 
 const _: () = assert!(std::mem::size_of::<Msg>() <= 56);
@@ -57,15 +62,15 @@ impl Msg {
     /// An empty frame.
     #[inline]
     pub const fn new() -> Msg {
-        Msg { body: Body::Inline { len: 0, buf: [0; INLINE_CAP] }, flags: 0 }
+        Msg { body: Body::Inline { len: 0, buf: [0; INLINE_CAP] }, flags: 0, props: None }
     }
 
     /// A zero-filled frame of `len` bytes, to be written through [`Msg::as_mut_slice`].
     pub fn with_size(len: usize) -> Msg {
         if len <= INLINE_CAP {
-            Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0 }
+            Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0, props: None }
         } else {
-            Msg { body: Body::Unique(arena::zeroed(len)), flags: 0 }
+            Msg { body: Body::Unique(arena::zeroed(len)), flags: 0, props: None }
         }
     }
 
@@ -75,9 +80,9 @@ impl Msg {
         if data.len() <= INLINE_CAP {
             let mut buf = [0u8; INLINE_CAP];
             buf[..data.len()].copy_from_slice(data);
-            Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0 }
+            Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0, props: None }
         } else {
-            Msg { body: Body::Shared(arena::copy(data).freeze()), flags: 0 }
+            Msg { body: Body::Shared(arena::copy(data).freeze()), flags: 0, props: None }
         }
     }
 
@@ -88,7 +93,7 @@ impl Msg {
         if bytes.len() <= INLINE_CAP {
             Msg::copy_from(&bytes)
         } else {
-            Msg { body: Body::Shared(bytes), flags: 0 }
+            Msg { body: Body::Shared(bytes), flags: 0, props: None }
         }
     }
 
@@ -213,6 +218,29 @@ impl Msg {
     pub(crate) fn is_routing_id(&self) -> bool {
         self.flags & ROUTING_ID != 0
     }
+
+    /// A property of the connection this message arrived on (libzmq's `zmq_msg_gets`):
+    /// "Socket-Type", "Identity", "Peer-Address", "User-Id", or any property the peer or a
+    /// ZAP handler supplied. `None` if there is no such property or the message did not come
+    /// from a connection (sent, built, or from inproc).
+    pub fn gets(&self, name: &str) -> Option<&[u8]> {
+        self.props.as_ref()?.get(name)
+    }
+
+    /// All the properties of the connection this message arrived on.
+    pub fn properties(&self) -> Option<&Properties> {
+        self.props.as_deref()
+    }
+
+    #[inline]
+    pub(crate) fn props_arc(&self) -> Option<&Arc<Properties>> {
+        self.props.as_ref()
+    }
+
+    #[inline]
+    pub(crate) fn set_props(&mut self, props: Option<Arc<Properties>>) {
+        self.props = props;
+    }
 }
 
 impl Default for Msg {
@@ -297,7 +325,7 @@ impl From<Vec<u8>> for Msg {
         if v.len() <= INLINE_CAP {
             Msg::copy_from(&v)
         } else {
-            Msg { body: Body::Shared(Bytes::from(v)), flags: 0 }
+            Msg { body: Body::Shared(Bytes::from(v)), flags: 0, props: None }
         }
     }
 }

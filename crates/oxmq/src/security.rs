@@ -13,6 +13,10 @@
 //! of Z85 ending in NUL (what C callers pass). They read back as 32 binary
 //! bytes; the C ABI turns them into Z85 when the caller's buffer is 41 bytes.
 //! Passwords and secret keys are wiped when the socket is dropped.
+//!
+//! ZAP_DOMAIN (at most 255 bytes; reads back NUL-terminated, as libzmq's) and
+//! ZAP_ENFORCE_DOMAIN are kept here too, with a weak link to the context whose
+//! `inproc://zeromq.zap.01` handler a server connection asks (see `io::zap`).
 
 use crate::error::{Error, Result};
 use crate::opt;
@@ -36,6 +40,31 @@ pub(crate) struct Security {
     curve_public: [u8; 32],
     curve_secret: CurveSecretKey,
     curve_server: [u8; 32],
+    pub(crate) zap_domain: bytes::Bytes,
+    pub(crate) zap_enforce_domain: bool,
+    /// The socket's context, where sessions look for the ZAP handler. Weak: sessions live in
+    /// I/O threads the context owns.
+    pub(crate) zap_ctx: CtxLink,
+}
+
+/// A weak link to a context (empty for options not attached to a socket).
+#[derive(Clone, Default)]
+pub(crate) struct CtxLink(std::sync::Weak<crate::context::CtxInner>);
+
+impl CtxLink {
+    pub(crate) fn new(ctx: &crate::Context) -> CtxLink {
+        CtxLink(std::sync::Arc::downgrade(&ctx.inner))
+    }
+
+    pub(crate) fn get(&self) -> Option<std::sync::Arc<crate::context::CtxInner>> {
+        self.0.upgrade()
+    }
+}
+
+impl std::fmt::Debug for CtxLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CtxLink")
+    }
 }
 
 impl Default for Security {
@@ -48,6 +77,9 @@ impl Default for Security {
             curve_public: [0; 32],
             curve_secret: CurveSecretKey::from_bytes([0; 32]),
             curve_server: [0; 32],
+            zap_domain: bytes::Bytes::new(),
+            zap_enforce_domain: false,
+            zap_ctx: CtxLink::default(),
         }
     }
 }
@@ -96,6 +128,15 @@ impl Security {
                 self.as_server = false;
                 self.mechanism = CURVE;
             }
+            opt::ZAP_DOMAIN => {
+                // libzmq takes the bytes up to an optional trailing NUL.
+                let v = v.strip_suffix(&[0]).unwrap_or(v);
+                if v.len() > 255 {
+                    return Err(Error::Invalid);
+                }
+                self.zap_domain = bytes::Bytes::copy_from_slice(v);
+            }
+            opt::ZAP_ENFORCE_DOMAIN => self.zap_enforce_domain = flag(v)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -113,6 +154,12 @@ impl Security {
             opt::CURVE_PUBLICKEY => Some(self.curve_public.to_vec()),
             opt::CURVE_SECRETKEY => Some(self.curve_secret.expose().to_vec()),
             opt::CURVE_SERVERKEY => Some(self.curve_server.to_vec()),
+            opt::ZAP_DOMAIN => {
+                let mut v = self.zap_domain.to_vec();
+                v.push(0);
+                Some(v)
+            }
+            opt::ZAP_ENFORCE_DOMAIN => i(self.zap_enforce_domain as i32),
             _ => None,
         }
     }
@@ -231,6 +278,21 @@ mod tests {
             Mechanism::CurveClient(k) => assert_eq!(zmtp::z85::encode(&k.server).unwrap(), SERVER_PUBLIC),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn zap_options() {
+        let mut s = Security::default();
+        assert_eq!(s.get(opt::ZAP_DOMAIN), Some(vec![0]));
+        s.set(opt::ZAP_DOMAIN, b"global").unwrap();
+        assert_eq!(s.get(opt::ZAP_DOMAIN), Some(b"global\0".to_vec()));
+        s.set(opt::ZAP_DOMAIN, b"nul\0").unwrap();
+        assert_eq!(&s.zap_domain[..], b"nul");
+        assert_eq!(s.set(opt::ZAP_DOMAIN, &[b'a'; 256]), Err(Error::Invalid));
+        s.set(opt::ZAP_ENFORCE_DOMAIN, &int(1)).unwrap();
+        assert_eq!(s.get(opt::ZAP_ENFORCE_DOMAIN), Some(int(1).to_vec()));
+        assert_eq!(s.set(opt::ZAP_ENFORCE_DOMAIN, &int(2)), Err(Error::Invalid));
+        assert!(s.zap_ctx.get().is_none());
     }
 
     #[test]

@@ -181,6 +181,29 @@ impl Connection {
         out.append(&mut self.transmit);
     }
 
+    /// The ZAP request the handshake is paused for (see [`crate::zap`]).
+    pub fn zap_request(&self) -> Option<&crate::zap::ZapRequest> {
+        self.handshake.zap_request()
+    }
+
+    /// Resumes a handshake paused for ZAP with the handler's reply frames; then call
+    /// [`handle_input`](Self::handle_input) again for input that waited meanwhile.
+    pub fn handle_zap_reply(&mut self, frames: &[bytes::Bytes]) -> Result<(), Error> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let r = self.handshake.handle_zap_reply(frames).map_err(Error::from);
+        if let Err(e) = &r {
+            self.error = Some(e.clone());
+        }
+        r
+    }
+
+    /// The ZAP handler's approval, once given.
+    pub fn zap_reply(&self) -> Option<&crate::zap::ZapReply> {
+        self.handshake.zap_reply()
+    }
+
     /// The peer, once the handshake is complete.
     pub fn peer(&self) -> Option<&Peer> {
         self.handshake.peer()

@@ -254,17 +254,27 @@ pub enum HandshakeError {
     NoZapHandler,
     /// A CURVE short nonce that did not increase.
     InvalidNonce,
+    /// Our ZAP handler refused the peer with this status code (300, 400 or 500) and text.
+    ZapRefused {
+        /// The ZAP status code.
+        status: u16,
+        /// The handler's status text.
+        text: Bytes,
+    },
+    /// Our ZAP handler sent a malformed reply (libzmq: a protocol error).
+    ZapReply(crate::zap::ZapError),
 }
 
 impl HandshakeError {
     /// True for failures libzmq reports as `ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL`:
     /// the peer broke the protocol or announced something we cannot accept.
     pub fn is_protocol_error(&self) -> bool {
-        !matches!(self, HandshakeError::PeerError { .. })
+        !matches!(self, HandshakeError::PeerError { .. } | HandshakeError::ZapRefused { .. })
     }
 
     /// True for failures libzmq reports as `ZMQ_EVENT_HANDSHAKE_FAILED_AUTH`:
-    /// the peer sent ERROR with a ZAP status code (300, 400 or 500).
+    /// the peer sent ERROR with a ZAP status code (300, 400 or 500), or our own
+    /// ZAP handler refused the peer.
     pub fn is_auth_failure(&self) -> bool {
         matches!(self, HandshakeError::NoZapHandler) || self.zap_status_code().is_some()
     }
@@ -275,6 +285,7 @@ impl HandshakeError {
     /// libzmq reports it as `ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL`.
     pub fn zap_status_code(&self) -> Option<u16> {
         match self {
+            HandshakeError::ZapRefused { status, .. } => Some(*status),
             HandshakeError::PeerError { reason } => match reason.as_ref() {
                 [d @ b'3'..=b'5', b'0', b'0'] => Some(u16::from(d - b'0') * 100),
                 _ => None,
@@ -329,6 +340,10 @@ impl fmt::Display for HandshakeError {
             HandshakeError::BadVouch => f.write_str("INITIATE carries an invalid vouch"),
             HandshakeError::NoZapHandler => f.write_str("PLAIN credentials cannot be checked: no ZAP handler"),
             HandshakeError::InvalidNonce => f.write_str("CURVE nonce did not increase"),
+            HandshakeError::ZapRefused { status, text } => {
+                write!(f, "ZAP handler refused the peer: {status} {}", text.escape_ascii())
+            }
+            HandshakeError::ZapReply(e) => e.fmt(f),
         }
     }
 }
@@ -339,6 +354,7 @@ impl std::error::Error for HandshakeError {
             HandshakeError::Frame(e) => Some(e),
             HandshakeError::Command(e) => Some(e),
             HandshakeError::Metadata(e) => Some(e),
+            HandshakeError::ZapReply(e) => Some(e),
             _ => None,
         }
     }
@@ -498,6 +514,12 @@ mod tests {
         );
         assert!(HandshakeError::MechanismMismatch.is_protocol_error());
         assert!(!HandshakeError::MechanismMismatch.is_auth_failure());
+        let refused = HandshakeError::ZapRefused { status: 300, text: Bytes::from_static(b"later") };
+        assert!(refused.is_auth_failure() && !refused.is_protocol_error());
+        assert_eq!(refused.zap_status_code(), Some(300));
+        assert!(refused.to_string().contains("300 later"));
+        let bad = HandshakeError::ZapReply(crate::zap::ZapError::Version);
+        assert!(bad.is_protocol_error() && !bad.is_auth_failure());
     }
 
     #[test]

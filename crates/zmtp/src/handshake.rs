@@ -19,10 +19,11 @@ use crate::command::Command;
 use crate::error::HandshakeError;
 use crate::frame::{parse_header, FLAG_LONG, LONG_HEADER_LEN, SHORT_HEADER_LEN};
 use crate::greeting::{check_prefix, Greeting, GREETING_LEN, MAJOR_POS, SIGNATURE_LEN};
-use crate::mechanism::{Cipher, Mechanism, MechanismState, Status, KNOWN_MECHANISMS};
+use crate::mechanism::{Cipher, Mechanism, MechanismState, Status, ZapMode, KNOWN_MECHANISMS};
 use crate::metadata::{Metadata, IDENTITY, SOCKET_TYPE};
 use crate::socket_type::SocketType;
 use crate::version::Version;
+use crate::zap::{ZapConfig, ZapReply, ZapRequest};
 
 /// Maximum length of a routing id ("Identity" property).
 pub const MAX_ROUTING_ID: usize = 255;
@@ -44,6 +45,8 @@ pub struct Config {
     /// Entries named Socket-Type or Identity, or with invalid names, are
     /// left out.
     pub properties: Vec<(String, Bytes)>,
+    /// ZAP: whether a handler is bound, the domain, enforcement, the peer's address.
+    pub zap: ZapConfig,
 }
 
 impl Config {
@@ -56,6 +59,7 @@ impl Config {
             mechanism: Mechanism::Null,
             max_msg_size: None,
             properties: Vec::new(),
+            zap: ZapConfig::default(),
         }
     }
 
@@ -110,6 +114,10 @@ struct MechanismPhase {
     version: Version,
     mechanism: MechanismState,
     frame: Vec<u8>,
+    /// Waiting for the ZAP verdict on this request: no input is consumed meanwhile.
+    zap: Option<ZapRequest>,
+    /// NULL with ZAP: the mechanism (our READY) starts only once ZAP approves.
+    null_deferred: bool,
 }
 
 #[derive(Debug)]
@@ -131,6 +139,10 @@ pub struct Handshake {
     state: State,
     /// CURVE's data-phase cipher, from completion until the caller takes it.
     cipher: Option<Cipher>,
+    zap_config: ZapConfig,
+    routing_id: Bytes,
+    /// The handler's approval (user id, metadata), once given.
+    zap_reply: Option<ZapReply>,
 }
 
 impl Handshake {
@@ -160,6 +172,9 @@ impl Handshake {
             max_msg_size: config.max_msg_size,
             transmit,
             cipher: None,
+            zap_config: config.zap,
+            routing_id: config.routing_id,
+            zap_reply: None,
             state: State::Greeting(GreetingPhase {
                 ours,
                 sent: SIGNATURE_LEN,
@@ -190,15 +205,7 @@ impl Handshake {
         match self.drive(input) {
             Ok(n) => Ok(n),
             Err(e) => {
-                if !matches!(self.state, State::Failed(_)) {
-                    if let Some(reason) = error_reason(&e) {
-                        Command::Error {
-                            reason: Bytes::from_static(reason.as_bytes()),
-                        }
-                        .encode(&mut self.transmit);
-                    }
-                    self.state = State::Failed(e.clone());
-                }
+                self.settle(Err(e.clone()))?;
                 Err(e)
             }
         }
@@ -251,17 +258,40 @@ impl Handshake {
                         // The peer's as-server flag is not checked: libzmq 4.3 sends 0
                         // whatever its role, and takes its role from its own options.
                         let version = ours.version().min(theirs.version());
-                        let mut mechanism = self.mechanism.start();
-                        mechanism.start(&self.our_metadata, &mut self.transmit);
+                        let zap = &self.zap_config;
+                        // libzmq 4.3: PLAIN and CURVE servers ask a bound handler; without
+                        // one PLAIN refuses, CURVE proceeds unless enforcement is on. NULL
+                        // asks only with a domain, and then behaves like CURVE.
+                        let mode = match (zap.handler, &self.mechanism) {
+                            (true, _) => ZapMode::Ask,
+                            (false, Mechanism::PlainServer) => ZapMode::Refuse,
+                            (false, _) if zap.enforce_domain => ZapMode::Refuse,
+                            (false, _) => ZapMode::Skip,
+                        };
+                        let null_zap = matches!(self.mechanism, Mechanism::Null) && !zap.domain.is_empty();
+                        if null_zap && mode == ZapMode::Refuse {
+                            return Err(HandshakeError::NoZapHandler);
+                        }
+                        let mut mechanism = self.mechanism.start(mode);
+                        let null_deferred = null_zap && mode == ZapMode::Ask;
+                        let zap = if null_deferred {
+                            Some(self.build_zap_request(b"NULL", Vec::new()))
+                        } else {
+                            mechanism.start(&self.our_metadata, &mut self.transmit);
+                            None
+                        };
                         self.state = State::Mechanism(MechanismPhase {
                             version,
                             mechanism,
                             frame: Vec::new(),
+                            zap,
+                            null_deferred,
                         });
                     }
                 }
                 State::Mechanism(m) => {
-                    if rest.is_empty() {
+                    if rest.is_empty() || m.zap.is_some() {
+                        // Paused for ZAP: the rest waits for `handle_zap_reply`.
                         return Ok(consumed);
                     }
                     // Gather exactly one frame: the header first, then the body.
@@ -285,17 +315,118 @@ impl Handshake {
                         return Err(HandshakeError::UnexpectedMessage);
                     }
                     let body = Bytes::from(std::mem::take(&mut m.frame)).slice(h.header_len..);
-                    match m.mechanism.on_command(&body, &mut self.transmit)? {
-                        Status::InProgress => {}
-                        Status::Complete(metadata) => {
-                            let peer = validate_peer(self.socket_type, m.version, metadata)?;
-                            self.cipher = m.mechanism.take_cipher();
-                            self.state = State::Complete(peer);
-                        }
-                    }
+                    let status = m.mechanism.on_command(&body, &mut self.transmit)?;
+                    self.on_status(status)?;
                 }
             }
         }
+    }
+
+    /// Acts on a mechanism's progress: complete, pause for ZAP, or carry on.
+    fn on_status(&mut self, status: Status) -> Result<(), HandshakeError> {
+        match status {
+            Status::InProgress => {}
+            Status::Zap(credentials) => {
+                let mechanism = self.mechanism.name();
+                let request = self.build_zap_request(mechanism, credentials);
+                if let State::Mechanism(m) = &mut self.state {
+                    m.zap = Some(request);
+                }
+            }
+            Status::Complete(metadata) => {
+                let State::Mechanism(m) = &mut self.state else { return Ok(()) };
+                let peer = validate_peer(self.socket_type, m.version, metadata)?;
+                self.cipher = m.mechanism.take_cipher();
+                self.state = State::Complete(peer);
+            }
+        }
+        Ok(())
+    }
+
+    fn build_zap_request(&self, mechanism: &'static [u8], credentials: Vec<Bytes>) -> ZapRequest {
+        ZapRequest {
+            domain: self.zap_config.domain.clone(),
+            address: self.zap_config.peer_address.clone(),
+            identity: self.routing_id.clone(),
+            mechanism,
+            credentials,
+        }
+    }
+
+    /// The ZAP request the handshake is paused for, if any. The caller sends it to the
+    /// handler and passes the reply to [`handle_zap_reply`](Self::handle_zap_reply), then
+    /// feeds input again (input is not consumed while paused).
+    pub fn zap_request(&self) -> Option<&ZapRequest> {
+        match &self.state {
+            State::Mechanism(m) => m.zap.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Resumes the paused handshake with the handler's reply frames (delimiter included).
+    /// 200 goes on (queuing WELCOME or READY); 300 fails silently; 400 and 500 queue an
+    /// ERROR carrying the status code, as libzmq does; a malformed reply fails as
+    /// [`HandshakeError::ZapReply`]. Calling it when not paused is an error too.
+    pub fn handle_zap_reply(&mut self, frames: &[Bytes]) -> Result<(), HandshakeError> {
+        let r = self.apply_zap_reply(frames);
+        self.settle(r)
+    }
+
+    /// Ends the paused handshake because no verdict can be had (the handler went away).
+    pub fn zap_unavailable(&mut self) -> HandshakeError {
+        let e = HandshakeError::NoZapHandler;
+        let _ = self.settle(Err(e.clone()));
+        e
+    }
+
+    fn apply_zap_reply(&mut self, frames: &[Bytes]) -> Result<(), HandshakeError> {
+        let State::Mechanism(m) = &mut self.state else {
+            return Err(HandshakeError::UnexpectedCommand(Bytes::from_static(b"ZAP")));
+        };
+        if m.zap.take().is_none() {
+            return Err(HandshakeError::UnexpectedCommand(Bytes::from_static(b"ZAP")));
+        }
+        let reply = ZapReply::parse(frames).map_err(HandshakeError::ZapReply)?;
+        if reply.status_code != 200 {
+            if reply.status_code != 300 {
+                // libzmq's ERROR reason is the bare status code; a 300 (try later) is a
+                // silent disconnect (RFC 26).
+                Command::Error { reason: Bytes::from(reply.status_code.to_string()) }
+                    .encode(&mut self.transmit);
+            }
+            return Err(HandshakeError::ZapRefused {
+                status: reply.status_code,
+                text: reply.status_text,
+            });
+        }
+        self.zap_reply = Some(reply);
+        let status = if std::mem::take(&mut m.null_deferred) {
+            m.mechanism.start(&self.our_metadata, &mut self.transmit);
+            Status::InProgress
+        } else {
+            m.mechanism.zap_approved(&mut self.transmit)?
+        };
+        self.on_status(status)
+    }
+
+    /// Records a failure as `handle_input` does (queuing an ERROR where RFC 23 asks for one).
+    fn settle(&mut self, r: Result<(), HandshakeError>) -> Result<(), HandshakeError> {
+        if let Err(e) = &r {
+            if !matches!(self.state, State::Failed(_)) {
+                if let Some(reason) = error_reason(e) {
+                    Command::Error { reason: Bytes::from_static(reason.as_bytes()) }
+                        .encode(&mut self.transmit);
+                }
+                self.state = State::Failed(e.clone());
+            }
+        }
+        r
+    }
+
+    /// The ZAP handler's approval (status 200, user id, metadata), once given; `None` when
+    /// no handler was asked.
+    pub fn zap_reply(&self) -> Option<&ZapReply> {
+        self.zap_reply.as_ref()
     }
 
     /// True once the peer's metadata has been received and accepted.

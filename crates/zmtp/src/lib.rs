@@ -13,6 +13,7 @@
 //!   data-phase [`Cipher`] CURVE needs);
 //! * [`z85`]: the Z85 text encoding of CURVE keys (RFC 32);
 //! * [`handshake`]: greeting + mechanism handshake as a state machine;
+//! * [`zap`]: the ZAP (RFC 27) request a server handshake pauses for, and the reply;
 //! * [`connection`]: a convenience wrapper running the handshake and then the
 //!   data phase, producing [`Event`]s.
 //!
@@ -33,6 +34,7 @@ pub mod mechanism;
 pub mod metadata;
 pub mod socket_type;
 mod version;
+pub mod zap;
 pub mod z85;
 
 pub use command::{encode_subscription, parse_legacy_subscription, Command};
@@ -51,3 +53,4 @@ pub use mechanism::{
 pub use metadata::Metadata;
 pub use socket_type::SocketType;
 pub use version::Version;
+pub use zap::{ZapConfig, ZapError, ZapReply, ZapRequest};

@@ -7,6 +7,7 @@
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
 mod session;
+mod zap;
 
 use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
 use crate::socket::options::Options;

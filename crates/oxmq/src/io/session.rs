@@ -76,6 +76,10 @@ struct Conn {
     out_mid: bool,
     /// CURVE: seals every outgoing frame and opens every incoming one (None for NULL/PLAIN).
     cipher: Option<zmtp::Cipher>,
+    /// The ZAP request in flight while the handshake waits for a verdict.
+    zap: Option<super::zap::ZapClient>,
+    /// The peer's address (tcp: its IP), for ZAP and the Peer-Address property.
+    peer_address: String,
 }
 
 enum State {
@@ -336,10 +340,13 @@ impl Session {
             return false;
         }
         let kind = self.socket.kind;
+        let mechanism = self.options.security.mechanism();
+        let peer_address = super::zap::peer_address(&stream);
         let config = zmtp::Config {
             socket_type: kind.wire(),
             routing_id: self.options.routing_id.clone(),
-            mechanism: self.options.security.mechanism(),
+            zap: super::zap::config(&self.options, &mechanism, &peer_address),
+            mechanism,
             max_msg_size: self.options.max_msg_size(),
             properties: Vec::new(),
         };
@@ -363,6 +370,8 @@ impl Session {
             read_pending: true,
             out_mid: false,
             cipher: None,
+            zap: None,
+            peer_address,
         }));
         if self.options.handshake_ivl > 0 {
             ctx.add_timer(
@@ -379,8 +388,9 @@ impl Session {
         self.ready(ctx, true, true)
     }
 
-    /// The handshake finished: set up the pipe and tell the socket.
-    fn on_handshake_done(&mut self, peer: zmtp::Peer) {
+    /// The handshake finished: set up the pipe and tell the socket. `props` travel on the
+    /// routing-id frame, which the socket's pipe end keeps for the messages that follow.
+    fn on_handshake_done(&mut self, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
         self.ivl = self.options.reconnect_ivl;
         let routing_id = peer.routing_id.unwrap_or_default();
         if let State::Connected(c) = &mut self.state {
@@ -392,6 +402,7 @@ impl Session {
             mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
             let mut id = Msg::from(routing_id);
             id.set_flags(ROUTING_ID);
+            id.set_props(Some(props));
             mine.write(id);
             mine.flush();
             self.pipe = Some(mine);
@@ -402,6 +413,7 @@ impl Session {
         } else if let Some(p) = &mut self.pipe {
             let mut id = Msg::from(routing_id);
             id.set_flags(ROUTING_ID);
+            id.set_props(Some(props));
             p.write(id);
             p.flush();
             if self.connected_before {
@@ -538,22 +550,38 @@ impl Session {
     /// Frames are parsed with a cursor and the buffer is advanced once per batch, not once
     /// per frame; small bodies are copied out at the cursor, large ones are split off the
     /// buffer without copying (which needs the buffer advanced to them first).
-    fn decode(&mut self, _ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+    fn decode(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
         let max = self.options.max_msg_size();
         loop {
             let State::Connected(c) = &mut self.state else { return Ok(()) };
             if let Some(hs) = &mut c.handshake {
-                let r = hs.handle_input(&c.rx);
+                let id = PipeId { slot: self.token, serial: self.serial };
+                let r = hs.handle_input(&c.rx).and_then(|n| {
+                    c.rx.advance(n);
+                    super::zap::step(hs, &mut c.zap, c.rx.len(), &self.options, ctx.io, id)
+                });
                 hs.poll_transmit(&mut c.tx);
-                let n = r.map_err(|_| Lost)?;
-                c.rx.advance(n);
+                let resumed = match r {
+                    Ok(resumed) => resumed,
+                    // `_e` says why (`is_auth_failure`, `zap_status_code`, ...).
+                    Err(_e) => {
+                        // Let a refused peer read why (ERROR) before the connection closes.
+                        let _ = c.stream.write_vectored(&[IoSlice::new(&c.tx[c.tx_pos..])]);
+                        return Err(Lost);
+                    }
+                };
                 if !hs.is_complete() {
+                    if resumed {
+                        continue;
+                    }
                     return Ok(());
                 }
                 let peer = hs.peer().cloned().ok_or(Lost)?;
+                let props = crate::properties::Properties::gather(&c.peer_address, hs.zap_reply(), &peer.metadata);
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
-                self.on_handshake_done(peer);
+                c.zap = None;
+                self.on_handshake_done(peer, Arc::new(props));
                 continue;
             }
             break;

@@ -104,6 +104,9 @@ pub(crate) struct PipeEnd {
     out_mid: bool,
     /// Writer position just after the last complete message: what `flush` may publish.
     complete_upto: usize,
+    /// The properties of the connection now feeding this end, taken from the routing-id
+    /// frame that opens each connection and attached to every message read after it.
+    props: Option<Arc<crate::properties::Properties>>,
 }
 
 /// Creates a pipe. `hwm[0]` bounds the direction end 0 → end 1, `hwm[1]` the reverse.
@@ -127,6 +130,7 @@ pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
         lwm: if in_hwm == 0 { 256 } else { (in_hwm / 4).clamp(1, 256) },
         out_mid: false,
         complete_upto: 0,
+        props: None,
     };
     let a = end(0, w01, r10, hwm[0], hwm[1]);
     let b = end(1, w10, r01, hwm[1], hwm[0]);
@@ -205,7 +209,8 @@ impl PipeEnd {
     #[inline(always)]
     pub(crate) fn read(&mut self) -> Read {
         match self.inp.pop() {
-            Some(msg) => {
+            Some(mut msg) => {
+                self.tag(&mut msg);
                 if !msg.more() {
                     self.read_msgs += 1;
                     if self.read_msgs - self.read_published >= self.lwm {
@@ -230,7 +235,8 @@ impl PipeEnd {
         // look at the queue finds anything it published before closing.
         if self.peer().closed.load(Ordering::Acquire) {
             match self.inp.pop() {
-                Some(msg) => {
+                Some(mut msg) => {
+                    self.tag(&mut msg);
                     if !msg.more() {
                         self.read_msgs += 1;
                     }
@@ -240,6 +246,17 @@ impl PipeEnd {
             }
         } else {
             Read::Empty
+        }
+    }
+
+    /// Connection properties: a routing-id frame brings the new connection's, later messages
+    /// get a share of them (an `Arc` clone on the reading thread; nothing when there are none).
+    #[inline]
+    fn tag(&mut self, msg: &mut Msg) {
+        if msg.is_routing_id() {
+            self.props = msg.props_arc().cloned();
+        } else if let Some(p) = &self.props {
+            msg.set_props(Some(p.clone()));
         }
     }
 

@@ -333,6 +333,7 @@ impl Socket {
         let id = ctx.inner.register_socket(mailbox.clone())?;
         let mut options = Options::new(ctx.inner.ipv6_default());
         options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
+        options.security.zap_ctx = crate::security::CtxLink::new(&ctx);
         Ok(Socket {
             shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger) }),
             ctx,

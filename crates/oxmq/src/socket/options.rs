@@ -141,7 +141,7 @@ impl Options {
                 self.rate = n;
             }
             opt::RECOVERY_IVL => self.recovery_ivl = int_min(v, 0)?,
-            opt::MECHANISM..=opt::CURVE_SERVERKEY => return self.security.set(option, v),
+            opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => return self.security.set(option, v),
             _ => return Ok(false),
         }
         Ok(true)
@@ -177,7 +177,7 @@ impl Options {
             opt::MULTICAST_HOPS => i(self.multicast_hops),
             opt::RATE => i(self.rate),
             opt::RECOVERY_IVL => i(self.recovery_ivl),
-            opt::MECHANISM..=opt::CURVE_SERVERKEY => self.security.get(option),
+            opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => self.security.get(option),
             _ => None,
         }
     }

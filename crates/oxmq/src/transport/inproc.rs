@@ -106,3 +106,28 @@ pub(crate) fn connect(ctx: &Context, _shared: &Arc<SocketShared>, options: &Opti
         }
     }
 }
+
+/// True when a socket of one of `kinds` is bound at `name` (the ZAP handler check).
+pub(crate) fn bound_as(reg: &std::sync::Mutex<Registry>, name: &str, kinds: &[crate::socket::SocketType]) -> bool {
+    let reg = reg.lock().unwrap_or_else(|p| p.into_inner());
+    reg.bound.get(name).is_some_and(|b| kinds.contains(&b.shared.kind))
+}
+
+/// Joins an engine-internal pipe to the socket bound at `name`, if it is one of `kinds`, as
+/// an anonymous inproc peer (empty routing id) with no high-water mark (libzmq's ZAP pipe).
+/// Returns the caller's end; its first frame is the bound socket's routing id.
+pub(crate) fn attach_internal(
+    reg: &std::sync::Mutex<Registry>,
+    name: &str,
+    kinds: &[crate::socket::SocketType],
+) -> Option<PipeEnd> {
+    let reg = reg.lock().unwrap_or_else(|p| p.into_inner());
+    let b = reg.bound.get(name).filter(|b| kinds.contains(&b.shared.kind))?;
+    let (mut mine, mut theirs) = pipe([0, 0]);
+    mine.write(routing_id_frame(&Bytes::new()));
+    mine.flush();
+    theirs.write(routing_id_frame(&b.routing_id));
+    theirs.flush();
+    b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: None });
+    Some(mine)
+}

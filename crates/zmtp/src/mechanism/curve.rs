@@ -43,7 +43,7 @@ use subtle::ConstantTimeEq;
 use x25519_dalek::{PublicKey, StaticSecret};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::{peer_error_or_unexpected, split_command, CurveClientKeys, CurveServerKeys, Status};
+use super::{peer_error_or_unexpected, split_command, CurveClientKeys, CurveServerKeys, Status, ZapMode};
 use crate::error::{CipherError, HandshakeError};
 use crate::frame::{encode_frame, encode_header, Frame};
 use crate::metadata::Metadata;
@@ -477,6 +477,8 @@ pub(crate) struct Server {
     cipher: Option<Cipher>,
     /// The client's long-term public key, once INITIATE is verified (for ZAP).
     client_key: Option<[u8; KEY_LEN]>,
+    /// What to do once INITIATE is verified: ask ZAP, proceed, or refuse.
+    zap: ZapMode,
 }
 
 enum ServerState {
@@ -488,6 +490,12 @@ enum ServerState {
         cookie_key: Zeroizing<[u8; KEY_LEN]>,
         hello_nonce: u64,
     },
+    /// INITIATE verified; waiting for the ZAP verdict before READY.
+    AwaitingZap {
+        meta: Metadata,
+        session: XSalsa20Poly1305,
+        initiate_nonce: u64,
+    },
     Done,
 }
 
@@ -496,6 +504,7 @@ impl std::fmt::Debug for Server {
         let state = match self.state {
             ServerState::Idle => "Idle",
             ServerState::WelcomeSent { .. } => "WelcomeSent",
+            ServerState::AwaitingZap { .. } => "AwaitingZap",
             ServerState::Done => "Done",
         };
         f.debug_struct("CurveServer").field("state", &state).finish_non_exhaustive()
@@ -503,7 +512,7 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    pub(crate) fn new(keys: &CurveServerKeys) -> Server {
+    pub(crate) fn new(keys: &CurveServerKeys, zap: ZapMode) -> Server {
         let cn_secret = StaticSecret::random_from_rng(OsRng);
         Server {
             public: keys.secret.public_key(),
@@ -514,6 +523,7 @@ impl Server {
             state: ServerState::Idle,
             cipher: None,
             client_key: None,
+            zap,
         }
     }
 
@@ -527,7 +537,7 @@ impl Server {
     }
 
     /// The client's long-term public key, once its INITIATE was verified.
-    #[allow(dead_code)] // for ZAP
+    #[cfg(test)]
     pub(crate) fn client_key(&self) -> Option<&[u8; KEY_LEN]> {
         self.client_key.as_ref()
     }
@@ -637,13 +647,39 @@ impl Server {
             return Err(HandshakeError::BadVouch);
         }
         let meta = Metadata::parse_bytes(&Bytes::copy_from_slice(&pt[128..]))?;
+        self.client_key = Some(client_key);
+        match self.zap {
+            ZapMode::Skip => self.send_ready(meta, session, n, out),
+            ZapMode::Refuse => Err(HandshakeError::NoZapHandler),
+            ZapMode::Ask => {
+                self.state = ServerState::AwaitingZap { meta, session, initiate_nonce: n };
+                Ok(Status::Zap(vec![Bytes::copy_from_slice(&client_key)]))
+            }
+        }
+    }
 
+    /// ZAP approved the client's key: send READY and start the data phase.
+    pub(crate) fn zap_approved(&mut self, out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
+        match std::mem::replace(&mut self.state, ServerState::Done) {
+            ServerState::AwaitingZap { meta, session, initiate_nonce } => {
+                self.send_ready(meta, session, initiate_nonce, out)
+            }
+            _ => Err(HandshakeError::UnexpectedCommand(Bytes::from_static(b"ZAP"))),
+        }
+    }
+
+    fn send_ready(
+        &mut self,
+        meta: Metadata,
+        session: XSalsa20Poly1305,
+        n: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<Status, HandshakeError> {
         let mut ours = Zeroizing::new(Vec::new());
         self.metadata.encode(&mut ours);
         let mut boxed = Vec::with_capacity(ours.len() + MAC_LEN);
         seal(&session, &nonce24(READY_PREFIX, &1u64.to_be_bytes()), &ours, &mut boxed);
         command_frame(&[b"\x05READY", &1u64.to_be_bytes(), &boxed], out);
-        self.client_key = Some(client_key);
         self.cipher = Some(Cipher {
             aead: session,
             send_prefix: MESSAGE_S,
@@ -690,7 +726,7 @@ mod tests {
             secret: c.secret.clone(),
             server: server_key_seen_by_client.unwrap_or(s.public),
         });
-        let server = Server::new(&CurveServerKeys { secret: s.secret.clone() });
+        let server = Server::new(&CurveServerKeys { secret: s.secret.clone() }, ZapMode::Skip);
         let mut p = Pair {
             client,
             server,

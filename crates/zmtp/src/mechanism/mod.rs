@@ -162,14 +162,15 @@ impl Mechanism {
         }
     }
 
-    /// Starts this mechanism's handshake state machine.
-    pub(crate) fn start(&self) -> MechanismState {
+    /// Starts this mechanism's handshake state machine; `zap` is what a server does at the
+    /// point where it would ask ZAP.
+    pub(crate) fn start(&self, zap: ZapMode) -> MechanismState {
         match self {
             Mechanism::Null => MechanismState::Null(null::NullState::new()),
             Mechanism::PlainClient(c) => MechanismState::PlainClient(plain::Client::new(c.clone())),
-            Mechanism::PlainServer => MechanismState::PlainServer(plain::Server::new()),
+            Mechanism::PlainServer => MechanismState::PlainServer(plain::Server::new(zap)),
             Mechanism::CurveClient(k) => MechanismState::CurveClient(curve::Client::new(k)),
-            Mechanism::CurveServer(k) => MechanismState::CurveServer(curve::Server::new(k)),
+            Mechanism::CurveServer(k) => MechanismState::CurveServer(curve::Server::new(k, zap)),
         }
     }
 }
@@ -178,11 +179,25 @@ impl Mechanism {
 /// tell a mismatch from a name we have never heard of.
 pub const KNOWN_MECHANISMS: [&[u8]; 4] = [b"NULL", b"PLAIN", b"CURVE", b"GSSAPI"];
 
+/// What a server mechanism does where libzmq asks ZAP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ZapMode {
+    /// A handler is bound: pause with [`Status::Zap`] until its verdict.
+    Ask,
+    /// No handler and none required: proceed as if approved.
+    Skip,
+    /// No handler but one is required: refuse the client.
+    Refuse,
+}
+
 /// Progress reported by a mechanism after a peer command.
 #[derive(Debug)]
 pub(crate) enum Status {
     /// More commands are needed.
     InProgress,
+    /// The server must ask ZAP with these credentials before going on; resume with
+    /// [`MechanismState::zap_approved`].
+    Zap(Vec<Bytes>),
     /// The handshake succeeded; the peer's metadata.
     Complete(Metadata),
 }
@@ -221,6 +236,16 @@ impl MechanismState {
             MechanismState::PlainServer(s) => s.on_command(body, out),
             MechanismState::CurveClient(s) => s.on_command(body, out),
             MechanismState::CurveServer(s) => s.on_command(body, out),
+        }
+    }
+
+    /// The ZAP handler approved the credentials this state paused for: go on.
+    pub(crate) fn zap_approved(&mut self, out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
+        match self {
+            MechanismState::PlainServer(s) => s.zap_approved(out),
+            MechanismState::CurveServer(s) => s.zap_approved(out),
+            // NULL's ZAP step is the handshake's (it delays READY); clients never ask.
+            _ => Ok(Status::InProgress),
         }
     }
 
@@ -273,7 +298,7 @@ mod tests {
         assert_eq!(Mechanism::Null.name(), b"NULL");
         assert!(!Mechanism::Null.has_roles());
         assert!(KNOWN_MECHANISMS.contains(&Mechanism::Null.name()));
-        assert!(matches!(Mechanism::Null.start(), MechanismState::Null(_)));
+        assert!(matches!(Mechanism::Null.start(ZapMode::Skip), MechanismState::Null(_)));
         let creds = PlainCredentials::new(b"admin", b"secret").unwrap();
         let plain = Mechanism::PlainClient(creds.clone());
         assert_eq!((plain.name(), plain.number(), plain.is_server()), (&b"PLAIN"[..], 1, false));

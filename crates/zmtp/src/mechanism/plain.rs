@@ -12,14 +12,13 @@
 //! WELCOME has no data. PLAIN authenticates (through ZAP) but does not
 //! encrypt: the data phase is plain frames, as with NULL.
 //!
-//! Not yet libzmq's policy: libzmq 4.3.5's PLAIN server drops every client
-//! when no ZAP handler is bound, while this server, which has no ZAP hook
-//! yet, accepts any credentials. The received credentials are kept for the
-//! ZAP request that will decide.
+//! The server checks nothing itself: after HELLO it pauses for a ZAP
+//! handler's verdict on the username and password ([`Status::Zap`]), and
+//! without a handler it refuses every client, as libzmq 4.3 does.
 
 use bytes::Bytes;
 
-use super::{peer_error_or_unexpected, split_command, PlainCredentials, SecretBytes, Status};
+use super::{peer_error_or_unexpected, split_command, PlainCredentials, SecretBytes, Status, ZapMode};
 use crate::error::HandshakeError;
 use crate::frame::encode_frame;
 use crate::metadata::Metadata;
@@ -117,35 +116,40 @@ pub(crate) struct Server {
     /// The client's credentials, once HELLO arrived (for ZAP).
     username: Bytes,
     password: SecretBytes,
-    /// Whether a ZAP verdict can be had. Until ZAP is wired in, never: the server refuses.
-    zap: bool,
+    /// What to do after HELLO: ask ZAP, or refuse (no handler). Never skipped.
+    zap: ZapMode,
 }
 
 #[derive(Debug, PartialEq, Eq)]
 enum ServerPhase {
     /// Waiting for HELLO.
     Idle,
+    /// HELLO received; waiting for the ZAP verdict.
+    AwaitingZap,
     /// WELCOME sent; waiting for INITIATE.
     WelcomeSent,
     Done,
 }
 
 impl Server {
-    pub(crate) fn new() -> Server {
+    pub(crate) fn new(zap: ZapMode) -> Server {
         Server {
             metadata: Metadata::new(),
             phase: ServerPhase::Idle,
             username: Bytes::new(),
             password: SecretBytes::default(),
-            zap: false,
+            zap,
         }
     }
 
-    /// A server whose credentials check is taken as passed: what a ZAP handler's 200 will
-    /// do. Tests only, until the ZAP exchange exists.
-    #[cfg(test)]
-    fn approved() -> Server {
-        Server { zap: true, ..Server::new() }
+    /// ZAP approved the credentials: welcome the client.
+    pub(crate) fn zap_approved(&mut self, out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
+        if self.phase != ServerPhase::AwaitingZap {
+            return Err(HandshakeError::UnexpectedCommand(Bytes::from_static(b"ZAP")));
+        }
+        command(b"WELCOME", &[], out);
+        self.phase = ServerPhase::WelcomeSent;
+        Ok(Status::InProgress)
     }
 
     /// The server speaks second: nothing to send yet.
@@ -154,13 +158,13 @@ impl Server {
     }
 
     /// The username the client sent (empty before HELLO).
-    #[allow(dead_code)] // for ZAP
+    #[cfg(test)]
     pub(crate) fn username(&self) -> &[u8] {
         &self.username
     }
 
     /// The password the client sent (empty before HELLO).
-    #[allow(dead_code)] // for ZAP
+    #[cfg(test)]
     pub(crate) fn password(&self) -> &[u8] {
         self.password.expose()
     }
@@ -176,14 +180,13 @@ impl Server {
                 let (user, pass) = parse_hello(data)?;
                 self.username = Bytes::copy_from_slice(user);
                 self.password = SecretBytes::new(pass);
-                if !self.zap {
+                if self.zap != ZapMode::Ask {
                     // Nothing can vouch for these credentials: fail closed, as libzmq does
-                    // without a ZAP handler. (ZAP support will set `zap` and defer here.)
+                    // without a ZAP handler.
                     return Err(HandshakeError::NoZapHandler);
                 }
-                command(b"WELCOME", &[], out);
-                self.phase = ServerPhase::WelcomeSent;
-                Ok(Status::InProgress)
+                self.phase = ServerPhase::AwaitingZap;
+                Ok(Status::Zap(vec![self.username.clone(), Bytes::copy_from_slice(self.password.expose())]))
             }
             (ServerPhase::WelcomeSent, b"INITIATE") => {
                 let meta = Metadata::parse_bytes(&body.slice(body.len() - data.len()..))?;
@@ -193,7 +196,7 @@ impl Server {
                 self.phase = ServerPhase::Done;
                 Ok(Status::Complete(meta))
             }
-            (ServerPhase::Idle | ServerPhase::WelcomeSent, _) => {
+            (ServerPhase::Idle | ServerPhase::WelcomeSent | ServerPhase::AwaitingZap, _) => {
                 Err(peer_error_or_unexpected(body))
             }
             _ => Err(HandshakeError::UnexpectedCommand(Bytes::copy_from_slice(name))),
@@ -238,7 +241,7 @@ mod tests {
 
     #[test]
     fn without_zap_the_server_fails_closed() {
-        let mut s = Server::new();
+        let mut s = Server::new(ZapMode::Refuse);
         let err = s.on_command(&Bytes::from_static(b"\x05HELLO\x05admin\x06secret"), &mut Vec::new());
         assert_eq!(err.unwrap_err(), HandshakeError::NoZapHandler);
         assert!(HandshakeError::NoZapHandler.is_auth_failure());
@@ -247,13 +250,19 @@ mod tests {
     #[test]
     fn full_exchange_matches_rfc24() {
         let mut c = Client::new(PlainCredentials::new(b"admin", b"secret").unwrap());
-        let mut s = Server::approved();
+        let mut s = Server::new(ZapMode::Ask);
         let (mut to_s, mut to_c) = (Vec::new(), Vec::new());
         c.start(&meta("DEALER"), &mut to_s);
         s.start(&meta("ROUTER"));
         assert_eq!(to_s, b"\x04\x13\x05HELLO\x05admin\x06secret");
         let hello = bodies(&to_s).remove(0);
-        assert!(matches!(s.on_command(&hello, &mut to_c), Ok(Status::InProgress)));
+        match s.on_command(&hello, &mut to_c) {
+            Ok(Status::Zap(creds)) => assert_eq!(creds, [&b"admin"[..], b"secret"]),
+            other => panic!("{other:?}"),
+        }
+        assert!(to_c.is_empty(), "nothing is sent before the verdict");
+        assert!(matches!(s.zap_approved(&mut to_c), Ok(Status::InProgress)));
+        assert!(s.zap_approved(&mut to_c).is_err(), "approved once");
         assert_eq!(s.username(), b"admin");
         assert_eq!(s.password(), b"secret");
         assert_eq!(to_c, b"\x04\x08\x07WELCOME");
@@ -276,17 +285,17 @@ mod tests {
         for data in [&b""[..], b"\x05adm", b"\x01a", b"\x01a\x02b", b"\x01a\x01bc"] {
             let mut body = b"\x05HELLO".to_vec();
             body.extend_from_slice(data);
-            let mut s = Server::new();
+            let mut s = Server::new(ZapMode::Ask);
             assert_eq!(
                 s.on_command(&Bytes::from(body), &mut Vec::new()).unwrap_err(),
                 HandshakeError::MalformedCommand { command: "HELLO" }
             );
         }
         // An empty username and password are valid.
-        let mut s = Server::approved();
+        let mut s = Server::new(ZapMode::Ask);
         assert!(s.on_command(&Bytes::from_static(b"\x05HELLO\x00\x00"), &mut Vec::new()).is_ok());
         // INITIATE before HELLO.
-        let mut s = Server::new();
+        let mut s = Server::new(ZapMode::Ask);
         assert_eq!(
             s.on_command(&Bytes::from_static(b"\x08INITIATE"), &mut Vec::new()).unwrap_err(),
             HandshakeError::UnexpectedCommand(Bytes::from_static(b"INITIATE"))
