@@ -82,8 +82,15 @@ impl Msg {
             buf[..data.len()].copy_from_slice(data);
             Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0, props: None }
         } else {
-            Msg { body: Body::Shared(arena::copy(data).freeze()), flags: 0, props: None }
+            Msg::copy_large(data)
         }
+    }
+
+    /// `copy_from` for bodies that do not fit inline: out of line, so the small case stays
+    /// small enough to inline into decoders.
+    #[inline(never)]
+    fn copy_large(data: &[u8]) -> Msg {
+        Msg { body: Body::Shared(arena::copy(data).freeze()), flags: 0, props: None }
     }
 
     /// A frame whose body is `bytes`, shared without copying (small bodies are moved inline so
