@@ -11,8 +11,7 @@
     push.send(b"hello")
     assert pull.recv() == b"hello"
 
-Not implemented yet (they need the core first): socket monitoring (``Socket.monitor``,
-``zmq.utils.monitor``), PLAIN/CURVE security (``zmq.auth``, ``curve_keypair``), message
+Not implemented yet (they need the core first): PLAIN/CURVE security (``zmq.auth``, ``curve_keypair``), message
 metadata, draft socket types, XPUB/XSUB/STREAM sockets.
 """
 

@@ -250,7 +250,8 @@ fn handshake_failed_protocol_unexpected_command() {
 fn handshake_cut_short_has_no_detail() {
     let evs = raw_client(&greeting(b"NULL")[..20]);
     assert_eq!(kinds(&evs), ["LISTENING", "ACCEPTED", "HANDSHAKE_FAILED_NO_DETAIL", "DISCONNECTED"]);
-    assert_eq!(evs[2].value, libc::EPIPE as u64);
+    // EPIPE for an orderly close, ECONNRESET if our greeting was still unread (as libzmq).
+    assert!([libc::EPIPE as u64, libc::ECONNRESET as u64].contains(&evs[2].value), "{:?}", evs[2]);
 }
 
 /// Versions 2 and 3 carry both addresses; version 3 adds the peer's routing id.

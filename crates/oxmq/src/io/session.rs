@@ -79,6 +79,8 @@ struct Conn {
     cipher: Option<zmtp::Cipher>,
     /// The peer's routing id once handshaken (for monitor events).
     peer_id: bytes::Bytes,
+    /// The errno that ended the connection (EPIPE for an orderly close), for monitor events.
+    io_errno: i32,
 }
 
 enum State {
@@ -405,6 +407,7 @@ impl Session {
             out_mid: false,
             cipher: None,
             peer_id: bytes::Bytes::new(),
+            io_errno: 0,
         }));
         if self.options.handshake_ivl > 0 {
             ctx.add_timer(
@@ -563,14 +566,20 @@ impl Session {
                 c.rx.reserve(c.read_chunk);
             }
             match c.stream.read_into(&mut c.rx) {
-                Ok(0) => return Err(Lost),
+                Ok(0) => {
+                    c.io_errno = libc::EPIPE;
+                    return Err(Lost);
+                }
                 Ok(n) => budget = budget.saturating_sub(n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     c.read_pending = false;
                     break;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return Err(Lost),
+                Err(e) => {
+                    c.io_errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    return Err(Lost);
+                }
             }
         }
         if let Some(p) = &mut self.pipe {
@@ -756,7 +765,10 @@ impl Session {
                         return Ok(());
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => return Err(Lost),
+                    Err(e) => {
+                        c.io_errno = e.raw_os_error().unwrap_or(libc::EIO);
+                        return Err(Lost);
+                    }
                 }
             };
             advance_written(c, n);
@@ -785,7 +797,11 @@ impl Session {
                             self.event(ev, value);
                         }
                     }
-                    None => self.event(mon::HANDSHAKE_FAILED_NO_DETAIL, libc::EPIPE as u64),
+                    // No errno from the stream: the handshake timer ended it.
+                    None => {
+                        let errno = if c.io_errno != 0 { c.io_errno } else { libc::ETIMEDOUT };
+                        self.event(mon::HANDSHAKE_FAILED_NO_DETAIL, errno as u64)
+                    }
                 }
             }
             self.event(mon::DISCONNECTED, self.fd());
