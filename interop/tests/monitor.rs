@@ -13,6 +13,7 @@ use oxmq::{opt, Context, MonitorEvent, Socket, SocketType};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 const RECONNECT_IVL: u64 = 200;
@@ -26,12 +27,18 @@ struct Line {
     endpoint: String,
 }
 
+/// A name unique within this process (inproc names, ipc directories).
+fn unique(tag: &str) -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("{tag}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
 fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("peers").join("monitor_peer.py")
 }
 
 fn ipc_dir(tag: &str) -> String {
-    let d = std::env::temp_dir().join(format!("oxmq-mon-{tag}-{}", std::process::id()));
+    let d = std::env::temp_dir().join(format!("oxmq-mon-{}", unique(tag)));
     std::fs::create_dir_all(&d).unwrap();
     d.display().to_string()
 }
@@ -80,7 +87,7 @@ impl Run {
     /// A socket with a monitor reader attached (as pyzmq's get_monitor_socket).
     fn monitored(&self, kind: SocketType) -> (Socket, Socket) {
         let mut s = self.sock(kind);
-        let ep = format!("inproc://monitor.{}", common::unique("mon"));
+        let ep = format!("inproc://monitor.{}", unique("mon"));
         s.monitor(Some(&ep), ev::ALL).unwrap();
         let mut m = self.sock(SocketType::Pair);
         m.connect(&ep).unwrap();
@@ -217,7 +224,7 @@ fn oxmq(scenario: &str) -> Vec<Line> {
             let _ = std::fs::remove_dir_all(&dir);
         }
         "inproc" => {
-            let ep = format!("inproc://{}", common::unique("monitored"));
+            let ep = format!("inproc://{}", unique("monitored"));
             let (mut a, mut mon) = r.monitored(SocketType::Pair);
             a.bind(&ep).unwrap();
             let mut b = r.sock(SocketType::Pair);
