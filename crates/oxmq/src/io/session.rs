@@ -424,7 +424,9 @@ impl Session {
         self.ready(ctx, true, true)
     }
 
-    /// The handshake finished: set up the pipe and tell the socket.
+    /// The handshake finished: set up the pipe and tell the socket. Out of line: it runs once
+    /// per connection and must not weigh on the frame loop it is called from.
+    #[inline(never)]
     fn on_handshake_done(&mut self, peer: zmtp::Peer) {
         self.ivl = self.options.reconnect_ivl;
         let routing_id = peer.routing_id.unwrap_or_default();
@@ -566,20 +568,14 @@ impl Session {
                 c.rx.reserve(c.read_chunk);
             }
             match c.stream.read_into(&mut c.rx) {
-                Ok(0) => {
-                    c.io_errno = libc::EPIPE;
-                    return Err(Lost);
-                }
+                Ok(0) => return lost(c, libc::EPIPE),
                 Ok(n) => budget = budget.saturating_sub(n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     c.read_pending = false;
                     break;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    c.io_errno = e.raw_os_error().unwrap_or(libc::EIO);
-                    return Err(Lost);
-                }
+                Err(e) => return lost(c, e.raw_os_error().unwrap_or(libc::EIO)),
             }
         }
         if let Some(p) = &mut self.pipe {
@@ -765,10 +761,7 @@ impl Session {
                         return Ok(());
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        c.io_errno = e.raw_os_error().unwrap_or(libc::EIO);
-                        return Err(Lost);
-                    }
+                    Err(e) => return lost(c, e.raw_os_error().unwrap_or(libc::EIO)),
                 }
             };
             advance_written(c, n);
@@ -932,6 +925,15 @@ impl Session {
             _ => {}
         }
     }
+}
+
+/// The stream failed with `errno` (kept for the monitor's events). Out of line: the read and
+/// write loops stay as they were.
+#[cold]
+#[inline(never)]
+fn lost(c: &mut Conn, errno: i32) -> Result<(), Lost> {
+    c.io_errno = errno;
+    Err(Lost)
 }
 
 /// A command frame in the data phase.
