@@ -14,7 +14,12 @@ The last line is "end". The process gives up after 60 s whatever happens.
 
 Scenarios (each described in interop/tests/monitor.rs, which mirrors them step by step):
 bind_peer_leaves, connect_peer_leaves, bind_busy, protocol_mechanism, protocol_command,
-handshake_cut, ipc, inproc.
+handshake_cut, ipc, inproc, auth_client (a client refused by a ZAP handler).
+
+monitor_peer.py zap_server: a NULL server whose ZAP handler denies 127.0.0.1; prints
+"ep ENDPOINT" and serves until stdin closes (the oxmq side of auth_client connects to it).
+(NULL, not PLAIN: libzmq 4.3.5's PLAIN server sends a malformed ERROR command to clients, seen
+on the wire as "\x04\x09^RROR\x03400", which only libzmq's own client reads as status 400.)
 """
 
 import signal
@@ -89,8 +94,29 @@ def raw_client(data, out):
     until("B", mon, zmq.EVENT_MONITOR_STOPPED, out)
 
 
+def zap_server():
+    """A libzmq NULL server behind a ZAP handler that denies 127.0.0.1 (status 400)."""
+    from zmq.auth.thread import ThreadAuthenticator
+
+    auth = ThreadAuthenticator(ctx)
+    auth.start()
+    auth.deny("127.0.0.1")
+    s = sock(zmq.REP)
+    s.zap_domain = b"global"  # NULL asks ZAP only when a domain is set
+    ep = bind_tcp(s)
+    return auth, s, ep
+
+
 def run(name, ipc_dir):
     out = []
+    if name == "zap_server":
+        auth, s, ep = zap_server()
+        print(f"ep {ep}")
+        sys.stdout.flush()
+        sys.stdin.read()  # until the test closes our stdin
+        s.close()
+        auth.stop()
+        return
     if name == "bind_peer_leaves":
         rep, mon = sock(zmq.REP, True)
         ep = bind_tcp(rep)
@@ -147,6 +173,14 @@ def run(name, ipc_dir):
         until("C", cmon, zmq.EVENT_CONNECT_RETRIED, out)
         push.close()
         until("C", cmon, zmq.EVENT_MONITOR_STOPPED, out)
+    elif name == "auth_client":
+        auth, s, ep = zap_server()
+        c, mon = sock(zmq.REQ, True)
+        c.connect(ep)
+        until("C", mon, zmq.EVENT_DISCONNECTED, out)
+        c.close()
+        s.close()
+        auth.stop()
     elif name == "inproc":
         a, mon = sock(zmq.PAIR, True)
         a.bind("inproc://monitored")

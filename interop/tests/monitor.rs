@@ -223,6 +223,26 @@ fn oxmq(scenario: &str) -> Vec<Line> {
             r.until("C", &mut cmon, ev::MONITOR_STOPPED, 1);
             let _ = std::fs::remove_dir_all(&dir);
         }
+        "auth_client" => {
+            // A libzmq server whose ZAP handler refuses our address (oxmq has no ZAP server).
+            let mut server = Command::new(python())
+                .arg(script())
+                .arg("zap_server")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("run monitor_peer.py zap_server");
+            let mut line = String::new();
+            std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
+            let ep = line.trim().strip_prefix("ep ").unwrap_or_else(|| panic!("zap_server said {line:?}")).to_string();
+            r.norm.push((ep.trim_start_matches("tcp://").to_string(), "127.0.0.1:PORT".into()));
+            let (mut c, mut mon) = r.monitored(SocketType::Req);
+            c.connect(&ep).unwrap();
+            r.until("C", &mut mon, ev::DISCONNECTED, 1);
+            drop(c);
+            drop(server.stdin.take());
+            let _ = server.wait();
+        }
         "inproc" => {
             let ep = format!("inproc://{}", unique("monitored"));
             let (mut a, mut mon) = r.monitored(SocketType::Pair);
@@ -311,6 +331,13 @@ fn handshake_cut_short() {
 #[test]
 fn ipc_both_sides() {
     compare("ipc");
+}
+
+/// A ZAP handler refuses the client: HANDSHAKE_FAILED_AUTH with the status code (400), then
+/// DISCONNECTED. (libzmq then stops reconnecting; oxmq retries: see the report, not compared.)
+#[test]
+fn auth_failure_on_the_client() {
+    compare("auth_client");
 }
 
 #[test]
