@@ -12,10 +12,10 @@
     assert pull.recv() == b"hello"
 
 PLAIN and CURVE security: the socket options, ``curve_keypair``/``curve_public``, and
-``oxmq.auth`` (pyzmq's ``zmq.auth``: authenticators and certificate files).
+``oxmq.auth`` (pyzmq's ``zmq.auth``: authenticators and certificate files). Socket monitoring:
+``Socket.monitor`` and ``zmq.utils.monitor``; message metadata through ``Frame.get``.
 
-Not implemented yet (they need the core first): socket monitoring (``Socket.monitor``,
-``zmq.utils.monitor``), message metadata, draft socket types, XPUB/XSUB/STREAM sockets.
+Not implemented yet (they need the core first): draft socket types, STREAM sockets.
 """
 
 from typing import Tuple

@@ -190,6 +190,41 @@ class Socket(_oxmq.Socket):
                         copy: bool = True) -> Any:
         return self._deserialize(self.recv_multipart(flags, copy=copy), deserialize)
 
+    # ----- monitoring -----
+
+    _monitor_socket: Optional["Socket"] = None
+
+    def monitor(self, addr: Optional[str], events: int = constants.EVENT_ALL) -> None:  # type: ignore[override]
+        """Publishes this socket's connection events on a PAIR socket bound at the inproc
+        ``addr`` (``zmq_socket_monitor``); ``None`` stops monitoring (EVENT_MONITOR_STOPPED is
+        sent if asked for). Decode the messages with ``zmq.utils.monitor``."""
+        if addr is not None and not addr:
+            raise ZMQError(constants.EINVAL)  # libzmq refuses ""; only None stops
+        super().monitor(addr, events)
+
+    def get_monitor_socket(self, events: Optional[int] = None, addr: Optional[str] = None) -> "Socket":
+        """A PAIR socket, connected and ready to receive this socket's events (created on the
+        first call, returned again while open)."""
+        if self._monitor_socket is not None:
+            if not self._monitor_socket.closed:
+                return self._monitor_socket
+            self._monitor_socket = None
+        if addr is None:
+            addr = f"inproc://monitor.s-{self.FD}"
+        if events is None:
+            events = constants.EVENT_ALL
+        self.monitor(addr, events)
+        sock = self.context.socket(constants.PAIR)
+        sock.connect(addr)
+        self._monitor_socket = sock
+        return sock
+
+    def disable_monitor(self) -> None:
+        """Stops monitoring (the socket from get_monitor_socket receives EVENT_MONITOR_STOPPED
+        and stays open for the caller to read and close)."""
+        self._monitor_socket = None
+        self.monitor(None, 0)
+
     # ----- attribute-style options -----
 
     def __getattr__(self, key: str) -> Any:

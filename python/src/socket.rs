@@ -403,6 +403,12 @@ impl Socket {
         self.with(py, |s| s.disconnect(addr).py_err(py))
     }
 
+    /// Starts the socket monitor at the inproc `addr` (zmq_socket_monitor), or stops it (None).
+    #[pyo3(signature = (addr, events = 0xFFFF, version = 1))]
+    fn monitor(&self, py: Python<'_>, addr: Option<&str>, events: i64, version: u8) -> PyResult<()> {
+        self.with(py, |s| s.monitor_versioned(addr, events as u64, version, oxmq::SocketType::Pair).py_err(py))
+    }
+
     /// Sends one frame. `data`: bytes, a Frame, or any buffer. Returns None (or, with
     /// `track=True`, a tracker that is already done: mutable buffers are copied).
     #[pyo3(signature = (data, flags = 0, copy = true, track = false, **_kwargs))]

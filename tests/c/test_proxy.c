@@ -109,7 +109,7 @@ static void test_proxy_steerable (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
-/* Monitoring is honest: it works (libzmq) or says ENOTSUP (oxmq, until it has a monitor). */
+/* Monitoring works; stopping it delivers MONITOR_STOPPED (test_monitor.c has the details). */
 static void test_monitor_entry_points (void)
 {
     void *ctx = zmq_ctx_new ();

@@ -11,8 +11,8 @@
  * null or invalid context/message pointers, ENOTSOCK for a null or closed socket, EINVAL for
  * bad arguments, unknown options and wrong option lengths.
  *
- * What oxmq does not implement yet answers ENOTSUP (see zmq_has): socket monitoring,
- * RADIO/DISH and CLIENT/SERVER sockets, message metadata (zmq_msg_gets).
+ * What oxmq does not implement yet answers ENOTSUP (see zmq_has): RADIO/DISH and
+ * CLIENT/SERVER sockets.
  *
  * SPDX-License-Identifier: MPL-2.0
  */
@@ -354,7 +354,7 @@ ZMQ_EXPORT int zmq_send_const (void *s_, const void *buf_, size_t len_, int flag
 ZMQ_EXPORT int zmq_recv (void *s_, void *buf_, size_t len_, int flags_);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Socket monitoring (not implemented by oxmq yet: zmq_socket_monitor fails with ENOTSUP)     */
+/* Socket monitoring                                                                          */
 /* ---------------------------------------------------------------------------------------- */
 
 #define ZMQ_EVENT_CONNECTED 0x0001
@@ -398,6 +398,9 @@ ZMQ_EXPORT int zmq_recv (void *s_, void *buf_, size_t len_, int flags_);
 #define ZMQ_PROTOCOL_ERROR_WS_UNSPECIFIED 0x30000000
 
 ZMQ_EXPORT int zmq_socket_monitor (void *s_, const char *addr_, int events_);
+/* oxmq: zmq_socket_monitor_versioned's event version 3 is version 2 followed by one more
+   frame, the peer's routing id (empty when unknown). */
+#define ZMQ_EVENT_VERSION_OXMQ_ROUTING_ID 3
 
 /* ---------------------------------------------------------------------------------------- */
 /* Polling                                                                                    */

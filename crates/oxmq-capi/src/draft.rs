@@ -1,45 +1,16 @@
-//! Exports whose feature oxmq does not have yet: socket monitoring, RADIO/DISH
+//! Exports whose feature oxmq does not have yet: pipe statistics, RADIO/DISH
 //! groups, CLIENT/SERVER-style peers. Each validates its handles as libzmq would and then says
 //! `ENOTSUP`, so a binding that probes for the feature learns the truth instead of crashing.
 //! Also the draft context-option functions, which do work for integer options.
 
 use crate::ctx;
-use crate::guard::{c_str, guard, non_null};
+use crate::guard::{guard, non_null};
 use crate::socket::sock_mut;
 use oxmq::Error;
 use std::ffi::{c_char, c_int, c_void};
 
-/// `zmq_socket_monitor`: oxmq has no monitor yet (no `monitor` in the Rust API). Stopping a
-/// monitor (`addr == NULL`) succeeds, since there is none to stop.
-#[no_mangle]
-pub unsafe extern "C" fn zmq_socket_monitor(s: *mut c_void, addr: *const c_char, _events: c_int) -> c_int {
-    guard(-1, || {
-        // SAFETY: C contract: a socket handle used by this thread.
-        unsafe { sock_mut(s)? };
-        if addr.is_null() {
-            return Ok(0);
-        }
-        // SAFETY: NUL-terminated string (C contract).
-        unsafe { c_str(addr)? };
-        Err(Error::NotSup)
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn zmq_socket_monitor_versioned(
-    s: *mut c_void,
-    addr: *const c_char,
-    events: u64,
-    event_version: c_int,
-    _kind: c_int,
-) -> c_int {
-    if !(1..=2).contains(&event_version) {
-        return guard(-1, || Err(Error::Invalid));
-    }
-    // SAFETY: same contract as zmq_socket_monitor.
-    unsafe { zmq_socket_monitor(s, addr, events as c_int) }
-}
-
+/// `zmq_socket_monitor_pipes_stats`: the PIPES_STATS draft event is not implemented (the
+/// monitor itself is, in `monitor.rs`).
 #[no_mangle]
 pub unsafe extern "C" fn zmq_socket_monitor_pipes_stats(s: *mut c_void) -> c_int {
     guard(-1, || {

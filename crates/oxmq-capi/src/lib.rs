@@ -14,7 +14,7 @@
 //!   `zmq_errno()`.
 //!
 //! Layout: `guard` (panic boundary, errno), `ctx`, `socket`, `msg` (`zmq_msg_t`), `poll`
-//! (`zmq_poll`, `zmq_poller_*`), `proxy`, `timers`, `z85`, `util` (version, errors, atomics,
+//! (`zmq_poll`, `zmq_poller_*`), `proxy`, `monitor` (`zmq_socket_monitor`), `timers`, `z85`, `util` (version, errors, atomics,
 //! stopwatch, threads) and `draft` (draft functions that oxmq cannot honour yet).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -29,6 +29,7 @@ mod ctx;
 mod curve;
 mod draft;
 mod guard;
+mod monitor;
 mod msg;
 mod poll;
 mod proxy;

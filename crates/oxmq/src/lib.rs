@@ -25,6 +25,7 @@ mod context;
 pub mod error;
 mod io;
 mod mailbox;
+pub mod monitor;
 mod msg;
 pub mod opt;
 mod pipe;
@@ -37,6 +38,7 @@ mod transport;
 
 pub use context::Context;
 pub use error::{Error, Result};
+pub use monitor::MonitorEvent;
 pub use msg::{Msg, INLINE_CAP};
 pub use properties::Properties;
 pub use poll::{poll, PollItem};

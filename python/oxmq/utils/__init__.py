@@ -1,3 +1,3 @@
-"""Utilities (pyzmq's ``zmq.utils``): z85 and jsonapi."""
+"""Utilities (pyzmq's ``zmq.utils``): z85, jsonapi and monitor."""
 
-from . import jsonapi, z85  # noqa: F401
+from . import jsonapi, monitor, z85  # noqa: F401

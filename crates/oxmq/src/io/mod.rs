@@ -266,7 +266,7 @@ impl Reactor {
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     // EMFILE and friends: stop for now; the listener stays registered.
-                    Err(_) => return,
+                    Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
                 Listener::Ipc(ul, _) => match ul.accept() {
                     Ok((s, _)) => {
@@ -275,7 +275,7 @@ impl Reactor {
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => return,
+                    Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
             };
             let (socket, options, lid) = (l.socket.clone(), l.options.clone(), l.id);

@@ -14,6 +14,7 @@
 //! writing what is queued (reconnecting if it must) until the pipe is drained or LINGER expires.
 
 use super::{Ctx, IoThread, Timer};
+use crate::monitor::event as mon;
 use crate::msg::{Msg, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
 use crate::socket::options::Options;
@@ -80,6 +81,10 @@ struct Conn {
     zap: Option<super::zap::ZapClient>,
     /// The peer's address (tcp: its IP), for ZAP and the Peer-Address property.
     peer_address: String,
+    /// The peer's routing id once handshaken (for monitor events).
+    peer_id: bytes::Bytes,
+    /// The errno that ended the connection (EPIPE for an orderly close), for monitor events.
+    io_errno: i32,
 }
 
 enum State {
@@ -132,6 +137,34 @@ impl Session {
         &self.owner
     }
 
+    /// Raises a monitor event about this connection: one atomic load unless monitored.
+    #[inline]
+    fn event(&self, ev: u64, value: u64) {
+        if self.socket.monitor.wants(ev) {
+            self.event_slow(ev, value);
+        }
+    }
+
+    #[cold]
+    fn event_slow(&self, ev: u64, value: u64) {
+        let (stream, peer_id) = match &self.state {
+            State::Connected(c) => (Some(&c.stream), &c.peer_id[..]),
+            State::Connecting(s) => (Some(s), &[][..]),
+            _ => (None, &[][..]),
+        };
+        let target = self.target.as_ref().map(|(_, given)| (given.as_str(), self.addr));
+        crate::monitor::session_event(&self.socket.monitor, ev, value, stream, target, peer_id);
+    }
+
+    /// The connection's descriptor, for monitor events.
+    fn fd(&self) -> u64 {
+        match &self.state {
+            State::Connected(c) => c.stream.fd() as u64,
+            State::Connecting(s) => s.fd() as u64,
+            _ => crate::monitor::NO_FD,
+        }
+    }
+
     /// The application thread's send path (see [`SessionOwner`]): writes what the socket
     /// flushed, on the calling thread. Returns false when the I/O thread must handle it
     /// instead: not connected yet, closing, or the write failed (the I/O thread meets the same
@@ -182,6 +215,7 @@ impl Session {
             last_write: Instant::now(),
         };
         if s.begin_handshake(ctx, stream, false) {
+            s.event(mon::ACCEPTED, s.fd());
             s.flush_handshake(ctx);
             Some(s)
         } else {
@@ -268,12 +302,16 @@ impl Session {
                         let _ = s.set_nonblocking(true);
                         let stream = Stream::Ipc(mio::net::UnixStream::from_std(s));
                         if self.begin_handshake(ctx, stream, false) {
+                            self.event(mon::CONNECTED, self.fd());
                             self.flush_handshake(ctx)
                         } else {
                             self.schedule_reconnect(ctx)
                         }
                     }
-                    Err(_) => self.schedule_reconnect(ctx),
+                    Err(_) => {
+                        self.event(mon::CLOSED, crate::monitor::NO_FD);
+                        self.schedule_reconnect(ctx)
+                    }
                 }
             }
             Endpoint::Inproc(_) => false,
@@ -307,9 +345,13 @@ impl Session {
                     return self.schedule_reconnect(ctx);
                 }
                 self.state = State::Connecting(stream);
+                self.event(mon::CONNECT_DELAYED, libc::EINPROGRESS as u64);
                 true
             }
-            Err(_) => self.schedule_reconnect(ctx),
+            Err(_) => {
+                self.event(mon::CLOSED, crate::monitor::NO_FD);
+                self.schedule_reconnect(ctx)
+            }
         }
     }
 
@@ -326,6 +368,7 @@ impl Session {
         if self.options.reconnect_ivl_max > 0 {
             self.ivl = (self.ivl.saturating_mul(2)).min(self.options.reconnect_ivl_max);
         }
+        self.event(mon::CONNECT_RETRIED, wait);
         ctx.add_timer(Instant::now() + Duration::from_millis(wait), self.token, self.serial, Timer::Reconnect);
         true
     }
@@ -372,6 +415,8 @@ impl Session {
             cipher: None,
             zap: None,
             peer_address,
+            peer_id: bytes::Bytes::new(),
+            io_errno: 0,
         }));
         if self.options.handshake_ivl > 0 {
             ctx.add_timer(
@@ -389,13 +434,17 @@ impl Session {
     }
 
     /// The handshake finished: set up the pipe and tell the socket. `props` travel on the
-    /// routing-id frame, which the socket's pipe end keeps for the messages that follow.
+    /// routing-id frame, which the socket's pipe end keeps for the messages that follow. Out of
+    /// line: it runs once per connection and must not weigh on the frame loop it is called from.
+    #[inline(never)]
     fn on_handshake_done(&mut self, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
         self.ivl = self.options.reconnect_ivl;
         let routing_id = peer.routing_id.unwrap_or_default();
         if let State::Connected(c) = &mut self.state {
             c.version = peer.version;
+            c.peer_id = routing_id.clone().into();
         }
+        self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         if self.pipe.is_none() {
             // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
             let (socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
@@ -478,12 +527,14 @@ impl Session {
             };
             let ok = matches!(stream.take_error(), Ok(None)) && stream.peer_connected();
             if !ok {
+                self.event(mon::CLOSED, stream.fd() as u64);
                 let _ = ctx.registry.deregister(&mut stream);
                 return self.schedule_reconnect(ctx);
             }
             if !self.begin_handshake(ctx, stream, true) {
                 return self.schedule_reconnect(ctx);
             }
+            self.event(mon::CONNECTED, self.fd());
         }
         let State::Connected(c) = &mut self.state else { return true };
         if writable {
@@ -529,14 +580,14 @@ impl Session {
                 c.rx.reserve(c.read_chunk);
             }
             match c.stream.read_into(&mut c.rx) {
-                Ok(0) => return Err(Lost),
+                Ok(0) => return lost(c, libc::EPIPE),
                 Ok(n) => budget = budget.saturating_sub(n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     c.read_pending = false;
                     break;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return Err(Lost),
+                Err(e) => return lost(c, e.raw_os_error().unwrap_or(libc::EIO)),
             }
         }
         if let Some(p) = &mut self.pipe {
@@ -738,7 +789,7 @@ impl Session {
                         return Ok(());
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => return Err(Lost),
+                    Err(e) => return lost(c, e.raw_os_error().unwrap_or(libc::EIO)),
                 }
             };
             advance_written(c, n);
@@ -756,6 +807,25 @@ impl Session {
         // connect-side pipe outlives the connection, so nothing else would flush them.
         if let Some(p) = &mut self.pipe {
             p.flush();
+        }
+        if let State::Connected(c) = &self.state {
+            // A handshake that failed says why (reported first, as libzmq does); one cut
+            // short by the peer or the handshake timer has no detail.
+            if let Some(hs) = &c.handshake {
+                match hs.error() {
+                    Some(e) => {
+                        if let Some((ev, value)) = crate::monitor::handshake_failure(e) {
+                            self.event(ev, value);
+                        }
+                    }
+                    // No errno from the stream: the handshake timer ended it.
+                    None => {
+                        let errno = if c.io_errno != 0 { c.io_errno } else { libc::ETIMEDOUT };
+                        self.event(mon::HANDSHAKE_FAILED_NO_DETAIL, errno as u64)
+                    }
+                }
+            }
+            self.event(mon::DISCONNECTED, self.fd());
         }
         let state = std::mem::replace(&mut self.state, State::Idle);
         if let State::Connected(mut c) = state {
@@ -883,6 +953,15 @@ impl Session {
             _ => {}
         }
     }
+}
+
+/// The stream failed with `errno` (kept for the monitor's events). Out of line: the read and
+/// write loops stay as they were.
+#[cold]
+#[inline(never)]
+fn lost(c: &mut Conn, errno: i32) -> Result<(), Lost> {
+    c.io_errno = errno;
+    Err(Lost)
 }
 
 /// A command frame in the data phase.

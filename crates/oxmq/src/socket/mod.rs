@@ -111,6 +111,8 @@ pub(crate) struct SocketShared {
     pub mailbox: Arc<Mailbox>,
     /// LINGER as of now: sessions read it when the socket closes.
     pub linger: AtomicI32,
+    /// The socket monitor's events and sink (see `crate::monitor`).
+    pub monitor: crate::monitor::Monitor,
 }
 
 impl Owner for SocketShared {
@@ -305,7 +307,7 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
 
 /// Where a bind or connect went, for unbind/disconnect and close.
 enum EndpointRec {
-    Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64 },
+    Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64, fd: RawFd },
     Connect { given: String, io: Arc<IoThread>, id: u64 },
     InprocBind { name: String },
     InprocConnect { given: String },
@@ -335,7 +337,7 @@ impl Socket {
         options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
         options.security.zap_ctx = crate::security::CtxLink::new(&ctx);
         Ok(Socket {
-            shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger) }),
+            shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger), monitor: crate::monitor::Monitor::new() }),
             ctx,
             options,
             pipes: Pipes::new(),
@@ -374,7 +376,10 @@ impl Socket {
                 self.last_endpoint = endpoint.to_string();
             }
             ep => {
-                let (listener, resolved) = listen::listen(&ep, &self.options)?;
+                let (listener, resolved) = listen::listen(&ep, &self.options)
+                    .inspect_err(|e| crate::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
+                let fd = listener.fd();
+                self.shared.monitor.emit(crate::monitor::event::LISTENING, fd as u64, || crate::monitor::Addrs::bound(&resolved));
                 let io = self.ctx.inner.io_thread()?;
                 let id = self.next_id();
                 io.send(IoCmd::Listen {
@@ -383,7 +388,7 @@ impl Socket {
                     socket: self.shared.clone(),
                     options: Box::new(self.options.clone()),
                 });
-                self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id });
+                self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
                 self.last_endpoint = resolved;
             }
         }
@@ -448,7 +453,10 @@ impl Socket {
             return Err(Error::NoEnt);
         };
         match self.endpoints.remove(pos) {
-            EndpointRec::Listener { io, id, .. } => io.send(IoCmd::CloseEndpoint { id }),
+            EndpointRec::Listener { io, id, fd, resolved, .. } => {
+                crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
+                io.send(IoCmd::CloseEndpoint { id })
+            }
             EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
             _ => {}
         }
@@ -804,6 +812,24 @@ impl Socket {
         Ok(self.last_endpoint.clone())
     }
 
+    /// Starts monitoring (as `zmq_socket_monitor`): version-1 events in `events` (a mask of
+    /// [`crate::monitor::event`]s, at most [`crate::monitor::event::ALL`]) are sent by a PAIR
+    /// socket bound at the inproc `endpoint`; connect a PAIR there to read them. `None` or
+    /// `""` stops monitoring (MONITOR_STOPPED is sent if asked for). Starting again replaces
+    /// the previous monitor. Errors: `ProtoNoSupport` for a transport other than inproc,
+    /// `Invalid` for a bad endpoint or mask, `AddrInUse` if the endpoint is taken.
+    pub fn monitor(&mut self, endpoint: Option<&str>, events: u64) -> Result<()> {
+        self.monitor_versioned(endpoint, events, 1, SocketType::Pair)
+    }
+
+    /// [`Socket::monitor`] with the message format `version` (1, 2 as libzmq's draft, or 3:
+    /// version 2 plus the peer's routing id; see [`crate::monitor`]) and the monitor socket's
+    /// type (PAIR, PUB or PUSH), as `zmq_socket_monitor_versioned`.
+    pub fn monitor_versioned(&mut self, endpoint: Option<&str>, events: u64, version: u8, kind: SocketType) -> Result<()> {
+        self.check_term()?;
+        self.shared.monitor.start(&self.ctx, endpoint, events, version, kind)
+    }
+
     /// Subscribes a SUB socket to a prefix (`""` for everything).
     pub fn subscribe(&mut self, prefix: impl AsRef<[u8]>) -> Result<()> {
         self.setsockopt(opt::SUBSCRIBE, prefix.as_ref())
@@ -828,7 +854,8 @@ impl Drop for Socket {
                 // Not CloseEndpoint: that ends the listener's sessions at once, while a close
                 // must let them deliver what is queued (SocketClosed closes the listener and
                 // leaves its sessions lingering).
-                EndpointRec::Listener { io, .. } => {
+                EndpointRec::Listener { io, fd, resolved, .. } => {
+                    crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
                     if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
                         ios.push(io);
                     }
@@ -847,6 +874,8 @@ impl Drop for Socket {
         for io in ios {
             io.send(IoCmd::SocketClosed { socket_id: self.shared.id });
         }
+        // The last event: after it, sessions still lingering raise none.
+        self.shared.monitor.stop();
         self.ctx.inner.unregister_socket(self.shared.id);
     }
 }

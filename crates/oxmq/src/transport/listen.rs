@@ -32,6 +32,17 @@ pub(crate) enum Listener {
     Ipc(UnixListener, Option<IpcPath>),
 }
 
+impl Listener {
+    /// The listening descriptor (the value of the LISTENING and CLOSED monitor events).
+    pub(crate) fn fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            Listener::Tcp(l) => l.as_raw_fd(),
+            Listener::Ipc(l, _) => l.as_raw_fd(),
+        }
+    }
+}
+
 /// Binds and listens; returns the listener and the endpoint it really bound (port and
 /// wildcards resolved), which becomes LAST_ENDPOINT.
 pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, String)> {
