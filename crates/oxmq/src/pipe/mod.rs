@@ -104,6 +104,8 @@ pub(crate) struct PipeEnd {
     out_mid: bool,
     /// Writer position just after the last complete message: what `flush` may publish.
     complete_upto: usize,
+    /// CONFLATE: a read returns the newest message queued and drops the older ones.
+    conflate: bool,
 }
 
 /// Creates a pipe. `hwm[0]` bounds the direction end 0 → end 1, `hwm[1]` the reverse.
@@ -127,6 +129,7 @@ pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
         lwm: if in_hwm == 0 { 256 } else { (in_hwm / 4).clamp(1, 256) },
         out_mid: false,
         complete_upto: 0,
+        conflate: false,
     };
     let a = end(0, w01, r10, hwm[0], hwm[1]);
     let b = end(1, w10, r01, hwm[1], hwm[0]);
@@ -204,6 +207,48 @@ impl PipeEnd {
     /// Reads the next frame.
     #[inline]
     pub(crate) fn read(&mut self) -> Read {
+        if self.conflate {
+            return self.read_conflated();
+        }
+        self.read_one()
+    }
+
+    /// CONFLATE's read: the newest message queued, older ones dropped (single-part messages
+    /// only, as libzmq: of a multi-part message only its last frame survives). The routing-id
+    /// frame a session writes first is not a message and is never dropped.
+    #[cold]
+    fn read_conflated(&mut self) -> Read {
+        let mut last = match self.read_one() {
+            Read::Msg(m) => m,
+            other => return other,
+        };
+        while !last.is_routing_id() && matches!(self.inp.peek(), Some(m) if !m.is_routing_id()) {
+            match self.read_one() {
+                Read::Msg(m) => last = m,
+                _ => break,
+            }
+        }
+        last.set_more(false);
+        Read::Msg(last)
+    }
+
+    /// Makes both ends of a pipe conflating (the CONFLATE option): each direction keeps only
+    /// the newest message, and no writer ever waits for room.
+    pub(crate) fn conflate(a: &mut PipeEnd, b: &mut PipeEnd) {
+        for e in [a, b] {
+            e.conflate = true;
+            e.hwm = 0;
+        }
+    }
+
+    /// Makes this end's reads conflating, and its writes unbounded (see [`PipeEnd::conflate`]).
+    pub(crate) fn set_conflate_reads(&mut self) {
+        self.conflate = true;
+        self.hwm = 0;
+    }
+
+    #[inline]
+    fn read_one(&mut self) -> Read {
         match self.inp.pop() {
             Some(msg) => {
                 if !msg.more() {

@@ -207,6 +207,12 @@ impl Options {
         }
     }
 
+    /// Whether CONFLATE applies: libzmq honours it on DEALER, PULL, PUSH, PUB and SUB only.
+    pub(crate) fn conflates(&self, kind: crate::socket::SocketType) -> bool {
+        use crate::socket::SocketType as T;
+        self.conflate && matches!(kind, T::Dealer | T::Pull | T::Push | T::Pub | T::Sub)
+    }
+
     /// MAXMSGSIZE as the codec wants it.
     pub(crate) fn max_msg_size(&self) -> Option<u64> {
         let ctx = self.ctx_max_msgsz.max(0) as u64;
