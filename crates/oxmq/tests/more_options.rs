@@ -53,6 +53,20 @@ fn conflate_receiver_keeps_only_newest(t: Transport) {
     assert!(got < 500, "{got} of 1001 messages received: not conflated");
 }
 
+/// A conflating SUB conflates data, never its subscriptions: both prefixes reach the PUB.
+fn conflate_sub_keeps_every_subscription(t: Transport) {
+    let ctx = Context::new();
+    let mut publ = socket(&ctx, T::Pub);
+    let ep = bind(&mut publ, t);
+    let mut sub = socket(&ctx, T::Sub);
+    sub.set_int(opt::CONFLATE, 1).unwrap();
+    sub.subscribe("A").unwrap();
+    sub.subscribe("B").unwrap();
+    sub.connect(&ep).unwrap();
+    sync_pub_sub(&mut publ, &mut sub, b"A-probe");
+    sync_pub_sub(&mut publ, &mut sub, b"B-probe");
+}
+
 // --- PROBE_ROUTER ------------------------------------------------------------------------------
 
 fn probe_router_announces_dealer_and_req(t: Transport) {
@@ -178,6 +192,7 @@ fn connect_routing_id_names_the_peer(t: Transport) {
 
 per_transport!(
     conflate_sender_keeps_only_newest,
+    conflate_sub_keeps_every_subscription,
     conflate_receiver_keeps_only_newest,
     probe_router_announces_dealer_and_req,
     req_relaxed_and_correlated,

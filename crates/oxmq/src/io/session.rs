@@ -394,7 +394,7 @@ impl Session {
             // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
             let (mut socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
             if self.options.conflates(self.socket.kind) {
-                PipeEnd::conflate(&mut socket_end, &mut mine);
+                PipeEnd::conflate(self.socket.kind, &mut socket_end, &mut mine);
             }
             mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
             let mut id = Msg::from(routing_id);

@@ -232,19 +232,26 @@ impl PipeEnd {
         Read::Msg(last)
     }
 
-    /// Makes both ends of a pipe conflating (the CONFLATE option): each direction keeps only
-    /// the newest message, and no writer ever waits for room.
-    pub(crate) fn conflate(a: &mut PipeEnd, b: &mut PipeEnd) {
-        for e in [a, b] {
-            e.conflate = true;
-            e.hwm = 0;
+    /// CONFLATE for a socket of `kind` (see [`crate::socket::options::Options::conflates`]):
+    /// its data directions keep only the newest message, and their writers never wait for
+    /// room. Subscriptions are never conflated — a SUB's outbound and a PUB's inbound
+    /// direction carry them, and dropping one would silently change what is delivered.
+    pub(crate) fn conflate(kind: crate::socket::SocketType, socket_end: &mut PipeEnd, peer_end: &mut PipeEnd) {
+        use crate::socket::SocketType as T;
+        if kind != T::Pub {
+            socket_end.conflate = true;
+            peer_end.hwm = 0;
+        }
+        if kind != T::Sub {
+            peer_end.conflate = true;
+            socket_end.hwm = 0;
         }
     }
 
-    /// Makes this end's reads conflating, and its writes unbounded (see [`PipeEnd::conflate`]).
+    /// Makes this end's reads conflating (an inproc binder whose connecting peer's end is
+    /// already in use).
     pub(crate) fn set_conflate_reads(&mut self) {
         self.conflate = true;
-        self.hwm = 0;
     }
 
     #[inline]

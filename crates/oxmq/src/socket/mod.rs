@@ -420,7 +420,7 @@ impl Socket {
                 } else {
                     let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
                     if self.options.conflates(self.shared.kind) {
-                        PipeEnd::conflate(&mut mine, &mut theirs);
+                        PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
                     }
                     self.attach(mine, Some(endpoint.to_string()));
                     Some(theirs)

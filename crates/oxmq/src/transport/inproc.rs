@@ -81,8 +81,8 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
     );
     for mut p in reg.pending.remove(name).unwrap_or_default() {
         p.end.set_hwm(sum(options.sndhwm, p.conn_rcvhwm));
-        if options.conflates(shared.kind) {
-            // The connecting end is already its socket's; our direction conflates at least.
+        if options.conflates(shared.kind) && shared.kind != crate::socket::SocketType::Pub {
+            // The connecting end is already its socket's; our inbound direction conflates.
             p.end.set_conflate_reads();
         }
         p.end.write(routing_id_frame(if p.connect_routing_id.is_empty() { &options.routing_id } else { &p.connect_routing_id }));
@@ -108,8 +108,11 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
         Some(b) => {
             let (mut mine, mut theirs) =
                 pipe([sum(options.sndhwm, b.rcvhwm), sum(b.sndhwm, options.rcvhwm)]);
-            if options.conflates(shared.kind) || b.conflate {
-                PipeEnd::conflate(&mut mine, &mut theirs);
+            if options.conflates(shared.kind) {
+                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
+            }
+            if b.conflate {
+                PipeEnd::conflate(b.shared.kind, &mut theirs, &mut mine);
             }
             mine.write(routing_id_frame(&options.routing_id));
             mine.flush();
@@ -121,7 +124,7 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
         None => {
             let (mut mine, mut theirs) = pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
             if options.conflates(shared.kind) {
-                PipeEnd::conflate(&mut mine, &mut theirs);
+                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
             }
             mine.write(routing_id_frame(&options.routing_id));
             mine.flush();
