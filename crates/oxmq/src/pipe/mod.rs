@@ -197,12 +197,26 @@ impl PipeEnd {
     /// message. The message becomes visible at the next [`PipeEnd::flush`].
     #[inline]
     pub(crate) fn write(&mut self, msg: Msg) {
-        if self.conflate_out && !msg.is_routing_id() {
-            // CONFLATE: replace the message waiting in the slot (frames of a multi-part
-            // message replace each other: only single-part messages are supported, as libzmq).
-            *self.shared.slots[1 - self.side].msg.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
-            return;
+        if self.conflate_out {
+            return self.write_conflated(msg);
         }
+        self.write_queued(msg)
+    }
+
+    /// CONFLATE: replace the message waiting in the slot (frames of a multi-part message
+    /// replace each other: only single-part messages are supported, as libzmq). Kept out of
+    /// line so `write` stays small enough to inline into the session's decode loop.
+    #[cold]
+    #[inline(never)]
+    fn write_conflated(&mut self, msg: Msg) {
+        if msg.is_routing_id() {
+            return self.write_queued(msg);
+        }
+        *self.shared.slots[1 - self.side].msg.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
+    }
+
+    #[inline(always)]
+    fn write_queued(&mut self, msg: Msg) {
         let more = msg.more();
         self.out.push(msg);
         self.out_mid = more;
@@ -218,7 +232,15 @@ impl PipeEnd {
         if self.out.flush_to(self.complete_upto) {
             self.peer().wake(Wake::Read);
         }
-        if self.conflate_out && self.shared.slots[1 - self.side].reader_waiting.swap(false, Ordering::SeqCst) {
+        if self.conflate_out {
+            self.wake_conflated();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wake_conflated(&self) {
+        if self.shared.slots[1 - self.side].reader_waiting.swap(false, Ordering::SeqCst) {
             self.peer().wake(Wake::Read);
         }
     }
