@@ -162,6 +162,11 @@ impl CtxInner {
         self.config.lock().unwrap_or_else(|p| p.into_inner()).ipv6
     }
 
+    /// BLOCKY: when false, sockets start with LINGER 0 so `term` does not wait (libzmq).
+    pub(crate) fn blocky(&self) -> bool {
+        self.config.lock().unwrap_or_else(|p| p.into_inner()).blocky
+    }
+
     pub(crate) fn max_msgsz(&self) -> i32 {
         self.config.lock().unwrap_or_else(|p| p.into_inner()).max_msgsz
     }

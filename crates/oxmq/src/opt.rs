@@ -72,6 +72,11 @@ pub const BINDTODEVICE: i32 = 92;
 pub const ZAP_ENFORCE_DOMAIN: i32 = 93;
 pub const METADATA: i32 = 95;
 pub const ROUTER_NOTIFY: i32 = 97;
+pub const XPUB_MANUAL_LAST_VALUE: i32 = 98;
+
+// ROUTER_NOTIFY flags.
+pub const NOTIFY_CONNECT: i32 = 1;
+pub const NOTIFY_DISCONNECT: i32 = 2;
 
 // Context options.
 pub const IO_THREADS: i32 = 1;

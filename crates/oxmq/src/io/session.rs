@@ -439,7 +439,11 @@ impl Session {
     #[inline(never)]
     fn on_handshake_done(&mut self, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
         self.ivl = self.options.reconnect_ivl;
-        let routing_id = peer.routing_id.unwrap_or_default();
+        let routing_id = match &self.options.connect_routing_id {
+            // CONNECT_ROUTING_ID: the application named this peer when it connected.
+            id if !id.is_empty() && self.target.is_some() => id.clone(),
+            _ => peer.routing_id.unwrap_or_default(),
+        };
         if let State::Connected(c) = &mut self.state {
             c.version = peer.version;
             c.peer_id = routing_id.clone().into();
@@ -447,7 +451,10 @@ impl Session {
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         if self.pipe.is_none() {
             // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
-            let (socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+            let (mut socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+            if self.options.conflates(self.socket.kind) {
+                PipeEnd::conflate(self.socket.kind, &mut socket_end, &mut mine);
+            }
             mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
             let mut id = Msg::from(routing_id);
             id.set_flags(ROUTING_ID);

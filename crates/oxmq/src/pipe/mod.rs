@@ -74,6 +74,16 @@ impl Side {
 
 struct Shared {
     sides: [Side; 2],
+    /// CONFLATE: the newest data message towards each side (indexed by the reading side), so
+    /// a conflating direction holds one message however slowly it is read, as libzmq's.
+    slots: [ConflateSlot; 2],
+}
+
+#[derive(Default)]
+struct ConflateSlot {
+    msg: Mutex<Option<Msg>>,
+    /// The reader found the slot empty and wants a read activation when it is filled.
+    reader_waiting: AtomicBool,
 }
 
 /// Result of [`PipeEnd::read`].
@@ -107,11 +117,17 @@ pub(crate) struct PipeEnd {
     /// The properties of the connection now feeding this end, taken from the routing-id
     /// frame that opens each connection and attached to every message read after it.
     props: Option<Arc<crate::properties::Properties>>,
+    /// CONFLATE: a read returns the newest message queued and drops the older ones.
+    conflate: bool,
+    /// CONFLATE on the outbound side: data messages replace the one in the peer's slot.
+    conflate_out: bool,
+    /// A conflated message taken from the slot by `peek`/`has_data`, returned by `read`.
+    stash: Option<Msg>,
 }
 
 /// Creates a pipe. `hwm[0]` bounds the direction end 0 → end 1, `hwm[1]` the reverse.
 pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
-    let shared = Arc::new(Shared { sides: [Side::new(), Side::new()] });
+    let shared = Arc::new(Shared { sides: [Side::new(), Side::new()], slots: Default::default() });
     let (w01, r01) = ypipe::ypipe();
     let (w10, r10) = ypipe::ypipe();
     let end = |side: usize, out, inp, hwm: u64, in_hwm: u64| PipeEnd {
@@ -131,6 +147,9 @@ pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
         out_mid: false,
         complete_upto: 0,
         props: None,
+        conflate: false,
+        conflate_out: false,
+        stash: None,
     };
     let a = end(0, w01, r10, hwm[0], hwm[1]);
     let b = end(1, w10, r01, hwm[1], hwm[0]);
@@ -182,6 +201,26 @@ impl PipeEnd {
     /// message. The message becomes visible at the next [`PipeEnd::flush`].
     #[inline]
     pub(crate) fn write(&mut self, msg: Msg) {
+        if self.conflate_out {
+            return self.write_conflated(msg);
+        }
+        self.write_queued(msg)
+    }
+
+    /// CONFLATE: replace the message waiting in the slot (frames of a multi-part message
+    /// replace each other: only single-part messages are supported, as libzmq). Kept out of
+    /// line so `write` stays small enough to inline into the session's decode loop.
+    #[cold]
+    #[inline(never)]
+    fn write_conflated(&mut self, msg: Msg) {
+        if msg.is_routing_id() {
+            return self.write_queued(msg);
+        }
+        *self.shared.slots[1 - self.side].msg.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
+    }
+
+    #[inline(always)]
+    fn write_queued(&mut self, msg: Msg) {
         let more = msg.more();
         self.out.push(msg);
         self.out_mid = more;
@@ -197,6 +236,17 @@ impl PipeEnd {
         if self.out.flush_to(self.complete_upto) {
             self.peer().wake(Wake::Read);
         }
+        if self.conflate_out {
+            self.wake_conflated();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wake_conflated(&self) {
+        if self.shared.slots[1 - self.side].reader_waiting.swap(false, Ordering::SeqCst) {
+            self.peer().wake(Wake::Read);
+        }
     }
 
     /// Tells the peer end's owner that this side reconnected (see [`Wake::Hiccup`]).
@@ -208,6 +258,99 @@ impl PipeEnd {
     /// Reads the next frame.
     #[inline(always)]
     pub(crate) fn read(&mut self) -> Read {
+        if self.conflate {
+            return self.read_conflated();
+        }
+        self.read_one()
+    }
+
+    /// CONFLATE's read: the newest message, older ones dropped (single-part messages only, as
+    /// libzmq: of a multi-part message only its last frame survives). The routing-id frame a
+    /// session writes first is not a message and is never dropped. The newest message is in
+    /// the slot when the writer conflates too, else the newest in the queue.
+    #[cold]
+    fn read_conflated(&mut self) -> Read {
+        if matches!(self.inp.peek(), Some(m) if m.is_routing_id()) {
+            return self.read_one();
+        }
+        if let Some(m) = self.stash.take().or_else(|| self.take_slot()) {
+            return Read::Msg(self.newer_than_queue(m));
+        }
+        match self.read_one() {
+            Read::Msg(m) => {
+                let mut last = m;
+                while !last.is_routing_id() && matches!(self.inp.peek(), Some(m) if !m.is_routing_id()) {
+                    match self.read_one() {
+                        Read::Msg(m) => last = m,
+                        _ => break,
+                    }
+                }
+                last.set_more(false);
+                Read::Msg(last)
+            }
+            Read::Empty => match self.sleep_on_slot() {
+                Some(m) => Read::Msg(self.newer_than_queue(m)),
+                None => Read::Empty,
+            },
+            // A writer may fill the slot and close between our looks.
+            Read::Closed => match self.take_slot() {
+                Some(m) => Read::Msg(self.newer_than_queue(m)),
+                None => Read::Closed,
+            },
+        }
+    }
+
+    /// The slot's message is the newest: drop the older data still queued.
+    fn newer_than_queue(&mut self, mut m: Msg) -> Msg {
+        self.tag(&mut m);
+        while matches!(self.inp.peek(), Some(x) if !x.is_routing_id()) {
+            let _ = self.read_one();
+        }
+        m.set_more(false);
+        m
+    }
+
+    fn take_slot(&self) -> Option<Msg> {
+        self.shared.slots[self.side].msg.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Asks for a read activation when the slot is filled; takes what raced in meanwhile.
+    fn sleep_on_slot(&self) -> Option<Msg> {
+        let slot = &self.shared.slots[self.side];
+        slot.reader_waiting.store(true, Ordering::SeqCst);
+        let m = self.take_slot();
+        if m.is_some() {
+            slot.reader_waiting.store(false, Ordering::SeqCst);
+        }
+        m
+    }
+
+    /// CONFLATE for a socket of `kind` (see [`crate::socket::options::Options::conflates`]):
+    /// its data directions keep only the newest message, and their writers never wait for
+    /// room. Subscriptions are never conflated — a SUB's outbound and a PUB's inbound
+    /// direction carry them, and dropping one would silently change what is delivered.
+    pub(crate) fn conflate(kind: crate::socket::SocketType, socket_end: &mut PipeEnd, peer_end: &mut PipeEnd) {
+        use crate::socket::SocketType as T;
+        if kind != T::Pub {
+            socket_end.conflate = true;
+            peer_end.conflate_out = true;
+            peer_end.hwm = 0;
+        }
+        if kind != T::Sub {
+            peer_end.conflate = true;
+            socket_end.conflate_out = true;
+            socket_end.hwm = 0;
+        }
+    }
+
+    /// Makes this end's reads conflating (an inproc binder whose connecting peer's end is
+    /// already in use).
+    pub(crate) fn set_conflate_reads(&mut self) {
+        self.conflate = true;
+    }
+
+    #[inline]
+    fn read_one(&mut self) -> Read {
         match self.inp.pop() {
             Some(mut msg) => {
                 self.tag(&mut msg);
@@ -262,11 +405,20 @@ impl PipeEnd {
 
     /// True when a frame is ready to read; when not, the end sleeps and the next flush wakes it.
     pub(crate) fn has_data(&mut self) -> bool {
+        if self.conflate {
+            return self.peek().is_some();
+        }
         self.inp.has_data()
     }
 
     /// The next frame, without taking it.
     pub(crate) fn peek(&mut self) -> Option<&Msg> {
+        if self.conflate && self.stash.is_none() && !self.inp.has_data() {
+            self.stash = self.sleep_on_slot();
+        }
+        if self.conflate && self.stash.is_some() && !matches!(self.inp.peek(), Some(m) if m.is_routing_id()) {
+            return self.stash.as_ref();
+        }
         self.inp.peek()
     }
 
@@ -368,6 +520,36 @@ mod tests {
         // lwm for hwm 4 is 1: the read is published at once and the writer woken.
         assert!(log.0.lock().unwrap().contains(&(0, Wake::Write)));
         assert!(a.check_write());
+    }
+
+    #[test]
+    fn conflated_direction_holds_one_message_and_wakes_the_reader() {
+        let (mut a, mut b) = pipe([1, 1]);
+        PipeEnd::conflate(crate::socket::SocketType::Push, &mut a, &mut b);
+        let log = Arc::new(Log::default());
+        b.set_owner(log.clone(), PipeId { slot: 3, serial: 0 });
+        let mut id = Msg::from("peer");
+        id.set_flags(crate::msg::ROUTING_ID);
+        a.write(id);
+        a.flush();
+        assert!(matches!(b.read(), Read::Msg(m) if m.is_routing_id()), "the routing id is never conflated");
+        assert!(matches!(b.read(), Read::Empty));
+        for i in 0..10_000 {
+            assert!(a.check_write(), "a conflating writer never waits (HWM 1 ignored)");
+            a.write(m(&i.to_string(), false));
+            a.flush();
+        }
+        // One slot, not a queue of 10 000: nothing went into the queue.
+        assert!(!b.inp.has_data());
+        assert!(log.0.lock().unwrap().contains(&(3, Wake::Read)), "the sleeping reader was woken");
+        assert!(b.has_data());
+        assert!(matches!(b.read(), Read::Msg(x) if x == "9999"));
+        assert!(matches!(b.read(), Read::Empty));
+        a.write(m("last", false));
+        a.flush();
+        drop(a);
+        assert!(matches!(b.read(), Read::Msg(x) if x == "last"), "written before close: delivered");
+        assert!(matches!(b.read(), Read::Closed));
     }
 
     #[test]

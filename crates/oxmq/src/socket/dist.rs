@@ -34,6 +34,14 @@ impl Dist {
         }
     }
 
+    /// True when every candidate can take a new message now (XPUB_NODROP's test before a
+    /// message is sent). Removes duplicates from `candidates`.
+    pub(crate) fn all_writable(pipes: &mut Pipes, candidates: &mut Vec<usize>) -> bool {
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.iter().all(|&s| pipes.check_write(s))
+    }
+
     /// Writes a frame to the current targets.
     pub(crate) fn send(&mut self, pipes: &mut Pipes, msg: Msg) {
         let more = msg.more();

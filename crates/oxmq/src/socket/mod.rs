@@ -336,6 +336,9 @@ impl Socket {
         let mut options = Options::new(ctx.inner.ipv6_default());
         options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
         options.security.zap_ctx = crate::security::CtxLink::new(&ctx);
+        if !ctx.inner.blocky() {
+            options.linger = 0;
+        }
         Ok(Socket {
             shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger), monitor: crate::monitor::Monitor::new() }),
             ctx,
@@ -421,7 +424,10 @@ impl Socket {
                 let pipe = if self.options.immediate || self.shared.kind.routes_by_id() {
                     None
                 } else {
-                    let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+                    let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+                    if self.options.conflates(self.shared.kind) {
+                        PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
+                    }
                     self.attach(mine, Some(endpoint.to_string()));
                     Some(theirs)
                 };
@@ -437,6 +443,8 @@ impl Socket {
             }
         }
         self.last_endpoint = endpoint.to_string();
+        // CONNECT_ROUTING_ID names the peer of one connect only (libzmq resets it).
+        self.options.connect_routing_id = Bytes::new();
         Ok(())
     }
 
@@ -501,6 +509,15 @@ impl Socket {
         let slot = self.pipes.insert(end, endpoint);
         let serial = self.pipes.get(slot).serial;
         self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
+        if self.options.probe_router
+            && matches!(self.shared.kind, SocketType::Router | SocketType::Dealer | SocketType::Req)
+        {
+            // PROBE_ROUTER: an empty message announces us to a ROUTER peer, ahead of anything
+            // else (libzmq writes it when the pipe attaches).
+            let end = &mut self.pipes.get(slot).end;
+            end.write(Msg::new());
+            end.flush();
+        }
         self.pattern.attach(&mut self.pipes, slot);
         self.reap();
     }

@@ -44,6 +44,14 @@ pub(crate) struct Options {
     pub ctx_max_msgsz: i64,
     /// MECHANISM, PLAIN_* and CURVE_* (see `crate::security`).
     pub security: crate::security::Security,
+    /// INVERT_MATCHING (PUB/SUB types also keep their own copy).
+    pub invert_matching: bool,
+    /// CONFLATE: the socket's queues keep only the newest message (see `socket::conflate`).
+    pub conflate: bool,
+    /// PROBE_ROUTER: an empty message to each new peer (ROUTER, DEALER, REQ).
+    pub probe_router: bool,
+    /// CONNECT_ROUTING_ID: the routing id the next `connect`'s peer gets; used once.
+    pub connect_routing_id: Bytes,
 }
 
 impl Options {
@@ -77,6 +85,10 @@ impl Options {
             recovery_ivl: 10_000,
             ctx_max_msgsz: i32::MAX as i64,
             security: Default::default(),
+            invert_matching: false,
+            conflate: false,
+            probe_router: false,
+            connect_routing_id: Bytes::new(),
         }
     }
 
@@ -142,6 +154,16 @@ impl Options {
             }
             opt::RECOVERY_IVL => self.recovery_ivl = int_min(v, 0)?,
             opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => return self.security.set(option, v),
+            opt::INVERT_MATCHING => self.invert_matching = bool_val(v)?,
+            opt::CONFLATE => self.conflate = bool_val(v)?,
+            opt::PROBE_ROUTER => self.probe_router = bool_val(v)?,
+            opt::CONNECT_ROUTING_ID => {
+                // Same rules as ROUTING_ID (libzmq checks 1..=255 bytes).
+                if v.is_empty() || v.len() > 255 {
+                    return Err(Error::Invalid);
+                }
+                self.connect_routing_id = Bytes::copy_from_slice(v);
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -178,8 +200,17 @@ impl Options {
             opt::RATE => i(self.rate),
             opt::RECOVERY_IVL => i(self.recovery_ivl),
             opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => self.security.get(option),
+            opt::INVERT_MATCHING => i(self.invert_matching as i32),
+            opt::CONFLATE => i(self.conflate as i32),
+            opt::PROBE_ROUTER => i(self.probe_router as i32),
             _ => None,
         }
+    }
+
+    /// Whether CONFLATE applies: libzmq honours it on DEALER, PULL, PUSH, PUB and SUB only.
+    pub(crate) fn conflates(&self, kind: crate::socket::SocketType) -> bool {
+        use crate::socket::SocketType as T;
+        self.conflate && matches!(kind, T::Dealer | T::Pull | T::Push | T::Pub | T::Sub)
     }
 
     /// MAXMSGSIZE as the codec wants it.

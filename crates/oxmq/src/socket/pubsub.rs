@@ -7,7 +7,10 @@
 //! subscription in flight may still deliver non-matching messages.
 //!
 //! PUB never blocks: a subscriber at its high-water mark misses the message, and the drop is
-//! counted ([`crate::Socket::dropped_messages`]).
+//! counted ([`crate::Socket::dropped_messages`]) — unless XPUB_NODROP is set, when `send`
+//! returns `EAGAIN` (or blocks) until every matching subscriber has room. With INVERT_MATCHING
+//! both sides invert the test: PUB delivers to the subscribers whose prefixes do *not* match,
+//! and SUB keeps the messages no subscription matches.
 //!
 //! XPUB is PUB that also hands subscriptions to the application (`recv` returns `0x01topic`
 //! / `0x00topic`): by default only the first subscription to a topic and the last
@@ -15,6 +18,13 @@
 //! XPUB_VERBOSER; a subscriber that goes away unsubscribes from what only it wanted. XSUB is
 //! SUB whose subscriptions are messages the application sends (`0x01topic`), and which
 //! forwards any other message it is given upstream — the two halves of a forwarding proxy.
+//!
+//! XPUB_MANUAL leaves the subscription table to the application: every (un)subscription is
+//! passed up and applied to nothing; `setsockopt(SUBSCRIBE/UNSUBSCRIBE)` on the XPUB then
+//! applies a prefix to the pipe the last received subscription came from.
+//! XPUB_MANUAL_LAST_VALUE also sends the next message after such a subscription to that pipe
+//! only — the last-value cache: replay the cached value to the newcomer alone.
+//! XPUB_WELCOME_MSG is written to every new subscriber when it attaches.
 
 use super::dist::Dist;
 use super::fq::Fq;
@@ -36,9 +46,23 @@ pub(crate) struct Pub {
     xpub: bool,
     verbose: bool,
     verboser: bool,
-    up: VecDeque<Msg>,
+    /// Messages for the application, each with the pipe a subscription came from (XPUB).
+    up: VecDeque<(Msg, Option<usize>)>,
     /// XPUB: in the middle of passing up a multi-part upstream message.
     up_more: bool,
+    /// XPUB_NODROP: `send` waits for room instead of dropping.
+    nodrop: bool,
+    /// INVERT_MATCHING: deliver to the pipes that do not match.
+    invert: bool,
+    /// XPUB_MANUAL (and XPUB_MANUAL_LAST_VALUE, which also sets `send_last_pipe`).
+    manual: bool,
+    send_last_pipe: bool,
+    /// XPUB_MANUAL: what each pipe asked for, so its departure can be reported upstream.
+    manual_subs: MTrie,
+    /// XPUB_MANUAL: the pipe of the subscription `recv` returned last.
+    last_pipe: Option<usize>,
+    /// XPUB_WELCOME_MSG (empty: none).
+    welcome: Option<Msg>,
 }
 
 impl Pub {
@@ -61,6 +85,35 @@ impl Pub {
             verboser: false,
             up: VecDeque::new(),
             up_more: false,
+            nodrop: false,
+            invert: false,
+            manual: false,
+            send_last_pipe: false,
+            manual_subs: MTrie::default(),
+            last_pipe: None,
+            welcome: None,
+        }
+    }
+
+    /// The pipes a message goes to: the subscribers of a prefix of it (all the others with
+    /// INVERT_MATCHING), or, right after a manual last-value subscription, that one pipe if it
+    /// matches. Duplicates are allowed; `Dist::begin` removes them.
+    fn targets(&mut self, msg: &[u8], out: &mut Vec<usize>) {
+        if let Some(last) = self.last_pipe.filter(|_| self.send_last_pipe) {
+            self.last_pipe = None; // one message only, as libzmq
+            let mut hit = false;
+            self.subs.matches(msg, |s| hit |= s == last);
+            if hit != self.invert {
+                out.push(last);
+            }
+            return;
+        }
+        self.subs.matches(msg, |s| out.push(s));
+        if self.invert {
+            out.sort_unstable();
+            out.dedup();
+            let matched = std::mem::take(out);
+            out.extend(self.pipes.iter().copied().filter(|p| matched.binary_search(p).is_err()));
         }
     }
 
@@ -73,8 +126,19 @@ impl Pub {
                 // PUB ignores it, as libzmq's does.
                 self.up_more = m.more();
                 if self.xpub {
-                    self.up.push_back(m);
+                    self.up.push_back((m, None));
                 }
+                continue;
+            }
+            if self.manual {
+                // Applied by the application (setsockopt on this XPUB); remembered per pipe
+                // so the pipe's departure can be reported.
+                if m[0] == 1 {
+                    self.manual_subs.add(&m[1..], slot);
+                } else {
+                    self.manual_subs.remove(&m[1..], slot);
+                }
+                self.up.push_back((m, Some(slot)));
                 continue;
             }
             let show = if m[0] == 1 {
@@ -85,28 +149,63 @@ impl Pub {
                 last || self.verboser
             };
             if self.xpub && show {
-                self.up.push_back(m);
+                self.up.push_back((m, None));
+            }
+        }
+    }
+
+    /// XPUB_MANUAL's SUBSCRIBE/UNSUBSCRIBE: applies to the pipe of the last subscription
+    /// received (none yet, or that pipe gone: ignored, as libzmq).
+    fn manual_subscription(&mut self, subscribe: bool, prefix: &[u8]) {
+        if let Some(slot) = self.last_pipe {
+            if subscribe {
+                self.subs.add(prefix, slot);
+            } else {
+                self.subs.remove(prefix, slot);
             }
         }
     }
 }
 
+fn unsubscription(prefix: &[u8]) -> Msg {
+    let mut v = Vec::with_capacity(prefix.len() + 1);
+    v.push(0);
+    v.extend_from_slice(prefix);
+    Msg::from(v)
+}
+
 impl Pattern for Pub {
     fn attach(&mut self, pipes: &mut Pipes, slot: usize) {
         self.pipes.push(slot);
+        if let Some(w) = &self.welcome {
+            // Before anything else the new subscriber gets (libzmq writes it on attach).
+            pipes.write(slot, w.clone());
+            pipes.flush(slot);
+        }
         self.read_subscriptions(pipes, slot);
     }
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
         self.pipes.retain(|&s| s != slot);
-        let (xpub, up) = (self.xpub, &mut self.up);
+        let (xpub, manual, up) = (self.xpub, self.manual, &mut self.up);
+        // In manual mode the application hears of what the pipe itself had asked for.
         self.subs.remove_pipe(slot, |prefix| {
-            if xpub {
-                let mut v = Vec::with_capacity(prefix.len() + 1);
-                v.push(0);
-                v.extend_from_slice(prefix);
-                up.push_back(Msg::from(v));
+            if xpub && !manual {
+                up.push_back((unsubscription(prefix), None));
             }
         });
+        self.manual_subs.remove_pipe(slot, |prefix| {
+            if manual {
+                up.push_back((unsubscription(prefix), None));
+            }
+        });
+        for (_, p) in self.up.iter_mut() {
+            if *p == Some(slot) {
+                *p = None; // the slot may be reused by a new pipe
+            }
+        }
+        if self.last_pipe == Some(slot) {
+            self.last_pipe = None;
+        }
         self.dist.detach(slot);
     }
     fn read_activated(&mut self, pipes: &mut Pipes, slot: usize) {
@@ -119,7 +218,13 @@ impl Pattern for Pub {
         if !self.dist.in_message() {
             let mut c = std::mem::take(&mut self.scratch);
             c.clear();
-            self.subs.matches(msg, |s| c.push(s));
+            let last = self.last_pipe;
+            self.targets(msg, &mut c);
+            if self.nodrop && !Dist::all_writable(pipes, &mut c) {
+                self.last_pipe = last; // not sent: the last-value target still pending
+                self.scratch = c;
+                return Err(Error::Again);
+            }
             self.dist.begin(pipes, &mut c);
             self.scratch = c;
         }
@@ -130,21 +235,55 @@ impl Pattern for Pub {
         if !self.xpub {
             return Err(Error::NotSup);
         }
-        self.up.pop_front().ok_or(Error::Again)
+        let (m, slot) = self.up.pop_front().ok_or(Error::Again)?;
+        if self.manual && slot.is_some() {
+            self.last_pipe = slot;
+        }
+        Ok(m)
     }
     fn has_in(&mut self, _pipes: &mut Pipes) -> bool {
         !self.up.is_empty()
     }
-    fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
-        true // PUB never blocks
+    fn has_out(&mut self, pipes: &mut Pipes) -> bool {
+        if !self.nodrop || self.dist.in_message() {
+            return true; // PUB never blocks
+        }
+        // NODROP: writable when every subscriber has room (any message may go to all).
+        let mut all = std::mem::take(&mut self.scratch);
+        all.clear();
+        all.extend_from_slice(&self.pipes);
+        let ok = Dist::all_writable(pipes, &mut all);
+        self.scratch = all;
+        ok
     }
     fn setsockopt(&mut self, _pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
+        if option == opt::INVERT_MATCHING {
+            // Also stored with the shared options (libzmq keeps it there and reads it back).
+            if let Ok(v) = bool_val(value) {
+                self.invert = v;
+            }
+            return None;
+        }
         if !self.xpub {
             return None;
         }
         match option {
             opt::XPUB_VERBOSE => Some(bool_val(value).map(|v| self.verbose = v)),
             opt::XPUB_VERBOSER => Some(bool_val(value).map(|v| self.verboser = v)),
+            opt::XPUB_NODROP => Some(bool_val(value).map(|v| self.nodrop = v)),
+            opt::XPUB_MANUAL => Some(bool_val(value).map(|v| self.manual = v)),
+            opt::XPUB_MANUAL_LAST_VALUE => Some(bool_val(value).map(|v| {
+                self.manual = v;
+                self.send_last_pipe = v;
+            })),
+            opt::XPUB_WELCOME_MSG => {
+                self.welcome = if value.is_empty() { None } else { Some(Msg::from(value.to_vec())) };
+                Some(Ok(()))
+            }
+            opt::SUBSCRIBE | opt::UNSUBSCRIBE if self.manual => {
+                self.manual_subscription(option == opt::SUBSCRIBE, value);
+                Some(Ok(()))
+            }
             _ => None,
         }
     }
@@ -167,6 +306,8 @@ pub(crate) struct Sub {
     xsub: bool,
     /// XSUB: in the middle of sending a multi-part upstream message.
     up_more: bool,
+    /// INVERT_MATCHING: keep what no subscription matches.
+    invert: bool,
 }
 
 impl Sub {
@@ -188,6 +329,7 @@ impl Sub {
             prefetched: None,
             xsub,
             up_more: false,
+            invert: false,
         }
     }
 
@@ -228,7 +370,7 @@ impl Sub {
                 self.skipping = m.more();
                 continue;
             }
-            if self.subs.matches(&m) {
+            if self.subs.matches(&m) != self.invert {
                 self.more = m.more();
                 return Ok(m);
             }
@@ -299,6 +441,13 @@ impl Pattern for Sub {
         self.xsub
     }
     fn setsockopt(&mut self, pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
+        if option == opt::INVERT_MATCHING {
+            // Also stored with the shared options, which validate it and read it back.
+            if let Ok(v) = bool_val(value) {
+                self.invert = v;
+            }
+            return None;
+        }
         if self.xsub {
             return None; // XSUB subscribes by message, as libzmq's
         }

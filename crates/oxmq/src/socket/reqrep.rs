@@ -5,12 +5,19 @@
 //! receiving before sending is `EFSM`. REP fair-queues requests, keeps each request's envelope
 //! (every frame up to and including the empty delimiter — routing ids added by ROUTERs on the
 //! way) and sends it back in front of the reply, to the pipe the request came from.
+//!
+//! REQ_RELAXED lets a REQ send a new request without waiting for the reply to the previous
+//! one (whose reply is then discarded when it comes); REQ_CORRELATE puts a 4-byte request id
+//! in front of the delimiter and accepts only a reply carrying the current one — together
+//! they let a REQ give up on a lost reply and try again.
 
 use super::fq::Fq;
 use super::lb::Lb;
 use super::{Pattern, Pipes};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
+use crate::opt;
+use crate::socket::options::bool_val;
 
 pub(crate) struct Req {
     lb: Lb,
@@ -23,11 +30,33 @@ pub(crate) struct Req {
     reply_pipe: Option<usize>,
     /// Inside a reply: the delimiter has been consumed.
     reply_body: bool,
+    /// REQ_RELAXED.
+    relaxed: bool,
+    /// REQ_CORRELATE, and the id of the current request.
+    correlate: bool,
+    request_id: u32,
+    /// Inside a reply: the request id frame has been checked (REQ_CORRELATE).
+    reply_id_ok: bool,
 }
 
 impl Req {
     pub(crate) fn new() -> Req {
-        Req { lb: Lb::default(), fq: Fq::default(), receiving: false, request_begins: true, reply_pipe: None, reply_body: false }
+        Req {
+            lb: Lb::default(),
+            fq: Fq::default(),
+            receiving: false,
+            request_begins: true,
+            reply_pipe: None,
+            reply_body: false,
+            relaxed: false,
+            correlate: false,
+            // libzmq starts from a random value so a restarted REQ does not reuse ids.
+            request_id: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos() ^ std::process::id())
+                .unwrap_or(1),
+            reply_id_ok: false,
+        }
     }
 }
 
@@ -51,9 +80,26 @@ impl Pattern for Req {
     }
     fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
         if self.receiving {
-            return Err(Error::Fsm);
+            if !self.relaxed {
+                return Err(Error::Fsm);
+            }
+            // Relaxed: give up on the outstanding reply; it is dropped if it comes.
+            self.receiving = false;
+            self.request_begins = true;
+            self.reply_body = false;
+            self.reply_id_ok = false;
         }
         if self.request_begins {
+            if self.correlate {
+                let id = self.request_id.wrapping_add(1);
+                let mut idm = Msg::from(id.to_ne_bytes().to_vec());
+                idm.set_more(true);
+                match self.lb.send(pipes, &mut idm)? {
+                    Some(slot) => self.reply_pipe = Some(slot),
+                    None => return Err(Error::Again),
+                }
+                self.request_id = id;
+            }
             let mut delim = Msg::new();
             delim.set_more(true);
             match self.lb.send(pipes, &mut delim)? {
@@ -82,9 +128,18 @@ impl Pattern for Req {
                 self.drain_rest(pipes, &m)?;
                 continue;
             }
+            if self.correlate && !self.reply_id_ok {
+                if m.len() != 4 || !m.more() || m[..] != self.request_id.to_ne_bytes() {
+                    self.drain_rest(pipes, &m)?; // a reply to another request
+                    continue;
+                }
+                self.reply_id_ok = true;
+                continue;
+            }
             if !self.reply_body {
                 if !m.is_empty() || !m.more() {
                     // Malformed reply: the envelope must be exactly the empty delimiter.
+                    self.reply_id_ok = false;
                     self.drain_rest(pipes, &m)?;
                     continue;
                 }
@@ -94,6 +149,7 @@ impl Pattern for Req {
             if !m.more() {
                 self.receiving = false;
                 self.reply_body = false;
+                self.reply_id_ok = false;
             }
             return Ok(m);
         }
@@ -102,7 +158,21 @@ impl Pattern for Req {
         self.receiving && self.fq.has_in(pipes)
     }
     fn has_out(&mut self, pipes: &mut Pipes) -> bool {
-        !self.receiving && self.lb.has_out(pipes)
+        (!self.receiving || self.relaxed) && self.lb.has_out(pipes)
+    }
+    fn setsockopt(&mut self, _pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
+        match option {
+            opt::REQ_RELAXED => Some(bool_val(value).map(|v| self.relaxed = v)),
+            opt::REQ_CORRELATE => Some(bool_val(value).map(|v| self.correlate = v)),
+            _ => None,
+        }
+    }
+    fn getsockopt(&self, option: i32) -> Option<Vec<u8>> {
+        match option {
+            opt::REQ_RELAXED => Some((self.relaxed as i32).to_ne_bytes().to_vec()),
+            opt::REQ_CORRELATE => Some((self.correlate as i32).to_ne_bytes().to_vec()),
+            _ => None,
+        }
     }
 }
 

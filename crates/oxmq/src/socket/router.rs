@@ -5,6 +5,10 @@
 //! the Identity it announced in its handshake, or a generated 5-byte id (a zero byte and a
 //! counter, as libzmq makes them) when it announced none. Unroutable messages are dropped
 //! silently (and counted), or fail with `EHOSTUNREACH` under ROUTER_MANDATORY.
+//!
+//! ROUTER_NOTIFY (libzmq 4.3, draft there): with `NOTIFY_CONNECT` a peer's arrival, with
+//! `NOTIFY_DISCONNECT` its departure, is received as a message of two frames, the peer's
+//! routing id and an empty frame.
 
 use super::fq::Fq;
 use super::{Pattern, Pipes};
@@ -24,6 +28,9 @@ pub(crate) struct Router {
     next_id: u32,
     mandatory: bool,
     handover: bool,
+    /// ROUTER_NOTIFY flags, and the routing ids of the notifications not yet received.
+    notify: i32,
+    notifications: std::collections::VecDeque<Bytes>,
     /// Receiving: the routing-id frame was returned, the message follows.
     pending_in: Option<Msg>,
     more_in: bool,
@@ -47,6 +54,8 @@ impl Router {
                 .unwrap_or(1),
             mandatory: false,
             handover: false,
+            notify: 0,
+            notifications: Default::default(),
             pending_in: None,
             more_in: false,
             out: None,
@@ -85,6 +94,9 @@ impl Router {
                 return false;
             }
         }
+        if self.notify & opt::NOTIFY_CONNECT != 0 {
+            self.notifications.push_back(id.clone());
+        }
         self.by_id.insert(id.clone(), slot);
         self.id_of.insert(slot, id);
         self.fq.attach(slot);
@@ -100,6 +112,9 @@ impl Pattern for Router {
         self.anonymous.retain(|&s| s != slot);
         if let Some(id) = self.id_of.remove(&slot) {
             self.by_id.remove(&id);
+            if self.notify & opt::NOTIFY_DISCONNECT != 0 {
+                self.notifications.push_back(id);
+            }
         }
         self.fq.detach(slot);
         if self.out == Some(slot) {
@@ -162,6 +177,16 @@ impl Pattern for Router {
             self.more_in = m.more();
             return Ok(m);
         }
+        if !self.more_in {
+            if let Some(id) = self.notifications.pop_front() {
+                // [routing id, empty frame], as libzmq delivers a notification.
+                self.pending_in = Some(Msg::new());
+                let mut idm = Msg::from(id);
+                idm.set_more(true);
+                self.more_in = true;
+                return Ok(idm);
+            }
+        }
         let (m, slot) = self.fq.recv(pipes)?;
         if self.more_in {
             self.more_in = m.more();
@@ -175,7 +200,7 @@ impl Pattern for Router {
         Ok(idm)
     }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
-        self.pending_in.is_some() || self.more_in || self.fq.has_in(pipes)
+        self.pending_in.is_some() || self.more_in || !self.notifications.is_empty() || self.fq.has_in(pipes)
     }
     fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
         true
@@ -184,6 +209,13 @@ impl Pattern for Router {
         match option {
             opt::ROUTER_MANDATORY => Some(bool_val(value).map(|v| self.mandatory = v)),
             opt::ROUTER_HANDOVER => Some(bool_val(value).map(|v| self.handover = v)),
+            opt::ROUTER_NOTIFY => Some(match crate::socket::options::int_val(value) {
+                Ok(v) if (0..=opt::NOTIFY_CONNECT | opt::NOTIFY_DISCONNECT).contains(&v) => {
+                    self.notify = v;
+                    Ok(())
+                }
+                _ => Err(Error::Invalid),
+            }),
             _ => None,
         }
     }
@@ -191,6 +223,7 @@ impl Pattern for Router {
         match option {
             opt::ROUTER_MANDATORY => Some((self.mandatory as i32).to_ne_bytes().to_vec()),
             opt::ROUTER_HANDOVER => Some((self.handover as i32).to_ne_bytes().to_vec()),
+            opt::ROUTER_NOTIFY => Some(self.notify.to_ne_bytes().to_vec()),
             _ => None,
         }
     }

@@ -21,6 +21,8 @@ struct Bound {
     sndhwm: i32,
     rcvhwm: i32,
     routing_id: Bytes,
+    /// The binder's CONFLATE (for its type): pipes to it conflate both ways.
+    conflate: bool,
 }
 
 struct Pending {
@@ -28,6 +30,8 @@ struct Pending {
     end: PipeEnd,
     endpoint: String,
     conn_rcvhwm: i32,
+    /// The connecting socket's CONNECT_ROUTING_ID: how it will know the binder.
+    connect_routing_id: Bytes,
 }
 
 #[derive(Default)]
@@ -51,6 +55,15 @@ fn routing_id_frame(id: &Bytes) -> Msg {
     m
 }
 
+/// How a connecting socket knows the binder: by CONNECT_ROUTING_ID if it set one.
+fn peer_id<'a>(options: &'a Options, announced: &'a Bytes) -> &'a Bytes {
+    if options.connect_routing_id.is_empty() {
+        announced
+    } else {
+        &options.connect_routing_id
+    }
+}
+
 pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options, name: &str) -> Result<()> {
     let mut reg = ctx.inner.inproc.lock().unwrap_or_else(|p| p.into_inner());
     if reg.bound.contains_key(name) {
@@ -58,11 +71,21 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
     }
     reg.bound.insert(
         name.to_string(),
-        Bound { shared: shared.clone(), sndhwm: options.sndhwm, rcvhwm: options.rcvhwm, routing_id: options.routing_id.clone() },
+        Bound {
+            shared: shared.clone(),
+            sndhwm: options.sndhwm,
+            rcvhwm: options.rcvhwm,
+            routing_id: options.routing_id.clone(),
+            conflate: options.conflates(shared.kind),
+        },
     );
     for mut p in reg.pending.remove(name).unwrap_or_default() {
         p.end.set_hwm(sum(options.sndhwm, p.conn_rcvhwm));
-        p.end.write(routing_id_frame(&options.routing_id));
+        if options.conflates(shared.kind) && shared.kind != crate::socket::SocketType::Pub {
+            // The connecting end is already its socket's; our inbound direction conflates.
+            p.end.set_conflate_reads();
+        }
+        p.end.write(routing_id_frame(if p.connect_routing_id.is_empty() { &options.routing_id } else { &p.connect_routing_id }));
         p.end.flush();
         let _ = p.endpoint;
         shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: None });
@@ -78,28 +101,38 @@ pub(crate) fn unbind(ctx: &Context, socket_id: u64, name: &str) {
 }
 
 /// Connects; returns the connecting socket's end.
-pub(crate) fn connect(ctx: &Context, _shared: &Arc<SocketShared>, options: &Options, name: &str) -> Result<PipeEnd> {
+pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Options, name: &str) -> Result<PipeEnd> {
     let mut reg = ctx.inner.inproc.lock().unwrap_or_else(|p| p.into_inner());
     let endpoint = format!("inproc://{name}");
     match reg.bound.get(name) {
         Some(b) => {
             let (mut mine, mut theirs) =
                 pipe([sum(options.sndhwm, b.rcvhwm), sum(b.sndhwm, options.rcvhwm)]);
+            if options.conflates(shared.kind) {
+                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
+            }
+            if b.conflate {
+                PipeEnd::conflate(b.shared.kind, &mut theirs, &mut mine);
+            }
             mine.write(routing_id_frame(&options.routing_id));
             mine.flush();
-            theirs.write(routing_id_frame(&b.routing_id));
+            theirs.write(routing_id_frame(peer_id(options, &b.routing_id)));
             theirs.flush();
             b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: None });
             Ok(mine)
         }
         None => {
-            let (mut mine, theirs) = pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
+            let (mut mine, mut theirs) = pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
+            if options.conflates(shared.kind) {
+                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
+            }
             mine.write(routing_id_frame(&options.routing_id));
             mine.flush();
             reg.pending.entry(name.to_string()).or_default().push(Pending {
                 end: theirs,
                 endpoint: endpoint.clone(),
                 conn_rcvhwm: options.rcvhwm,
+                connect_routing_id: options.connect_routing_id.clone(),
             });
             let _ = endpoint;
             Ok(mine)

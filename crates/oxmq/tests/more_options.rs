@@ -1,0 +1,371 @@
+//! Socket and context options observed through their effect over real transports
+//! (zmq_setsockopt(3), zmq_ctx_set(3)): CONFLATE, PROBE_ROUTER, REQ_RELAXED, REQ_CORRELATE,
+//! ROUTER_NOTIFY, ROUTER_HANDOVER, CONNECT_ROUTING_ID, TOS, SNDBUF, RCVBUF, BACKLOG,
+//! MULTICAST_HOPS, BLOCKY, MAX_MSGSZ, and ETERM for a blocked poll.
+
+mod common;
+
+use common::*;
+use oxmq::{opt, Context, Error, PollItem, Socket, SocketType as T};
+use std::os::fd::BorrowedFd;
+use std::time::Duration;
+
+// --- CONFLATE ----------------------------------------------------------------------------------
+
+/// Sending side: a conflating PUSH that cannot deliver yet keeps only the newest message.
+fn conflate_sender_keeps_only_newest(t: Transport) {
+    let ctx = Context::new();
+    let ep = t.fresh_endpoint();
+    let mut push = socket(&ctx, T::Push);
+    push.set_int(opt::CONFLATE, 1).unwrap();
+    assert_eq!(push.get_int(opt::CONFLATE).unwrap(), 1);
+    push.set_int(opt::SNDHWM, 5).unwrap(); // ignored: a conflating queue never fills
+    push.connect(&ep).unwrap();
+    for i in 0..100 {
+        push.send(format!("m{i}"), opt::DONTWAIT).unwrap();
+    }
+    let mut pull = socket(&ctx, T::Pull);
+    pull.bind(&ep).unwrap();
+    assert_eq!(recv_bytes(&mut pull), b"m99");
+    assert_quiet(&mut pull);
+}
+
+/// Receiving side: a conflating PULL that reads late sees the newest of what arrived, having
+/// dropped (almost all of) the rest.
+fn conflate_receiver_keeps_only_newest(t: Transport) {
+    let ctx = Context::new();
+    let mut pull = socket(&ctx, T::Pull);
+    pull.set_int(opt::CONFLATE, 1).unwrap();
+    let ep = bind(&mut pull, t);
+    let mut push = socket(&ctx, T::Push);
+    push.connect(&ep).unwrap();
+    for i in 0..1000 {
+        push.send(format!("m{i}"), 0).unwrap();
+    }
+    push.send("end", 0).unwrap();
+    let mut got = 0;
+    loop {
+        got += 1;
+        if recv_bytes(&mut pull) == b"end" {
+            break;
+        }
+    }
+    assert!(got < 500, "{got} of 1001 messages received: not conflated");
+}
+
+/// A conflating SUB conflates data, never its subscriptions: both prefixes reach the PUB.
+fn conflate_sub_keeps_every_subscription(t: Transport) {
+    let ctx = Context::new();
+    let mut publ = socket(&ctx, T::Pub);
+    let ep = bind(&mut publ, t);
+    let mut sub = socket(&ctx, T::Sub);
+    sub.set_int(opt::CONFLATE, 1).unwrap();
+    sub.subscribe("A").unwrap();
+    sub.subscribe("B").unwrap();
+    sub.connect(&ep).unwrap();
+    sync_pub_sub(&mut publ, &mut sub, b"A-probe");
+    sync_pub_sub(&mut publ, &mut sub, b"B-probe");
+}
+
+// --- PROBE_ROUTER ------------------------------------------------------------------------------
+
+fn probe_router_announces_dealer_and_req(t: Transport) {
+    let ctx = Context::new();
+    let mut router = socket(&ctx, T::Router);
+    let ep = bind(&mut router, t);
+    for (kind, id) in [(T::Dealer, &b"dealer"[..]), (T::Req, b"req")] {
+        let mut s = socket(&ctx, kind);
+        s.set_bytes(opt::ROUTING_ID, id).unwrap();
+        s.set_int(opt::PROBE_ROUTER, 1).unwrap();
+        s.connect(&ep).unwrap();
+        // Nothing was sent by the application: the empty message is the probe.
+        assert_eq!(recv_parts(&mut router), vec![id.to_vec(), Vec::new()], "{kind:?}");
+        // The ROUTER knows the peer now and can address it first.
+        if kind == T::Dealer {
+            send_parts(&mut router, &[id, b"hello"]);
+            assert_eq!(recv_bytes(&mut s), b"hello");
+        }
+    }
+}
+
+// --- REQ_RELAXED, REQ_CORRELATE ----------------------------------------------------------------
+
+fn req_relaxed_and_correlated(t: Transport) {
+    let ctx = Context::new();
+    let mut router = socket(&ctx, T::Router);
+    let ep = bind(&mut router, t);
+    let mut req = socket(&ctx, T::Req);
+    req.set_int(opt::REQ_RELAXED, 1).unwrap();
+    req.set_int(opt::REQ_CORRELATE, 1).unwrap();
+    assert_eq!(req.get_int(opt::REQ_CORRELATE).unwrap(), 1);
+    req.connect(&ep).unwrap();
+
+    req.send("q1", 0).unwrap();
+    let r1 = recv_parts(&mut router);
+    assert_eq!(r1.len(), 4, "[peer id, request id, delimiter, body]");
+    assert_eq!(r1[1].len(), 4);
+    assert_eq!((r1[2].as_slice(), r1[3].as_slice()), (&b""[..], &b"q1"[..]));
+    // Relaxed: a new request without waiting for the reply.
+    req.send("q2", 0).unwrap();
+    let r2 = recv_parts(&mut router);
+    assert_eq!(r2[3], b"q2");
+    let id1 = u32::from_ne_bytes(r1[1].as_slice().try_into().unwrap());
+    let id2 = u32::from_ne_bytes(r2[1].as_slice().try_into().unwrap());
+    assert_eq!(id2, id1.wrapping_add(1), "request ids count up");
+    // The late reply to q1 is dropped: only the reply carrying q2's id is received.
+    send_parts(&mut router, &[&r1[0], &r1[1], b"", b"reply to q1"]);
+    send_parts(&mut router, &[&r2[0], &r2[1], b"", b"reply to q2"]);
+    assert_eq!(recv_parts(&mut req), vec![b"reply to q2".to_vec()]);
+
+    // Strict (the default): sending twice is EFSM.
+    let mut strict = socket(&ctx, T::Req);
+    strict.connect(&ep).unwrap();
+    strict.send("a", 0).unwrap();
+    assert_eq!(strict.send("b", 0).unwrap_err(), Error::Fsm);
+}
+
+// --- ROUTER_NOTIFY, ROUTER_HANDOVER, CONNECT_ROUTING_ID ----------------------------------------
+
+fn router_notify_connect_and_disconnect(t: Transport) {
+    let ctx = Context::new();
+    let mut router = socket(&ctx, T::Router);
+    router.set_int(opt::ROUTER_NOTIFY, opt::NOTIFY_CONNECT | opt::NOTIFY_DISCONNECT).unwrap();
+    assert_eq!(router.get_int(opt::ROUTER_NOTIFY).unwrap(), 3);
+    assert_eq!(router.set_int(opt::ROUTER_NOTIFY, 4).unwrap_err(), Error::Invalid);
+    let ep = bind(&mut router, t);
+    let mut dealer = socket(&ctx, T::Dealer);
+    dealer.set_bytes(opt::ROUTING_ID, b"D1").unwrap();
+    dealer.connect(&ep).unwrap();
+    assert_eq!(recv_parts(&mut router), vec![b"D1".to_vec(), Vec::new()], "connect notification");
+    dealer.send("data", 0).unwrap();
+    assert_eq!(recv_parts(&mut router), vec![b"D1".to_vec(), b"data".to_vec()]);
+    drop(dealer);
+    assert_eq!(recv_parts(&mut router), vec![b"D1".to_vec(), Vec::new()], "disconnect notification");
+}
+
+fn router_handover_takes_over_identity(t: Transport) {
+    let ctx = Context::new();
+    let mut router = socket(&ctx, T::Router);
+    router.set_int(opt::ROUTER_HANDOVER, 1).unwrap();
+    assert_eq!(router.get_int(opt::ROUTER_HANDOVER).unwrap(), 1);
+    let ep = bind(&mut router, t);
+    let mut a = socket(&ctx, T::Dealer);
+    a.set_bytes(opt::ROUTING_ID, b"X").unwrap();
+    a.connect(&ep).unwrap();
+    a.send("from a", 0).unwrap();
+    assert_eq!(recv_parts(&mut router), vec![b"X".to_vec(), b"from a".to_vec()]);
+    let mut b = socket(&ctx, T::Dealer);
+    b.set_bytes(opt::ROUTING_ID, b"X").unwrap();
+    b.connect(&ep).unwrap();
+    b.send("from b", 0).unwrap();
+    assert_eq!(recv_parts(&mut router), vec![b"X".to_vec(), b"from b".to_vec()]);
+    send_parts(&mut router, &[b"X", b"to the newcomer"]);
+    assert_eq!(recv_bytes(&mut b), b"to the newcomer");
+    assert_quiet(&mut a);
+}
+
+fn connect_routing_id_names_the_peer(t: Transport) {
+    let ctx = Context::new();
+    let mut server = socket(&ctx, T::Router);
+    server.set_bytes(opt::ROUTING_ID, b"announced").unwrap();
+    let ep = bind(&mut server, t);
+    let mut client = socket(&ctx, T::Router);
+    client.set_bytes(opt::ROUTING_ID, b"client").unwrap();
+    client.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    client.set_bytes(opt::CONNECT_ROUTING_ID, b"my-name-for-it").unwrap();
+    client.connect(&ep).unwrap();
+    // The peer is known by the name given at connect, not the one it announced.
+    eventually("the server becomes routable by its connect routing id", || {
+        match client.send_multipart([&b"my-name-for-it"[..], b"hi"], opt::DONTWAIT) {
+            Ok(()) => Some(()),
+            Err(Error::HostUnreach) | Err(Error::Again) => None,
+            Err(e) => panic!("send: {e:?}"),
+        }
+    });
+    assert_eq!(recv_parts(&mut server), vec![b"client".to_vec(), b"hi".to_vec()]);
+    assert_eq!(
+        client.send_multipart([&b"announced"[..], b"x"], opt::DONTWAIT).unwrap_err(),
+        Error::HostUnreach
+    );
+    assert_eq!(client.set_bytes(opt::CONNECT_ROUTING_ID, b"").unwrap_err(), Error::Invalid);
+}
+
+per_transport!(
+    conflate_sender_keeps_only_newest,
+    conflate_sub_keeps_every_subscription,
+    conflate_receiver_keeps_only_newest,
+    probe_router_announces_dealer_and_req,
+    req_relaxed_and_correlated,
+    router_notify_connect_and_disconnect,
+    router_handover_takes_over_identity,
+    connect_routing_id_names_the_peer,
+);
+
+// --- TOS, SNDBUF, RCVBUF, BACKLOG: read back from the kernel -----------------------------------
+
+/// Runs `f` on one of this process's descriptors as a socket.
+fn with_sock<R>(fd: i32, f: impl FnOnce(&socket2::SockRef<'_>) -> R) -> R {
+    // SAFETY: the descriptor was listed in /proc/self/fd; borrowing does not take ownership,
+    // and the oxmq connection under test keeps it open while the test looks at it.
+    let b = unsafe { BorrowedFd::borrow_raw(fd) };
+    f(&socket2::SockRef::from(&b))
+}
+
+/// Every connected tcp socket of this process: (fd, local port, peer port).
+fn tcp_sockets() -> Vec<(i32, u16, u16)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc/self/fd").into_iter().flatten().flatten() {
+        let Ok(fd) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let ports = with_sock(fd, |s| {
+            let (l, p) = (s.local_addr().ok()?, s.peer_addr().ok()?);
+            Some((l.as_socket()?.port(), p.as_socket()?.port()))
+        });
+        if let Some((l, p)) = ports {
+            out.push((fd, l, p));
+        }
+    }
+    out
+}
+
+fn port_of(ep: &str) -> u16 {
+    ep.rsplit(':').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn tos_and_buffer_sizes_reach_the_kernel() {
+    let ctx = Context::new();
+    let mut pull = socket(&ctx, T::Pull);
+    pull.set_int(opt::TOS, 0x10).unwrap();
+    pull.set_int(opt::RCVBUF, 96 * 1024).unwrap();
+    let ep = bind(&mut pull, Transport::Tcp);
+    let mut push = socket(&ctx, T::Push);
+    push.set_int(opt::TOS, 0x28).unwrap();
+    push.set_int(opt::SNDBUF, 160 * 1024).unwrap();
+    push.set_int(opt::RCVBUF, 80 * 1024).unwrap();
+    push.connect(&ep).unwrap();
+    push.send("x", 0).unwrap();
+    assert_eq!(recv_bytes(&mut pull), b"x");
+
+    let server = port_of(&ep);
+    // The connecting side: find our end by its peer port.
+    let (fd, client_port, _) = tcp_sockets()
+        .into_iter()
+        .find(|&(_, l, p)| p == server && l != server)
+        .expect("the connecting socket");
+    with_sock(fd, |s| {
+        assert_eq!(s.tos_v4().unwrap(), 0x28, "IP_TOS on the connecting socket");
+        // Linux doubles the requested size for bookkeeping; at least what was asked.
+        assert!(s.send_buffer_size().unwrap() >= 160 * 1024, "SO_SNDBUF {}", s.send_buffer_size().unwrap());
+        assert!(s.recv_buffer_size().unwrap() >= 80 * 1024);
+        assert!(s.recv_buffer_size().unwrap() < 4 * 80 * 1024, "SO_RCVBUF as set, not the default");
+    });
+    let (fd, _, _) = tcp_sockets()
+        .into_iter()
+        .find(|&(_, l, p)| l == server && p == client_port)
+        .expect("the accepted socket");
+    with_sock(fd, |s| {
+        assert_eq!(s.tos_v4().unwrap(), 0x10, "IP_TOS on the accepted socket");
+        assert!(s.recv_buffer_size().unwrap() >= 96 * 1024);
+    });
+}
+
+#[test]
+fn backlog_is_the_listen_queue_length() {
+    let ctx = Context::new();
+    let mut pull = socket(&ctx, T::Pull);
+    pull.set_int(opt::BACKLOG, 7).unwrap();
+    let ep = bind(&mut pull, Transport::Tcp);
+    let port = port_of(&ep);
+    // `ss` reports a listener's backlog as its Send-Q.
+    let out = match std::process::Command::new("ss").args(["-ltnH", &format!("sport = :{port}")]).output() {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
+        _ => {
+            eprintln!("skip: `ss` is not available to read the listen backlog");
+            return;
+        }
+    };
+    let cols: Vec<&str> = out.split_whitespace().collect();
+    assert!(cols.len() >= 3, "ss said {out:?}");
+    assert_eq!(cols[2], "7", "Send-Q of the listener is its backlog: {out:?}");
+}
+
+#[test]
+fn multicast_hops_is_stored() {
+    let ctx = Context::new();
+    let mut s = socket(&ctx, T::Pub);
+    assert_eq!(s.get_int(opt::MULTICAST_HOPS).unwrap(), 1, "libzmq default");
+    s.set_int(opt::MULTICAST_HOPS, 16).unwrap();
+    assert_eq!(s.get_int(opt::MULTICAST_HOPS).unwrap(), 16);
+    assert_eq!(s.set_int(opt::MULTICAST_HOPS, 0).unwrap_err(), Error::Invalid);
+}
+
+// --- Context options and termination ----------------------------------------------------------
+
+#[test]
+fn blocky_false_makes_linger_zero_and_term_prompt() {
+    let ctx = Context::new();
+    assert_eq!(ctx.get(opt::CTX_BLOCKY).unwrap(), 1);
+    ctx.set(opt::CTX_BLOCKY, 0).unwrap();
+    let mut push = ctx.socket(T::Push).unwrap();
+    assert_eq!(push.get_int(opt::LINGER).unwrap(), 0, "BLOCKY=0: new sockets linger 0");
+    push.connect(&format!("tcp://127.0.0.1:{}", free_port())).unwrap();
+    push.send("never delivered", 0).unwrap();
+    drop(push);
+    within(Duration::from_secs(2), "term with BLOCKY=0", move || ctx.term().unwrap());
+
+    // Blocky (the default): LINGER -1, and a close still delivers what was sent.
+    let ctx = Context::new();
+    let ep = format!("tcp://127.0.0.1:{}", free_port());
+    let mut push = ctx.socket(T::Push).unwrap();
+    assert_eq!(push.get_int(opt::LINGER).unwrap(), -1);
+    push.connect(&ep).unwrap();
+    for i in 0..10 {
+        push.send(format!("m{i}"), 0).unwrap();
+    }
+    drop(push);
+    let term = std::thread::spawn(move || ctx.term());
+    let ctx2 = Context::new();
+    let mut pull = socket(&ctx2, T::Pull);
+    pull.bind(&ep).unwrap();
+    for i in 0..10 {
+        assert_eq!(recv_bytes(&mut pull), format!("m{i}").as_bytes());
+    }
+    within(DEADLINE, "term after lingering delivery", move || term.join().unwrap().unwrap());
+}
+
+#[test]
+fn max_msgsz_drops_larger_messages() {
+    let ctx = Context::new();
+    ctx.set(opt::MAX_MSGSZ, 100).unwrap();
+    assert_eq!(ctx.get(opt::MAX_MSGSZ).unwrap(), 100);
+    let mut pull = socket(&ctx, T::Pull);
+    let ep = bind(&mut pull, Transport::Tcp);
+    let other = Context::new();
+    let mut push = socket(&other, T::Push);
+    push.connect(&ep).unwrap();
+    push.send(vec![1u8; 100], 0).unwrap();
+    assert_eq!(recv_bytes(&mut pull).len(), 100, "at the limit: delivered");
+    push.send(vec![2u8; 101], 0).unwrap();
+    assert_quiet(&mut pull);
+    // The receiving socket is fine; a new peer within the limit gets through.
+    let mut push2 = socket(&other, T::Push);
+    push2.connect(&ep).unwrap();
+    push2.send("small", 0).unwrap();
+    assert_eq!(recv_bytes(&mut pull), b"small");
+}
+
+#[test]
+fn shutdown_wakes_blocked_poll_with_term() {
+    let ctx = Context::new();
+    let mut s: Socket = ctx.socket(T::Pull).unwrap();
+    s.bind(&format!("inproc://{}", unique("poll-term"))).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut items = [PollItem::socket(&mut s, opt::POLLIN)];
+        tx.send(oxmq::poll(&mut items, -1)).unwrap();
+    });
+    assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "poll returned with nothing ready");
+    ctx.shutdown();
+    let r = rx.recv_timeout(DEADLINE).expect("poll still blocked after ctx.shutdown()");
+    assert_eq!(r.unwrap_err(), Error::Term);
+}
