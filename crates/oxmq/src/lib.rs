@@ -36,7 +36,8 @@ pub use context::Context;
 pub use error::{Error, Result};
 pub use msg::{Msg, INLINE_CAP};
 pub use poll::{poll, PollItem};
-pub use socket::{Socket, SocketType};
+pub use poll::{AsSocket, PollEvent, Poller};
+pub use socket::{PeerStats, Socket, SocketStats, SocketType};
 
 #[cfg(test)]
 mod smoke_tests;

@@ -17,6 +17,7 @@ use super::{Ctx, IoThread, Timer};
 use crate::msg::{Msg, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
 use crate::socket::options::Options;
+use crate::socket::stats::SessionCounters;
 use crate::socket::{hwm, SocketShared, SocketType};
 use crate::transport::endpoint::{Endpoint, Host};
 use crate::transport::listen::pick;
@@ -111,6 +112,14 @@ pub(crate) struct Session {
     /// When bytes were last written: the application writes directly only to a quiet
     /// connection, so a stream keeps the I/O thread's batching.
     last_write: Instant,
+    /// This session's counters (see `socket/stats.rs`): written only by whoever drives it.
+    counters: Arc<SessionCounters>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.socket.io_stats.retire(&self.counters);
+    }
 }
 
 impl Session {
@@ -159,6 +168,7 @@ impl Session {
         stream: Stream,
     ) -> Option<Session> {
         let ivl = options.reconnect_ivl;
+        let counters = socket.io_stats.register();
         let mut s = Session {
             token,
             serial,
@@ -176,6 +186,7 @@ impl Session {
             drained: false,
             owner: SessionOwner::new(ctx.io.clone()),
             last_write: Instant::now(),
+            counters,
         };
         if s.begin_handshake(ctx, stream, false) {
             s.flush_handshake(ctx);
@@ -202,6 +213,7 @@ impl Session {
             p.set_owner(owner.clone(), PipeId { slot: token, serial });
         }
         let ivl = options.reconnect_ivl;
+        let counters = socket.io_stats.register();
         Session {
             token,
             serial,
@@ -219,6 +231,7 @@ impl Session {
             drained: false,
             owner,
             last_write: Instant::now(),
+            counters,
         }
     }
 
@@ -408,6 +421,7 @@ impl Session {
                 p.hiccup();
             }
         }
+        self.counters.connected(self.connected_before);
         self.connected_before = true;
     }
 }
@@ -518,7 +532,10 @@ impl Session {
             }
             match c.stream.read_into(&mut c.rx) {
                 Ok(0) => return Err(Lost),
-                Ok(n) => budget = budget.saturating_sub(n),
+                Ok(n) => {
+                    budget = budget.saturating_sub(n);
+                    self.counters.wire_in(n);
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     c.read_pending = false;
                     break;
@@ -529,6 +546,7 @@ impl Session {
         }
         if let Some(p) = &mut self.pipe {
             p.flush();
+            p.publish_written();
         }
         Ok(())
     }
@@ -569,7 +587,12 @@ impl Session {
             let mut h = match zmtp::parse_header(&c.rx[pos..], max) {
                 Ok(Some(h)) => h,
                 Ok(None) => break Ok(()),
-                Err(_) => break Err(Lost),
+                Err(e) => {
+                    if matches!(e, zmtp::FrameError::TooLarge { .. }) {
+                        self.counters.oversized();
+                    }
+                    break Err(Lost);
+                }
             };
             let avail = (c.rx.len() - pos) as u64;
             let total = h.header_len as u64 + h.body_len;
@@ -714,6 +737,7 @@ impl Session {
                 }
             };
             advance_written(c, n);
+            self.counters.wire_out(n);
             self.last_write = Instant::now();
             if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
                 c.tx.clear();
@@ -731,6 +755,11 @@ impl Session {
         }
         let state = std::mem::replace(&mut self.state, State::Idle);
         if let State::Connected(mut c) = state {
+            if c.handshake.is_some() {
+                self.counters.handshake_failed();
+            } else {
+                self.counters.disconnected();
+            }
             let _ = ctx.registry.deregister(&mut c.stream);
             if c.out_mid {
                 // The peer saw part of a message; the next peer must not see the rest.

@@ -51,6 +51,9 @@ struct Side {
     writer_waiting: AtomicBool,
     /// This side's end was dropped.
     closed: AtomicBool,
+    /// Whole messages written by this side's writer, as it last published them (sessions do,
+    /// once per read batch; for the inbound queue depth in `Socket::peer_stats`).
+    written_msgs: AtomicU64,
     owner: Mutex<Option<(Arc<dyn Owner>, PipeId)>>,
 }
 
@@ -60,6 +63,7 @@ impl Side {
             read_msgs: AtomicU64::new(0),
             writer_waiting: AtomicBool::new(false),
             closed: AtomicBool::new(false),
+            written_msgs: AtomicU64::new(0),
             owner: Mutex::new(None),
         }
     }
@@ -264,6 +268,21 @@ impl PipeEnd {
     }
 
 
+
+    /// Publishes how many messages this end has written (see [`PipeEnd::queued_in`]).
+    pub(crate) fn publish_written(&self) {
+        self.me().written_msgs.store(self.written_msgs, Ordering::Relaxed);
+    }
+
+    /// Messages written towards the peer that its reader has not published as read yet.
+    pub(crate) fn queued_out(&self) -> u64 {
+        self.written_msgs.saturating_sub(self.peer().read_msgs.load(Ordering::Relaxed))
+    }
+
+    /// Messages the peer published as written that this end has not read yet.
+    pub(crate) fn queued_in(&self) -> u64 {
+        self.peer().written_msgs.load(Ordering::Relaxed).saturating_sub(self.read_msgs)
+    }
 
     /// Changes the outbound high-water mark (0 = unlimited).
     pub(crate) fn set_hwm(&mut self, hwm: u64) {

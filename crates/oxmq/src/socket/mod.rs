@@ -13,6 +13,8 @@ mod dealer;
 mod dist;
 mod fq;
 mod lb;
+mod level;
+pub(crate) mod stats;
 pub(crate) mod options;
 mod pair;
 mod pubsub;
@@ -32,6 +34,7 @@ use crate::transport::endpoint::Endpoint;
 use crate::transport::{inproc, listen};
 use bytes::Bytes;
 use options::Options;
+pub use stats::{PeerStats, SocketStats};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
@@ -111,6 +114,8 @@ pub(crate) struct SocketShared {
     pub mailbox: Arc<Mailbox>,
     /// LINGER as of now: sessions read it when the socket closes.
     pub linger: AtomicI32,
+    /// The sessions' counters (`stats.rs`).
+    pub io_stats: stats::IoStats,
 }
 
 impl Owner for SocketShared {
@@ -280,8 +285,8 @@ pub(crate) trait Pattern: Send {
         None
     }
     /// Messages dropped by policy (PUB at HWM, ROUTER with no route), for the counters.
-    fn dropped(&self) -> u64 {
-        0
+    fn drops(&self) -> stats::Drops {
+        stats::Drops::default()
     }
 }
 
@@ -323,6 +328,10 @@ pub struct Socket {
     last_endpoint: String,
     rcvmore: bool,
     next_endpoint_id: u64,
+    /// Level-triggered readiness mode (`level.rs`).
+    level: level::Level,
+    /// Counters kept by the application thread (`stats.rs`).
+    counters: stats::AppCounters,
 }
 
 
@@ -334,7 +343,13 @@ impl Socket {
         let mut options = Options::new(ctx.inner.ipv6_default());
         options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
         Ok(Socket {
-            shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger) }),
+            shared: Arc::new(SocketShared {
+                id,
+                kind,
+                mailbox,
+                linger: AtomicI32::new(options.linger),
+                io_stats: Default::default(),
+            }),
             ctx,
             options,
             pipes: Pipes::new(),
@@ -344,6 +359,8 @@ impl Socket {
             last_endpoint: String::new(),
             rcvmore: false,
             next_endpoint_id: 1,
+            level: Default::default(),
+            counters: Default::default(),
         })
     }
 
@@ -507,7 +524,12 @@ impl Socket {
     #[cold]
     fn process_commands_slow(&mut self) {
         let mut cmds = std::mem::take(&mut self.cmds);
-        self.shared.mailbox.drain_into(&mut cmds);
+        if self.level.mask == 0 {
+            self.shared.mailbox.drain_into(&mut cmds);
+        } else {
+            self.shared.mailbox.drain_into_keep(&mut cmds);
+            self.level_drained(cmds.len());
+        }
         for cmd in cmds.drain(..) {
             match cmd {
                 Command::Pipe(id, what) => {
@@ -560,6 +582,7 @@ impl Socket {
 
     /// Waits for a command until `deadline`; `Err(Again)` on timeout, `Err(Term)` on shutdown.
     fn wait(&mut self, deadline: Option<Instant>) -> Result<()> {
+        self.level_before_wait();
         if !self.shared.mailbox.has_pending() {
             let got = match self.shared.mailbox.wait(deadline) {
                 Ok(g) => g,
@@ -580,6 +603,17 @@ impl Socket {
     /// Sends one frame: `flags` is `opt::DONTWAIT` and/or `opt::SNDMORE`. On success `msg` is
     /// left empty; on error it is untouched (as `zmq_msg_send`).
     pub fn send_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
+        let (len, more) = (msg.len(), flags & opt::SNDMORE != 0);
+        let r = self.send_inner(msg, flags);
+        if r.is_ok() {
+            self.counters.sent(len, more);
+        }
+        self.level_hook();
+        r
+    }
+
+    #[inline(always)]
+    fn send_inner(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         self.check_term()?;
         self.process_commands();
         msg.set_more(flags & opt::SNDMORE != 0);
@@ -634,6 +668,13 @@ impl Socket {
 
     /// Receives one frame.
     pub fn recv(&mut self, flags: i32) -> Result<Msg> {
+        let r = self.recv_inner(flags);
+        self.level_hook();
+        r
+    }
+
+    #[inline(always)]
+    fn recv_inner(&mut self, flags: i32) -> Result<Msg> {
         self.check_term()?;
         self.process_commands();
         match self.pattern.recv(&mut self.pipes) {
@@ -659,6 +700,7 @@ impl Socket {
         self.reap();
         let m = r?;
         self.rcvmore = m.more();
+        self.counters.received(m.len(), m.more());
         Ok(m)
     }
 
@@ -699,18 +741,24 @@ impl Socket {
             ev |= opt::POLLOUT;
         }
         self.reap();
+        self.level_hook();
         Ok(ev)
     }
 
     /// ZMQ_FD: readable whenever [`Socket::events`] may have changed. Edge-triggered like
-    /// libzmq's: after it polls readable, call `events()` and handle everything it reports.
+    /// libzmq's: after it polls readable, call `events()` and handle everything it reports
+    /// (receive until `Error::Again`), since the descriptor signals changes, not state. With
+    /// oxmq's option [`opt::OXMQ_FD_LEVEL`] set it is level-triggered instead: readable
+    /// exactly while the socket can receive (`POLLIN`) or send (`POLLOUT`), see
+    /// [`Socket::set_fd_level`].
     pub fn fd(&self) -> RawFd {
         self.shared.mailbox.fd()
     }
 
     /// Messages this socket dropped by policy (PUB at HWM, ROUTER with no route).
     pub fn dropped_messages(&self) -> u64 {
-        self.pattern.dropped()
+        let d = self.pattern.drops();
+        d.hwm + d.no_route
     }
 
     // ----- options -----
@@ -722,6 +770,9 @@ impl Socket {
             self.check_term()?;
         }
         self.process_commands();
+        if option == opt::OXMQ_FD_LEVEL {
+            return self.set_level(value);
+        }
         if let Some(r) = self.pattern.setsockopt(&mut self.pipes, option, value) {
             self.reap();
             return r;
@@ -759,6 +810,7 @@ impl Socket {
             opt::RCVMORE => return i(self.rcvmore as i32),
             opt::FD => return i(self.fd()),
             opt::EVENTS => return i(self.events()? as i32),
+            opt::OXMQ_FD_LEVEL => return i(self.level.mask as i32),
             opt::LAST_ENDPOINT => {
                 let mut v = self.last_endpoint.clone().into_bytes();
                 v.push(0);

@@ -64,8 +64,8 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
         p.end.set_hwm(sum(options.sndhwm, p.conn_rcvhwm));
         p.end.write(routing_id_frame(&options.routing_id));
         p.end.flush();
-        let _ = p.endpoint;
-        shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: None });
+        // The endpoint marks the pipe as an inproc peer (for the peer count in `stats`).
+        shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: Some(p.endpoint) });
     }
     Ok(())
 }
@@ -89,7 +89,7 @@ pub(crate) fn connect(ctx: &Context, _shared: &Arc<SocketShared>, options: &Opti
             mine.flush();
             theirs.write(routing_id_frame(&b.routing_id));
             theirs.flush();
-            b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: None });
+            b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: Some(endpoint) });
             Ok(mine)
         }
         None => {
