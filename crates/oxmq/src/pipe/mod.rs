@@ -183,10 +183,13 @@ impl PipeEnd {
     #[inline]
     pub(crate) fn write(&mut self, msg: Msg) {
         let more = msg.more();
+        // A routing-id frame is not a message: it must not take a place under the HWM (nor
+        // show in the queue depths), so neither side counts it.
+        let id = msg.is_routing_id();
         self.out.push(msg);
         self.out_mid = more;
         if !more {
-            self.written_msgs += 1;
+            self.written_msgs += u64::from(!id);
             self.complete_upto = self.out.written();
         }
     }
@@ -210,7 +213,7 @@ impl PipeEnd {
     pub(crate) fn read(&mut self) -> Read {
         match self.inp.pop() {
             Some(msg) => {
-                if !msg.more() {
+                if !msg.more() && !msg.is_routing_id() {
                     self.read_msgs += 1;
                     if self.read_msgs - self.read_published >= self.lwm {
                         self.publish_read();
@@ -227,7 +230,7 @@ impl PipeEnd {
                 if self.peer().closed.load(Ordering::Acquire) {
                     match self.inp.pop() {
                         Some(msg) => {
-                            if !msg.more() {
+                            if !msg.more() && !msg.is_routing_id() {
                                 self.read_msgs += 1;
                             }
                             Read::Msg(msg)

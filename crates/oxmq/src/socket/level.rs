@@ -79,8 +79,9 @@ impl Socket {
             return Err(crate::Error::Invalid);
         }
         self.level.mask = v as i16;
-        // The eventfd may hold an old signal either way; assume so and let the update fix it.
-        self.level.fd_set = true;
+        // Start from a known state: reset unless commands are queued (then it stays readable
+        // and they are processed just below).
+        self.level.fd_set = !self.shared.mailbox.clear_if_idle();
         if v != 0 {
             self.process_commands();
             self.level_update();
