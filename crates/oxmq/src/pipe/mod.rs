@@ -209,7 +209,7 @@ impl PipeEnd {
 
 
     /// Reads the next frame.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read(&mut self) -> Read {
         match self.inp.pop() {
             Some(msg) => {

@@ -603,27 +603,34 @@ impl Socket {
     /// Sends one frame: `flags` is `opt::DONTWAIT` and/or `opt::SNDMORE`. On success `msg` is
     /// left empty; on error it is untouched (as `zmq_msg_send`).
     pub fn send_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
-        let (len, more) = (msg.len(), flags & opt::SNDMORE != 0);
-        let r = self.send_inner(msg, flags);
-        if r.is_ok() {
-            self.counters.sent(len, more);
-        }
-        self.level_hook();
-        r
-    }
-
-    #[inline(always)]
-    fn send_inner(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         self.check_term()?;
         self.process_commands();
         msg.set_more(flags & opt::SNDMORE != 0);
+        let len = msg.len();
         match self.pattern.send(&mut self.pipes, msg) {
             Err(Error::Again) => {}
             r => {
-                self.reap();
+                self.sent(&r, len, flags);
                 return r;
             }
         }
+        let r = self.send_blocking(msg, flags);
+        self.sent(&r, len, flags);
+        r
+    }
+
+    /// After a send: counters, retired pipes, level-triggered readiness.
+    #[inline(always)]
+    fn sent(&mut self, r: &Result<()>, len: usize, flags: i32) {
+        self.reap();
+        if r.is_ok() {
+            self.counters.sent(len, flags & opt::SNDMORE != 0);
+        }
+        self.level_hook();
+    }
+
+    /// The send could not go at once: wait for room unless DONTWAIT.
+    fn send_blocking(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         if flags & opt::DONTWAIT != 0 || self.options.sndtimeo == 0 {
             return Err(Error::Again);
         }
@@ -632,10 +639,7 @@ impl Socket {
             self.wait(deadline)?;
             match self.pattern.send(&mut self.pipes, msg) {
                 Err(Error::Again) => continue,
-                r => {
-                    self.reap();
-                    return r;
-                }
+                r => return r,
             }
         }
     }
@@ -668,19 +672,19 @@ impl Socket {
 
     /// Receives one frame.
     pub fn recv(&mut self, flags: i32) -> Result<Msg> {
-        let r = self.recv_inner(flags);
-        self.level_hook();
-        r
-    }
-
-    #[inline(always)]
-    fn recv_inner(&mut self, flags: i32) -> Result<Msg> {
         self.check_term()?;
         self.process_commands();
         match self.pattern.recv(&mut self.pipes) {
             Err(Error::Again) => {}
             r => return self.received(r),
         }
+        let r = self.recv_blocking(flags);
+        self.level_hook();
+        r
+    }
+
+    /// Nothing to receive at once: wait unless DONTWAIT.
+    fn recv_blocking(&mut self, flags: i32) -> Result<Msg> {
         if flags & opt::DONTWAIT != 0 || self.options.rcvtimeo == 0 {
             self.reap();
             return Err(Error::Again);
@@ -701,6 +705,7 @@ impl Socket {
         let m = r?;
         self.rcvmore = m.more();
         self.counters.received(m.len(), m.more());
+        self.level_hook();
         Ok(m)
     }
 
