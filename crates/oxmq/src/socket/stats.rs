@@ -223,12 +223,14 @@ impl Socket {
             .filter(|sl| sl.endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://")) && !sl.end.peer_closed())
             .count() as u64;
         self.shared.io_stats.add_to(&mut s);
+        self.level_hook();
         s
     }
 
     /// Every attached peer with its queue depths.
     pub fn peer_stats(&mut self) -> Vec<PeerStats> {
         self.process_commands();
+        self.level_hook();
         self.pipes
             .slots
             .iter()
