@@ -90,8 +90,14 @@ fn router_counts_unroutable_messages() {
     assert_eq!(st.peers, 1);
     // With MANDATORY the send fails instead, and is not counted as a drop.
     router.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    assert_eq!(st.bytes_out, 7 * 10 + 10);
     assert_eq!(router.send_multipart(["nobody", "x"], 0).unwrap_err(), Error::HostUnreach);
-    assert_eq!(router.stats().dropped_no_route, 7);
+    let st = router.stats();
+    assert_eq!((st.dropped_no_route, st.msgs_out, st.bytes_out), (7, 8, 80), "a refused send is not counted");
+    // Nor is a send that would block.
+    let mut lonely = ctx.socket(SocketType::Push).unwrap();
+    assert_eq!(lonely.send("nowhere", opt::DONTWAIT).unwrap_err(), Error::Again);
+    assert_eq!((lonely.stats().msgs_out, lonely.stats().bytes_out), (0, 0));
 }
 
 /// A hand-written ZMTP 3.0 NULL greeting and READY for `socket_type`.

@@ -606,27 +606,19 @@ impl Socket {
         self.check_term()?;
         self.process_commands();
         msg.set_more(flags & opt::SNDMORE != 0);
-        let len = msg.len();
-        match self.pattern.send(&mut self.pipes, msg) {
-            Err(Error::Again) => {}
-            r => {
-                self.sent(&r, len, flags);
-                return r;
-            }
+        // Counted before the pattern takes the frame, and taken back if it refuses it (a
+        // refused frame is left untouched): nothing has to stay live across the call.
+        self.counters.sent(msg.len(), msg.more());
+        let r = match self.pattern.send(&mut self.pipes, msg) {
+            Err(Error::Again) => self.send_blocking(msg, flags),
+            r => r,
+        };
+        if r.is_err() {
+            self.counters.unsent(msg.len(), msg.more());
         }
-        let r = self.send_blocking(msg, flags);
-        self.sent(&r, len, flags);
-        r
-    }
-
-    /// After a send: counters, retired pipes, level-triggered readiness.
-    #[inline(always)]
-    fn sent(&mut self, r: &Result<()>, len: usize, flags: i32) {
         self.reap();
-        if r.is_ok() {
-            self.counters.sent(len, flags & opt::SNDMORE != 0);
-        }
         self.level_hook();
+        r
     }
 
     /// The send could not go at once: wait for room unless DONTWAIT.

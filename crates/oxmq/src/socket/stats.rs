@@ -83,6 +83,13 @@ impl AppCounters {
     }
 
     #[inline(always)]
+    pub(crate) fn unsent(&mut self, len: usize, more: bool) {
+        // `send_msg` leaves a refused frame untouched, so this undoes exactly what `sent` did.
+        self.bytes_out = self.bytes_out.saturating_sub(len as u64);
+        self.msgs_out = self.msgs_out.saturating_sub(u64::from(!more));
+    }
+
+    #[inline(always)]
     pub(crate) fn received(&mut self, len: usize, more: bool) {
         self.bytes_in += len as u64;
         self.msgs_in += u64::from(!more);
