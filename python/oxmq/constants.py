@@ -38,6 +38,9 @@ POLLOUT = 2
 POLLERR = 4
 POLLPRI = 8
 
+# oxmq's own socket options (not in libzmq): level-triggered FD readiness, see zmq.h.
+OXMQ_FD_LEVEL = 0x4F580001
+
 # Socket options.
 AFFINITY = 4
 ROUTING_ID = 5

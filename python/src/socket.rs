@@ -363,6 +363,33 @@ impl Socket {
         self.with(py, |s| s.events().py_err(py))
     }
 
+    /// oxmq's counters (`oxmq::SocketStats`) as a dict; `peer_queues` lists each peer's
+    /// (queued_out, queued_in or None).
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let (st, peers) = self.with(py, |s| Ok((s.stats(), s.peer_stats())))?;
+        let d = pyo3::types::PyDict::new(py);
+        for (k, v) in [
+            ("msgs_in", st.msgs_in),
+            ("bytes_in", st.bytes_in),
+            ("msgs_out", st.msgs_out),
+            ("bytes_out", st.bytes_out),
+            ("dropped_hwm", st.dropped_hwm),
+            ("dropped_no_route", st.dropped_no_route),
+            ("dropped_oversized", st.dropped_oversized),
+            ("peers", st.peers),
+            ("connections", st.connections),
+            ("reconnects", st.reconnects),
+            ("handshake_failures", st.handshake_failures),
+            ("wire_bytes_in", st.wire_bytes_in),
+            ("wire_bytes_out", st.wire_bytes_out),
+        ] {
+            d.set_item(k, v)?;
+        }
+        let q: Vec<(u64, Option<u64>)> = peers.iter().map(|p| (p.queued_out, p.queued_in)).collect();
+        d.set_item("peer_queues", q)?;
+        Ok(d)
+    }
+
     #[getter]
     fn rcvmore(&self, py: Python<'_>) -> PyResult<bool> {
         self.with(py, |s| Ok(s.rcvmore()))

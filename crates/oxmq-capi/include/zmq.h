@@ -515,6 +515,53 @@ ZMQ_EXPORT void *zmq_threadstart (zmq_thread_fn *func_, void *arg_);
 /* Joins the thread and frees its handle. */
 ZMQ_EXPORT void zmq_threadclose (void *thread_);
 
+/* ======================================================================================== */
+/* oxmq extensions: not in libzmq. Test OXMQ_ZMQ_H before using them.                          */
+/* ======================================================================================== */
+
+/* Level-triggered readiness for ZMQ_FD. The value is an event mask: ZMQ_POLLIN, ZMQ_POLLOUT or
+   both; 0 (the default) is libzmq's edge-triggered contract (after ZMQ_FD polls readable, read
+   ZMQ_EVENTS and receive until EAGAIN). While set, ZMQ_FD is readable exactly while the socket
+   can receive (ZMQ_POLLIN) or send (ZMQ_POLLOUT) without blocking, so a plain level-triggered
+   select/poll/epoll loop may handle one message per wake-up. A peer event that brings no
+   message (a connection, a disconnection) may leave it readable until the next call into the
+   socket finds nothing; it never stays readable with nothing to do. zmq_poller_* uses this
+   mode for the sockets it holds. The option number is far above libzmq's range. */
+#define ZMQ_OXMQ_FD_LEVEL 0x4f580001
+
+/* A socket's counters, all since the socket was created (see oxmq::SocketStats). */
+typedef struct zmq_socket_stats_t
+{
+    uint64_t msgs_in;            /* messages received by the application */
+    uint64_t bytes_in;           /* their bytes (every frame's body) */
+    uint64_t msgs_out;           /* messages sent by the application (dropped ones too) */
+    uint64_t bytes_out;          /* their bytes */
+    uint64_t dropped_hwm;        /* copies dropped at a peer's HWM (PUB/XPUB, ROUTER) */
+    uint64_t dropped_no_route;   /* ROUTER: no peer with that routing id */
+    uint64_t dropped_oversized;  /* frames over MAXMSGSIZE (the connection is dropped) */
+    uint64_t peers;              /* peers connected now (tcp/ipc past handshake, inproc) */
+    uint64_t connections;        /* tcp/ipc handshakes completed, ever */
+    uint64_t reconnects;         /* of those, re-established by a connecting socket */
+    uint64_t handshake_failures; /* tcp/ipc connections that failed the handshake */
+    uint64_t wire_bytes_in;      /* bytes read from tcp/ipc, framing included */
+    uint64_t wire_bytes_out;     /* bytes written to tcp/ipc, framing included */
+} zmq_socket_stats_t;
+
+/* Fills at most size_ bytes of *stats_ (pass sizeof (zmq_socket_stats_t); a smaller size from
+   an older header gets the fields it knows). 0, or -1 with ENOTSOCK/EFAULT/EINVAL. */
+ZMQ_EXPORT int zmq_socket_stats (void *s_, zmq_socket_stats_t *stats_, size_t size_);
+
+/* One peer's queues. */
+typedef struct zmq_socket_peer_stats_t
+{
+    uint64_t queued_out; /* messages queued towards the peer, not yet taken by it */
+    int64_t queued_in;   /* messages from the peer waiting to be received; -1: not known (inproc) */
+} zmq_socket_peer_stats_t;
+
+/* Writes up to n_ peers into peers_ (may be NULL when n_ is 0); returns how many peers the
+   socket has (which may exceed n_), or -1 with ENOTSOCK/EFAULT/EINVAL. */
+ZMQ_EXPORT int zmq_socket_peer_stats (void *s_, zmq_socket_peer_stats_t *peers_, int n_);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Draft API (define ZMQ_BUILD_DRAFT_API to see it). The functions exist in the library       */
 /* whether or not the macro is defined.                                                       */

@@ -34,6 +34,7 @@ mod msg;
 mod poll;
 mod proxy;
 mod socket;
+mod stats;
 mod timers;
 mod util;
 mod z85;

@@ -2,8 +2,9 @@
 //!
 //! `zmq_poll` takes an array that may name the same socket twice; Rust's `poll` takes one
 //! `&mut Socket` per item, so items are first folded into one slot per distinct socket (events
-//! or'ed), polled, and the result is spread back over the C items. The poller is a list of
-//! registrations that builds the same item array on each wait.
+//! or'ed), polled, and the result is spread back over the C items. The poller is
+//! `oxmq::Poller` (one epoll set, sockets in level-triggered readiness mode) keyed by socket
+//! handle and descriptor.
 
 use crate::guard::{guard, non_null};
 use crate::socket::sock_mut;
@@ -30,7 +31,7 @@ pub struct zmq_poller_event_t {
 }
 
 /// What one poll slot watches.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Target {
     Socket(*mut c_void),
     Fd(c_int),
@@ -111,18 +112,31 @@ pub unsafe extern "C" fn zmq_poll(items: *mut zmq_pollitem_t, nitems: c_int, tim
 }
 
 // --- zmq_poller (draft API, used by modern bindings) ----------------------------------------
+//
+// Over `oxmq::Poller`: one epoll set kept across waits, sockets in level-triggered readiness
+// mode while registered, so a wait costs one `epoll_wait` plus a look at what it reports.
 
 const POLLER_LIVE: u64 = 0x6f78_6d71_5f70_6f6c; // "oxmq_pol"
 
-struct Entry {
-    target: Target,
-    user_data: *mut c_void,
-    events: c_short,
+/// A C socket handle as the Rust poller holds it: checked on every use, so a socket closed
+/// while registered gives `ENOTSOCK` instead of a dangling reference.
+struct CSock(*mut c_void);
+
+impl oxmq::AsSocket for CSock {
+    fn as_socket(&mut self) -> Result<&mut oxmq::Socket> {
+        // SAFETY: the handle came from zmq_socket (checked by its tag); C's contract is that a
+        // socket is used by one thread at a time, and the borrow ends with the poller's call.
+        unsafe { sock_mut(self.0) }
+    }
 }
 
 struct Poller {
     tag: u64,
-    entries: Vec<Entry>,
+    inner: oxmq::Poller<CSock>,
+    /// By token: what was registered and its user data.
+    entries: Vec<Option<(Target, *mut c_void)>>,
+    by_target: std::collections::HashMap<Target, usize>,
+    ready: Vec<oxmq::PollEvent>,
 }
 
 /// # Safety
@@ -138,27 +152,32 @@ unsafe fn poller<'a>(p: *mut c_void) -> Result<&'a mut Poller> {
 }
 
 impl Poller {
-    fn find(&self, t: Target) -> Option<usize> {
-        self.entries.iter().position(|e| e.target == t)
-    }
-
     fn add(&mut self, t: Target, user_data: *mut c_void, events: c_short) -> Result<c_int> {
-        if self.find(t).is_some() {
+        if self.by_target.contains_key(&t) {
             return Err(Error::Invalid);
         }
-        self.entries.push(Entry { target: t, user_data, events });
+        let token = match t {
+            Target::Socket(s) => self.inner.add_socket(CSock(s), events)?,
+            Target::Fd(fd) => self.inner.add_fd(fd, events)?,
+        };
+        if self.entries.len() <= token {
+            self.entries.resize(token + 1, None);
+        }
+        self.entries[token] = Some((t, user_data));
+        self.by_target.insert(t, token);
         Ok(0)
     }
 
     fn modify(&mut self, t: Target, events: c_short) -> Result<c_int> {
-        let i = self.find(t).ok_or(Error::Invalid)?;
-        self.entries[i].events = events;
+        let token = *self.by_target.get(&t).ok_or(Error::Invalid)?;
+        self.inner.modify(token, events)?;
         Ok(0)
     }
 
     fn remove(&mut self, t: Target) -> Result<c_int> {
-        let i = self.find(t).ok_or(Error::Invalid)?;
-        self.entries.remove(i);
+        let token = self.by_target.remove(&t).ok_or(Error::Invalid)?;
+        self.entries[token] = None;
+        self.inner.remove(token)?;
         Ok(0)
     }
 }
@@ -166,7 +185,14 @@ impl Poller {
 #[no_mangle]
 pub extern "C" fn zmq_poller_new() -> *mut c_void {
     guard(std::ptr::null_mut(), || {
-        Ok(Box::into_raw(Box::new(Poller { tag: POLLER_LIVE, entries: Vec::new() })).cast())
+        let pl = Poller {
+            tag: POLLER_LIVE,
+            inner: oxmq::Poller::new()?,
+            entries: Vec::new(),
+            by_target: Default::default(),
+            ready: Vec::new(),
+        };
+        Ok(Box::into_raw(Box::new(pl)).cast())
     })
 }
 
@@ -192,7 +218,7 @@ pub unsafe extern "C" fn zmq_poller_destroy(pp: *mut *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn zmq_poller_size(p: *mut c_void) -> c_int {
     // SAFETY: C contract.
-    guard(-1, || Ok(unsafe { poller(p)? }.entries.len() as c_int))
+    guard(-1, || Ok(unsafe { poller(p)? }.by_target.len() as c_int))
 }
 
 #[no_mangle]
@@ -299,7 +325,7 @@ pub unsafe extern "C" fn zmq_poller_wait_all(
         if n_events < 0 {
             return Err(Error::Invalid);
         }
-        if pl.entries.is_empty() {
+        if pl.by_target.is_empty() {
             // As libzmq: waiting forever on nothing is a caller error; otherwise time out.
             if timeout < 0 {
                 return Err(Error::Fault);
@@ -307,24 +333,23 @@ pub unsafe extern "C" fn zmq_poller_wait_all(
             idle(timeout);
             return Err(Error::Again);
         }
-        let targets: Vec<(Target, c_short)> = pl.entries.iter().map(|e| (e.target, e.events)).collect();
-        // SAFETY: `add` rejects duplicates, so socket targets are distinct.
-        let revents = unsafe { poll_targets(&targets, timeout)? };
+        let mut ready = std::mem::take(&mut pl.ready);
+        let r = pl.inner.wait(&mut ready, timeout);
         // SAFETY: C promises `n_events` writable events.
         let out = unsafe { std::slice::from_raw_parts_mut(events, n_events as usize) };
         let mut n = 0;
-        for (e, &r) in pl.entries.iter().zip(&revents) {
-            let r = r & (e.events | opt::POLLERR);
-            if r == 0 || n == out.len() {
-                continue;
-            }
-            let (socket, fd) = match e.target {
+        // Items beyond `n_events` stay ready (level-triggered) and are reported next time.
+        for ev in ready.iter().take(out.len()) {
+            let Some(Some((t, user_data))) = pl.entries.get(ev.token) else { continue };
+            let (socket, fd) = match *t {
                 Target::Socket(s) => (s, -1),
                 Target::Fd(fd) => (std::ptr::null_mut(), fd),
             };
-            out[n] = zmq_poller_event_t { socket, fd, user_data: e.user_data, events: r };
+            out[n] = zmq_poller_event_t { socket, fd, user_data: *user_data, events: ev.events };
             n += 1;
         }
+        pl.ready = ready;
+        r?;
         if n == 0 {
             return Err(Error::Again);
         }

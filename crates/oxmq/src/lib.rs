@@ -42,7 +42,8 @@ pub use monitor::MonitorEvent;
 pub use msg::{Msg, INLINE_CAP};
 pub use properties::Properties;
 pub use poll::{poll, PollItem};
-pub use socket::{Socket, SocketType};
+pub use poll::{AsSocket, PollEvent, Poller};
+pub use socket::{PeerStats, Socket, SocketStats, SocketType};
 
 #[cfg(test)]
 mod smoke_tests;

@@ -138,6 +138,33 @@ impl Mailbox {
         self.signaler.drain();
     }
 
+    /// As [`Mailbox::drain_into`], but leaves the eventfd as it is: in level-triggered
+    /// readiness mode the socket decides itself when the descriptor stops being readable
+    /// ([`Mailbox::clear_if_idle`]).
+    pub(crate) fn drain_into_keep(&self, out: &mut Vec<Command>) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::swap(&mut q.cmds, out);
+        self.pending.store(false, Ordering::Release);
+    }
+
+    /// Makes the eventfd readable (level mode: the socket has something for its user).
+    pub(crate) fn signal(&self) {
+        self.signaler.signal();
+    }
+
+    /// Resets the eventfd unless commands are queued. Under the queue lock, so a command
+    /// posted at the same time either finds the queue empty after us and signals again, or is
+    /// seen here and keeps the descriptor readable: no wake-up is lost. Returns true when the
+    /// descriptor was reset.
+    pub(crate) fn clear_if_idle(&self) -> bool {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if !q.cmds.is_empty() {
+            return false;
+        }
+        self.signaler.drain();
+        true
+    }
+
     /// Refuses further commands and returns those still queued (to be dropped by the caller
     /// outside the lock: dropping a pipe end wakes its peer).
     pub(crate) fn close(&self) -> Vec<Command> {

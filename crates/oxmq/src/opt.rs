@@ -78,6 +78,14 @@ pub const XPUB_MANUAL_LAST_VALUE: i32 = 98;
 pub const NOTIFY_CONNECT: i32 = 1;
 pub const NOTIFY_DISCONNECT: i32 = 2;
 
+// oxmq's own socket options, numbered far above libzmq's (which stop near 120) so they can
+// never collide with a future libzmq option.
+
+/// Level-triggered readiness for `FD`: an event mask (`POLLIN`, `POLLOUT` or both; 0, the
+/// default, is libzmq's edge-triggered contract). While set, `FD` is readable exactly while
+/// the socket can receive (`POLLIN`) or send (`POLLOUT`) without blocking.
+pub const OXMQ_FD_LEVEL: i32 = 0x4f58_0001;
+
 // Context options.
 pub const IO_THREADS: i32 = 1;
 pub const MAX_SOCKETS: i32 = 2;

@@ -18,6 +18,7 @@ use crate::monitor::event as mon;
 use crate::msg::{Msg, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
 use crate::socket::options::Options;
+use crate::socket::stats::SessionCounters;
 use crate::socket::{hwm, SocketShared, SocketType};
 use crate::transport::endpoint::{Endpoint, Host};
 use crate::transport::listen::pick;
@@ -120,6 +121,14 @@ pub(crate) struct Session {
     /// When bytes were last written: the application writes directly only to a quiet
     /// connection, so a stream keeps the I/O thread's batching.
     last_write: Instant,
+    /// This session's counters (see `socket/stats.rs`): written only by whoever drives it.
+    counters: Arc<SessionCounters>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.socket.io_stats.retire(&self.counters);
+    }
 }
 
 impl Session {
@@ -196,6 +205,7 @@ impl Session {
         stream: Stream,
     ) -> Option<Session> {
         let ivl = options.reconnect_ivl;
+        let counters = socket.io_stats.register();
         let mut s = Session {
             token,
             serial,
@@ -213,6 +223,7 @@ impl Session {
             drained: false,
             owner: SessionOwner::new(ctx.io.clone()),
             last_write: Instant::now(),
+            counters,
         };
         if s.begin_handshake(ctx, stream, false) {
             s.event(mon::ACCEPTED, s.fd());
@@ -240,6 +251,7 @@ impl Session {
             p.set_owner(owner.clone(), PipeId { slot: token, serial });
         }
         let ivl = options.reconnect_ivl;
+        let counters = socket.io_stats.register();
         Session {
             token,
             serial,
@@ -257,6 +269,7 @@ impl Session {
             drained: false,
             owner,
             last_write: Instant::now(),
+            counters,
         }
     }
 
@@ -476,6 +489,7 @@ impl Session {
                 p.hiccup();
             }
         }
+        self.counters.connected(self.connected_before);
         self.connected_before = true;
     }
 }
@@ -588,7 +602,10 @@ impl Session {
             }
             match c.stream.read_into(&mut c.rx) {
                 Ok(0) => return lost(c, libc::EPIPE),
-                Ok(n) => budget = budget.saturating_sub(n),
+                Ok(n) => {
+                    budget = budget.saturating_sub(n);
+                    self.counters.wire_in(n);
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     c.read_pending = false;
                     break;
@@ -599,6 +616,7 @@ impl Session {
         }
         if let Some(p) = &mut self.pipe {
             p.flush();
+            p.publish_written();
         }
         Ok(())
     }
@@ -655,7 +673,12 @@ impl Session {
             let mut h = match zmtp::parse_header(&c.rx[pos..], max) {
                 Ok(Some(h)) => h,
                 Ok(None) => break Ok(()),
-                Err(_) => break Err(Lost),
+                Err(e) => {
+                    if matches!(e, zmtp::FrameError::TooLarge { .. }) {
+                        self.counters.oversized();
+                    }
+                    break Err(Lost);
+                }
             };
             let avail = (c.rx.len() - pos) as u64;
             let total = h.header_len as u64 + h.body_len;
@@ -800,6 +823,7 @@ impl Session {
                 }
             };
             advance_written(c, n);
+            self.counters.wire_out(n);
             self.last_write = Instant::now();
             if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
                 c.tx.clear();
@@ -836,6 +860,11 @@ impl Session {
         }
         let state = std::mem::replace(&mut self.state, State::Idle);
         if let State::Connected(mut c) = state {
+            if c.handshake.is_some() {
+                self.counters.handshake_failed();
+            } else {
+                self.counters.disconnected();
+            }
             let _ = ctx.registry.deregister(&mut c.stream);
             if c.out_mid {
                 // The peer saw part of a message; the next peer must not see the rest.

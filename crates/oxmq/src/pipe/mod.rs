@@ -51,6 +51,9 @@ struct Side {
     writer_waiting: AtomicBool,
     /// This side's end was dropped.
     closed: AtomicBool,
+    /// Whole messages written by this side's writer, as it last published them (sessions do,
+    /// once per read batch; for the inbound queue depth in `Socket::peer_stats`).
+    written_msgs: AtomicU64,
     owner: Mutex<Option<(Arc<dyn Owner>, PipeId)>>,
 }
 
@@ -60,6 +63,7 @@ impl Side {
             read_msgs: AtomicU64::new(0),
             writer_waiting: AtomicBool::new(false),
             closed: AtomicBool::new(false),
+            written_msgs: AtomicU64::new(0),
             owner: Mutex::new(None),
         }
     }
@@ -222,10 +226,13 @@ impl PipeEnd {
     #[inline(always)]
     fn write_queued(&mut self, msg: Msg) {
         let more = msg.more();
+        // A routing-id frame is not a message: it must not take a place under the HWM (nor
+        // show in the queue depths), so neither side counts it.
+        let id = msg.is_routing_id();
         self.out.push(msg);
         self.out_mid = more;
         if !more {
-            self.written_msgs += 1;
+            self.written_msgs += u64::from(!id);
             self.complete_upto = self.out.written();
         }
     }
@@ -349,12 +356,12 @@ impl PipeEnd {
         self.conflate = true;
     }
 
-    #[inline]
+    #[inline(always)]
     fn read_one(&mut self) -> Read {
         match self.inp.pop() {
             Some(mut msg) => {
                 self.tag(&mut msg);
-                if !msg.more() {
+                if !msg.more() && !msg.is_routing_id() {
                     self.read_msgs += 1;
                     if self.read_msgs - self.read_published >= self.lwm {
                         self.publish_read();
@@ -380,7 +387,7 @@ impl PipeEnd {
             match self.inp.pop() {
                 Some(mut msg) => {
                     self.tag(&mut msg);
-                    if !msg.more() {
+                    if !msg.more() && !msg.is_routing_id() {
                         self.read_msgs += 1;
                     }
                     Read::Msg(msg)
@@ -439,6 +446,21 @@ impl PipeEnd {
     }
 
 
+
+    /// Publishes how many messages this end has written (see [`PipeEnd::queued_in`]).
+    pub(crate) fn publish_written(&self) {
+        self.me().written_msgs.store(self.written_msgs, Ordering::Relaxed);
+    }
+
+    /// Messages written towards the peer that its reader has not published as read yet.
+    pub(crate) fn queued_out(&self) -> u64 {
+        self.written_msgs.saturating_sub(self.peer().read_msgs.load(Ordering::Relaxed))
+    }
+
+    /// Messages the peer published as written that this end has not read yet.
+    pub(crate) fn queued_in(&self) -> u64 {
+        self.peer().written_msgs.load(Ordering::Relaxed).saturating_sub(self.read_msgs)
+    }
 
     /// Changes the outbound high-water mark (0 = unlimited).
     pub(crate) fn set_hwm(&mut self, hwm: u64) {

@@ -13,6 +13,8 @@ mod dealer;
 mod dist;
 mod fq;
 mod lb;
+mod level;
+pub(crate) mod stats;
 pub(crate) mod options;
 mod pair;
 mod pubsub;
@@ -32,6 +34,7 @@ use crate::transport::endpoint::Endpoint;
 use crate::transport::{inproc, listen};
 use bytes::Bytes;
 use options::Options;
+pub use stats::{PeerStats, SocketStats};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
@@ -113,6 +116,8 @@ pub(crate) struct SocketShared {
     pub linger: AtomicI32,
     /// The socket monitor's events and sink (see `crate::monitor`).
     pub monitor: crate::monitor::Monitor,
+    /// The sessions' counters (`stats.rs`).
+    pub io_stats: stats::IoStats,
 }
 
 impl Owner for SocketShared {
@@ -282,8 +287,8 @@ pub(crate) trait Pattern: Send {
         None
     }
     /// Messages dropped by policy (PUB at HWM, ROUTER with no route), for the counters.
-    fn dropped(&self) -> u64 {
-        0
+    fn drops(&self) -> stats::Drops {
+        stats::Drops::default()
     }
 }
 
@@ -325,6 +330,10 @@ pub struct Socket {
     last_endpoint: String,
     rcvmore: bool,
     next_endpoint_id: u64,
+    /// Level-triggered readiness mode (`level.rs`).
+    level: level::Level,
+    /// Counters kept by the application thread (`stats.rs`).
+    counters: stats::AppCounters,
 }
 
 
@@ -340,7 +349,14 @@ impl Socket {
             options.linger = 0;
         }
         Ok(Socket {
-            shared: Arc::new(SocketShared { id, kind, mailbox, linger: AtomicI32::new(options.linger), monitor: crate::monitor::Monitor::new() }),
+            shared: Arc::new(SocketShared {
+                id,
+                kind,
+                mailbox,
+                linger: AtomicI32::new(options.linger),
+                monitor: crate::monitor::Monitor::new(),
+                io_stats: Default::default(),
+            }),
             ctx,
             options,
             pipes: Pipes::new(),
@@ -350,6 +366,8 @@ impl Socket {
             last_endpoint: String::new(),
             rcvmore: false,
             next_endpoint_id: 1,
+            level: Default::default(),
+            counters: Default::default(),
         })
     }
 
@@ -533,7 +551,12 @@ impl Socket {
     #[cold]
     fn process_commands_slow(&mut self) {
         let mut cmds = std::mem::take(&mut self.cmds);
-        self.shared.mailbox.drain_into(&mut cmds);
+        if self.level.mask == 0 {
+            self.shared.mailbox.drain_into(&mut cmds);
+        } else {
+            self.shared.mailbox.drain_into_keep(&mut cmds);
+            self.level_drained(cmds.len());
+        }
         for cmd in cmds.drain(..) {
             match cmd {
                 Command::Pipe(id, what) => {
@@ -586,6 +609,7 @@ impl Socket {
 
     /// Waits for a command until `deadline`; `Err(Again)` on timeout, `Err(Term)` on shutdown.
     fn wait(&mut self, deadline: Option<Instant>) -> Result<()> {
+        self.level_before_wait();
         if !self.shared.mailbox.has_pending() {
             let got = match self.shared.mailbox.wait(deadline) {
                 Ok(g) => g,
@@ -610,13 +634,23 @@ impl Socket {
         self.process_commands();
         msg.set_more(flags & opt::SNDMORE != 0);
         msg.freeze();
-        match self.pattern.send(&mut self.pipes, msg) {
-            Err(Error::Again) => {}
-            r => {
-                self.reap();
-                return r;
-            }
+        // Counted before the pattern takes the frame, and taken back if it refuses it (a
+        // refused frame is left untouched): nothing has to stay live across the call.
+        self.counters.sent(msg.len(), msg.more());
+        let r = match self.pattern.send(&mut self.pipes, msg) {
+            Err(Error::Again) => self.send_blocking(msg, flags),
+            r => r,
+        };
+        if r.is_err() {
+            self.counters.unsent(msg.len(), msg.more());
         }
+        self.reap();
+        self.level_hook();
+        r
+    }
+
+    /// The send could not go at once: wait for room unless DONTWAIT.
+    fn send_blocking(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         if flags & opt::DONTWAIT != 0 || self.options.sndtimeo == 0 {
             return Err(Error::Again);
         }
@@ -625,10 +659,7 @@ impl Socket {
             self.wait(deadline)?;
             match self.pattern.send(&mut self.pipes, msg) {
                 Err(Error::Again) => continue,
-                r => {
-                    self.reap();
-                    return r;
-                }
+                r => return r,
             }
         }
     }
@@ -674,6 +705,13 @@ impl Socket {
     /// Nothing to receive right now: EAGAIN, or wait (out of line, so `recv` stays small).
     #[inline(never)]
     fn recv_wait(&mut self, flags: i32) -> Result<Msg> {
+        let r = self.recv_blocking(flags);
+        self.level_hook();
+        r
+    }
+
+    /// Nothing to receive at once: wait unless DONTWAIT.
+    fn recv_blocking(&mut self, flags: i32) -> Result<Msg> {
         if flags & opt::DONTWAIT != 0 || self.options.rcvtimeo == 0 {
             self.reap();
             return Err(Error::Again);
@@ -693,6 +731,8 @@ impl Socket {
         self.reap();
         let m = r?;
         self.rcvmore = m.more();
+        self.counters.received(m.len(), m.more());
+        self.level_hook();
         Ok(m)
     }
 
@@ -733,18 +773,24 @@ impl Socket {
             ev |= opt::POLLOUT;
         }
         self.reap();
+        self.level_hook();
         Ok(ev)
     }
 
     /// ZMQ_FD: readable whenever [`Socket::events`] may have changed. Edge-triggered like
-    /// libzmq's: after it polls readable, call `events()` and handle everything it reports.
+    /// libzmq's: after it polls readable, call `events()` and handle everything it reports
+    /// (receive until `Error::Again`), since the descriptor signals changes, not state. With
+    /// oxmq's option [`opt::OXMQ_FD_LEVEL`] set it is level-triggered instead: readable
+    /// exactly while the socket can receive (`POLLIN`) or send (`POLLOUT`), see
+    /// [`Socket::set_fd_level`].
     pub fn fd(&self) -> RawFd {
         self.shared.mailbox.fd()
     }
 
     /// Messages this socket dropped by policy (PUB at HWM, ROUTER with no route).
     pub fn dropped_messages(&self) -> u64 {
-        self.pattern.dropped()
+        let d = self.pattern.drops();
+        d.hwm + d.no_route
     }
 
     // ----- options -----
@@ -756,6 +802,9 @@ impl Socket {
             self.check_term()?;
         }
         self.process_commands();
+        if option == opt::OXMQ_FD_LEVEL {
+            return self.set_level(value);
+        }
         if let Some(r) = self.pattern.setsockopt(&mut self.pipes, option, value) {
             self.reap();
             return r;
@@ -793,6 +842,7 @@ impl Socket {
             opt::RCVMORE => return i(self.rcvmore as i32),
             opt::FD => return i(self.fd()),
             opt::EVENTS => return i(self.events()? as i32),
+            opt::OXMQ_FD_LEVEL => return i(self.level.mask as i32),
             opt::LAST_ENDPOINT => {
                 let mut v = self.last_endpoint.clone().into_bytes();
                 v.push(0);

@@ -287,8 +287,8 @@ impl Pattern for Pub {
             _ => None,
         }
     }
-    fn dropped(&self) -> u64 {
-        self.dist.dropped
+    fn drops(&self) -> super::stats::Drops {
+        super::stats::Drops { hwm: self.dist.dropped, no_route: 0 }
     }
 }
 

@@ -37,7 +37,8 @@ pub(crate) struct Router {
     /// Sending: where the current message goes (None while dropping it).
     out: Option<usize>,
     more_out: bool,
-    dropped: u64,
+    dropped_hwm: u64,
+    dropped_no_route: u64,
 }
 
 impl Router {
@@ -60,7 +61,8 @@ impl Router {
             more_in: false,
             out: None,
             more_out: false,
-            dropped: 0,
+            dropped_hwm: 0,
+            dropped_no_route: 0,
         }
     }
 
@@ -144,14 +146,14 @@ impl Pattern for Router {
                     } else if self.mandatory {
                         return Err(Error::Again);
                     } else {
-                        self.dropped += 1;
+                        self.dropped_hwm += 1;
                     }
                 }
                 None => {
                     if self.mandatory {
                         return Err(Error::HostUnreach);
                     }
-                    self.dropped += 1;
+                    self.dropped_no_route += 1;
                 }
             }
             self.more_out = true;
@@ -227,7 +229,7 @@ impl Pattern for Router {
             _ => None,
         }
     }
-    fn dropped(&self) -> u64 {
-        self.dropped
+    fn drops(&self) -> super::stats::Drops {
+        super::stats::Drops { hwm: self.dropped_hwm, no_route: self.dropped_no_route }
     }
 }

@@ -1,0 +1,92 @@
+//! oxmq's counters in C: `zmq_socket_stats` and `zmq_socket_peer_stats` (declared in the oxmq
+//! section of `zmq.h`), over `Socket::stats` and `Socket::peer_stats`.
+
+use crate::guard::{guard, non_null};
+use crate::socket::sock_mut;
+use oxmq::Error;
+use std::ffi::{c_int, c_void};
+
+/// Mirrors `zmq_socket_stats_t` in zmq.h field for field.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct zmq_socket_stats_t {
+    pub msgs_in: u64,
+    pub bytes_in: u64,
+    pub msgs_out: u64,
+    pub bytes_out: u64,
+    pub dropped_hwm: u64,
+    pub dropped_no_route: u64,
+    pub dropped_oversized: u64,
+    pub peers: u64,
+    pub connections: u64,
+    pub reconnects: u64,
+    pub handshake_failures: u64,
+    pub wire_bytes_in: u64,
+    pub wire_bytes_out: u64,
+}
+
+/// Mirrors `zmq_socket_peer_stats_t`.
+#[repr(C)]
+pub struct zmq_socket_peer_stats_t {
+    pub queued_out: u64,
+    pub queued_in: i64,
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_socket_stats(s: *mut c_void, stats: *mut zmq_socket_stats_t, size: usize) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract: a socket handle used by this thread.
+        let sock = unsafe { sock_mut(s)? };
+        non_null(stats)?;
+        if size == 0 {
+            return Err(Error::Invalid);
+        }
+        let st = sock.stats();
+        let v = zmq_socket_stats_t {
+            msgs_in: st.msgs_in,
+            bytes_in: st.bytes_in,
+            msgs_out: st.msgs_out,
+            bytes_out: st.bytes_out,
+            dropped_hwm: st.dropped_hwm,
+            dropped_no_route: st.dropped_no_route,
+            dropped_oversized: st.dropped_oversized,
+            peers: st.peers,
+            connections: st.connections,
+            reconnects: st.reconnects,
+            handshake_failures: st.handshake_failures,
+            wire_bytes_in: st.wire_bytes_in,
+            wire_bytes_out: st.wire_bytes_out,
+        };
+        let n = size.min(std::mem::size_of::<zmq_socket_stats_t>());
+        // SAFETY: C promises `size` writable bytes at `stats`; we write at most that many, from
+        // a local value of at least `n` bytes. A header older than this library passes a
+        // smaller size and gets the leading fields it knows.
+        unsafe { std::ptr::copy_nonoverlapping((&v as *const zmq_socket_stats_t).cast::<u8>(), stats.cast::<u8>(), n) };
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zmq_socket_peer_stats(s: *mut c_void, peers: *mut zmq_socket_peer_stats_t, n: c_int) -> c_int {
+    guard(-1, || {
+        // SAFETY: C contract: a socket handle used by this thread.
+        let sock = unsafe { sock_mut(s)? };
+        if n < 0 {
+            return Err(Error::Invalid);
+        }
+        if n > 0 {
+            non_null(peers)?;
+        }
+        let all = sock.peer_stats();
+        for (i, p) in all.iter().take(n as usize).enumerate() {
+            // SAFETY: C promises `n` writable entries at `peers`; i < n.
+            unsafe {
+                *peers.add(i) = zmq_socket_peer_stats_t {
+                    queued_out: p.queued_out,
+                    queued_in: p.queued_in.map_or(-1, |q| q as i64),
+                };
+            }
+        }
+        Ok(all.len() as c_int)
+    })
+}

@@ -1,0 +1,256 @@
+//! Socket counters, readable at any time ([`Socket::stats`], [`Socket::peer_stats`]).
+//!
+//! Cheap by construction: nothing here writes a cache line another thread uses, per message.
+//! * What the application thread sees (messages and bytes sent and received, policy drops) is
+//!   counted in plain fields of the socket or its pattern: `Socket` is `&mut`, so no atomics.
+//! * What the I/O thread sees (wire bytes, connections, reconnects, handshake failures,
+//!   oversized frames) is counted per session in a [`SessionCounters`] that only the thread
+//!   driving the session writes, once per read or write batch, with a relaxed load and store
+//!   (no locked instruction). Readers load them relaxed and add them up.
+//! * A session that ends folds its counts into the socket's retired totals (under the same
+//!   lock a reader takes to add up the live ones), so totals never go backwards.
+//! * Queue depths are read off the pipes: outbound from this end's own count and the count the
+//!   peer publishes as it reads (in batches, so up to a quarter of the HWM stale); inbound
+//!   from the count a session publishes after each read batch (inproc peers publish none).
+
+use super::Socket;
+use bytes::Bytes;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+/// A snapshot of a socket's counters (all since the socket was created).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SocketStats {
+    /// Messages received by the application (whole messages, not frames).
+    pub msgs_in: u64,
+    /// Bytes received by the application (every frame's body; a ROUTER's routing-id frame
+    /// included, as the application receives it).
+    pub bytes_in: u64,
+    /// Messages the application sent (accepted by `send`, including those then dropped).
+    pub msgs_out: u64,
+    /// Bytes the application sent (every frame's body).
+    pub bytes_out: u64,
+    /// Message copies dropped because a peer's queue was at its high-water mark (PUB, XPUB,
+    /// ROUTER without ROUTER_MANDATORY). PUB counts one per subscriber that misses a message.
+    pub dropped_hwm: u64,
+    /// Messages a ROUTER dropped because no peer has the routing id (without MANDATORY).
+    pub dropped_no_route: u64,
+    /// Frames refused for exceeding MAXMSGSIZE (each one drops the connection that sent it).
+    pub dropped_oversized: u64,
+    /// Peers connected now: tcp/ipc connections past their handshake, plus inproc peers.
+    pub peers: u64,
+    /// tcp/ipc connections completed (handshake done), ever.
+    pub connections: u64,
+    /// Of those, connections re-established by a connecting socket after losing its peer.
+    pub reconnects: u64,
+    /// tcp/ipc connections that failed or timed out in the ZMTP handshake.
+    pub handshake_failures: u64,
+    /// Bytes read from tcp/ipc connections (ZMTP framing included).
+    pub wire_bytes_in: u64,
+    /// Bytes written to tcp/ipc connections (ZMTP framing included).
+    pub wire_bytes_out: u64,
+}
+
+/// One attached peer (pipe) and its queues, as [`Socket::peer_stats`] reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PeerStats {
+    /// The endpoint the peer came through when known (`connect`ed endpoints, inproc).
+    pub endpoint: Option<String>,
+    /// The peer's routing id, once known (empty: the peer announced none).
+    pub routing_id: Option<Bytes>,
+    /// Messages queued towards the peer that it has not taken yet.
+    pub queued_out: u64,
+    /// Messages from the peer waiting to be received (None: inproc, which does not publish).
+    pub queued_in: Option<u64>,
+}
+
+/// The application thread's counters: plain fields, `Socket` is `&mut`.
+#[derive(Default)]
+pub(crate) struct AppCounters {
+    msgs_in: u64,
+    bytes_in: u64,
+    msgs_out: u64,
+    bytes_out: u64,
+}
+
+impl AppCounters {
+    #[inline(always)]
+    pub(crate) fn sent(&mut self, len: usize, more: bool) {
+        self.bytes_out += len as u64;
+        self.msgs_out += u64::from(!more);
+    }
+
+    #[inline(always)]
+    pub(crate) fn unsent(&mut self, len: usize, more: bool) {
+        // `send_msg` leaves a refused frame untouched, so this undoes exactly what `sent` did.
+        self.bytes_out = self.bytes_out.saturating_sub(len as u64);
+        self.msgs_out = self.msgs_out.saturating_sub(u64::from(!more));
+    }
+
+    #[inline(always)]
+    pub(crate) fn received(&mut self, len: usize, more: bool) {
+        self.bytes_in += len as u64;
+        self.msgs_in += u64::from(!more);
+    }
+}
+
+/// Drops a pattern counted, by reason.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Drops {
+    pub hwm: u64,
+    pub no_route: u64,
+}
+
+/// One session's counters. Written only by whoever drives the session (the I/O thread, or an
+/// application thread holding the session's lock for a direct write), read by anyone.
+#[derive(Default)]
+pub(crate) struct SessionCounters {
+    wire_in: AtomicU64,
+    wire_out: AtomicU64,
+    connections: AtomicU64,
+    reconnects: AtomicU64,
+    handshake_failures: AtomicU64,
+    oversized: AtomicU64,
+    /// 1 while connected past the handshake.
+    connected: AtomicU64,
+}
+
+/// Adds to a counter that has a single writer: a plain load and store, no locked instruction.
+#[inline]
+fn bump(c: &AtomicU64, n: u64) {
+    c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
+}
+
+impl SessionCounters {
+    #[inline]
+    pub(crate) fn wire_in(&self, n: usize) {
+        bump(&self.wire_in, n as u64);
+    }
+    #[inline]
+    pub(crate) fn wire_out(&self, n: usize) {
+        bump(&self.wire_out, n as u64);
+    }
+    pub(crate) fn connected(&self, again: bool) {
+        bump(&self.connections, 1);
+        if again {
+            bump(&self.reconnects, 1);
+        }
+        self.connected.store(1, Relaxed);
+    }
+    pub(crate) fn disconnected(&self) {
+        self.connected.store(0, Relaxed);
+    }
+    pub(crate) fn handshake_failed(&self) {
+        bump(&self.handshake_failures, 1);
+    }
+    pub(crate) fn oversized(&self) {
+        bump(&self.oversized, 1);
+    }
+
+    fn add_to(&self, s: &mut SocketStats, live: bool) {
+        s.wire_bytes_in += self.wire_in.load(Relaxed);
+        s.wire_bytes_out += self.wire_out.load(Relaxed);
+        s.connections += self.connections.load(Relaxed);
+        s.reconnects += self.reconnects.load(Relaxed);
+        s.handshake_failures += self.handshake_failures.load(Relaxed);
+        s.dropped_oversized += self.oversized.load(Relaxed);
+        if live {
+            s.peers += self.connected.load(Relaxed);
+        }
+    }
+}
+
+/// A socket's sessions' counters: the live ones, and the sum of those that ended.
+#[derive(Default)]
+pub(crate) struct IoStats {
+    inner: Mutex<IoStatsInner>,
+}
+
+#[derive(Default)]
+struct IoStatsInner {
+    live: Vec<Arc<SessionCounters>>,
+    retired: SocketStats,
+}
+
+impl IoStats {
+    /// A new session's counters (once per connection or accept: rare).
+    pub(crate) fn register(&self) -> Arc<SessionCounters> {
+        let c = Arc::new(SessionCounters::default());
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).live.push(c.clone());
+        c
+    }
+
+    /// The session ended: keep its counts in the totals.
+    pub(crate) fn retire(&self, c: &Arc<SessionCounters>) {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = g.live.iter().position(|x| Arc::ptr_eq(x, c)) {
+            g.live.swap_remove(i);
+            c.add_to(&mut g.retired, false);
+        }
+    }
+
+    fn add_to(&self, s: &mut SocketStats) {
+        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let r = &g.retired;
+        s.wire_bytes_in += r.wire_bytes_in;
+        s.wire_bytes_out += r.wire_bytes_out;
+        s.connections += r.connections;
+        s.reconnects += r.reconnects;
+        s.handshake_failures += r.handshake_failures;
+        s.dropped_oversized += r.dropped_oversized;
+        for c in &g.live {
+            c.add_to(s, true);
+        }
+    }
+}
+
+impl Socket {
+    /// The socket's counters now. Cheap enough to call often: it adds up one small record
+    /// per tcp/ipc connection.
+    pub fn stats(&mut self) -> SocketStats {
+        self.process_commands();
+        let c = &self.counters;
+        let drops = self.pattern.drops();
+        let mut s = SocketStats {
+            msgs_in: c.msgs_in,
+            bytes_in: c.bytes_in,
+            msgs_out: c.msgs_out,
+            bytes_out: c.bytes_out,
+            dropped_hwm: drops.hwm,
+            dropped_no_route: drops.no_route,
+            ..Default::default()
+        };
+        s.peers = self
+            .pipes
+            .slots
+            .iter()
+            .flatten()
+            .filter(|sl| sl.endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://")) && !sl.end.peer_closed())
+            .count() as u64;
+        self.shared.io_stats.add_to(&mut s);
+        self.level_hook();
+        s
+    }
+
+    /// Every attached peer with its queue depths.
+    pub fn peer_stats(&mut self) -> Vec<PeerStats> {
+        self.process_commands();
+        self.level_hook();
+        self.pipes
+            .slots
+            .iter()
+            .flatten()
+            .map(|sl| {
+                let inproc = sl.endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://"));
+                PeerStats {
+                    endpoint: sl.endpoint.clone(),
+                    routing_id: sl.peer_id.clone(),
+                    queued_out: sl.end.queued_out(),
+                    queued_in: if inproc { None } else { Some(sl.end.queued_in()) },
+                }
+            })
+            .collect()
+    }
+}
