@@ -6,7 +6,10 @@
 //! when the queue goes from empty to non-empty), or a timer (reconnect, handshake, linger) is
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
+mod link;
 mod session;
+
+pub(crate) use link::LinkOptions;
 
 use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
 use crate::socket::options::Options;
@@ -106,6 +109,8 @@ pub(crate) enum Timer {
     Reconnect,
     Handshake,
     Linger,
+    /// A heartbeat deadline of one connection (the number tells connections of a session apart).
+    Heartbeat(u64, session::heartbeat::Due),
 }
 
 struct ListenerEntry {

@@ -13,6 +13,9 @@
 //! Nothing accepted is lost on close: when the socket closes its pipe end, the session keeps
 //! writing what is queued (reconnecting if it must) until the pipe is drained or LINGER expires.
 
+pub(super) mod heartbeat;
+mod raw;
+
 use super::{Ctx, IoThread, Timer};
 use crate::msg::{Msg, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
@@ -76,6 +79,8 @@ struct Conn {
     out_mid: bool,
     /// CURVE: seals every outgoing frame and opens every incoming one (None for NULL/PLAIN).
     cipher: Option<zmtp::Cipher>,
+    /// Heartbeat state; the data path only counts reads into it.
+    beat: heartbeat::Beat,
 }
 
 enum State {
@@ -363,7 +368,12 @@ impl Session {
             read_pending: true,
             out_mid: false,
             cipher: None,
+            beat: heartbeat::Beat::new(),
         }));
+        if self.socket.kind == SocketType::Stream {
+            self.raw_begin(); // no greeting: the link is up
+            return true;
+        }
         if self.options.handshake_ivl > 0 {
             ctx.add_timer(
                 Instant::now() + Duration::from_millis(self.options.handshake_ivl as u64),
@@ -380,12 +390,23 @@ impl Session {
     }
 
     /// The handshake finished: set up the pipe and tell the socket.
-    fn on_handshake_done(&mut self, peer: zmtp::Peer) {
-        self.ivl = self.options.reconnect_ivl;
-        let routing_id = peer.routing_id.unwrap_or_default();
+    fn on_handshake_done(&mut self, ctx: &mut Ctx<'_>, peer: zmtp::Peer) {
+        // CONNECT_ROUTING_ID, when given, names the peer instead of its announced identity.
+        let routing_id = match (&self.target, &self.options.link.connect_routing_id) {
+            (Some(_), Some(id)) => id.clone(),
+            _ => peer.routing_id.unwrap_or_default(),
+        };
         if let State::Connected(c) = &mut self.state {
             c.version = peer.version;
         }
+        self.attach_peer(routing_id);
+        self.heartbeat_start(ctx);
+    }
+
+    /// The link is up: give the socket a pipe (or reuse ours) whose first frame is the
+    /// peer's routing id.
+    fn attach_peer(&mut self, routing_id: bytes::Bytes) {
+        self.ivl = self.options.reconnect_ivl;
         if self.pipe.is_none() {
             // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
             let (socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
@@ -518,7 +539,10 @@ impl Session {
             }
             match c.stream.read_into(&mut c.rx) {
                 Ok(0) => return Err(Lost),
-                Ok(n) => budget = budget.saturating_sub(n),
+                Ok(n) => {
+                    budget = budget.saturating_sub(n);
+                    c.beat.reads += 1;
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     c.read_pending = false;
                     break;
@@ -538,7 +562,10 @@ impl Session {
     /// Frames are parsed with a cursor and the buffer is advanced once per batch, not once
     /// per frame; small bodies are copied out at the cursor, large ones are split off the
     /// buffer without copying (which needs the buffer advanced to them first).
-    fn decode(&mut self, _ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+    fn decode(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+        if self.socket.kind == SocketType::Stream {
+            return self.raw_decode();
+        }
         let max = self.options.max_msg_size();
         loop {
             let State::Connected(c) = &mut self.state else { return Ok(()) };
@@ -553,12 +580,13 @@ impl Session {
                 let peer = hs.peer().cloned().ok_or(Lost)?;
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
-                self.on_handshake_done(peer);
+                self.on_handshake_done(ctx, peer);
                 continue;
             }
             break;
         }
         let kind = self.socket.kind;
+        let (token, serial) = (self.token, self.serial);
         let State::Connected(c) = &mut self.state else { return Ok(()) };
         let Some(p) = &mut self.pipe else { return Err(Lost) };
         let mut pos = 0usize;
@@ -603,7 +631,7 @@ impl Session {
                 Msg::from_bytes(c.rx.split_to(len).freeze())
             };
             if h.command {
-                match command(kind, c, p, &msg) {
+                match command(kind, c, p, &msg, ctx, (token, serial)) {
                     Ok(()) => continue,
                     Err(l) => break Err(l),
                 }
@@ -656,7 +684,12 @@ impl Session {
             if c.handshake.is_none() && !self.drained {
                 if let Some(p) = &mut self.pipe {
                     let sub = matches!(self.socket.kind, SocketType::Sub | SocketType::XSub);
-                    while c.bigs.len() < MAX_BIGS
+                    let raw = self.socket.kind == SocketType::Stream;
+                    if raw {
+                        raw::fill(c, p, &mut self.drained);
+                    }
+                    while !raw
+                        && c.bigs.len() < MAX_BIGS
                         && c.tx.len() - c.tx_pos < WRITE_BATCH
                         && c.big_bytes < BIG_BATCH
                     {
@@ -724,6 +757,7 @@ impl Session {
 
     /// The stream failed or closed.
     fn connection_lost(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        self.raw_lost();
         // Messages decoded in the batch that ended with EOF are complete: publish them. A
         // connect-side pipe outlives the connection, so nothing else would flush them.
         if let Some(p) = &mut self.pipe {
@@ -825,6 +859,7 @@ impl Session {
                 true
             }
             Timer::Linger => false,
+            Timer::Heartbeat(conn, due) => self.heartbeat_timer(ctx, conn, due),
         }
     }
 
@@ -858,11 +893,19 @@ impl Session {
 }
 
 /// A command frame in the data phase.
-fn command(kind: SocketType, c: &mut Conn, p: &mut PipeEnd, body: &Msg) -> Result<(), Lost> {
+fn command(
+    kind: SocketType,
+    c: &mut Conn,
+    p: &mut PipeEnd,
+    body: &Msg,
+    ctx: &mut Ctx<'_>,
+    session: (usize, u64),
+) -> Result<(), Lost> {
     let cmd = zmtp::Command::parse(body).map_err(|_| Lost)?;
     match cmd {
-        zmtp::Command::Ping { context, .. } => {
+        zmtp::Command::Ping { context, ttl } => {
             send_command(c, &zmtp::Command::Pong { context });
+            heartbeat::ping_received(ctx, session, c, ttl);
         }
         zmtp::Command::Subscribe(topic) | zmtp::Command::Cancel(topic)
             if matches!(kind, SocketType::Pub | SocketType::XPub) =>

@@ -44,6 +44,8 @@ pub(crate) struct Options {
     pub ctx_max_msgsz: i64,
     /// MECHANISM, PLAIN_* and CURVE_* (see `crate::security`).
     pub security: crate::security::Security,
+    /// HEARTBEAT_*, STREAM_NOTIFY, CONNECT_ROUTING_ID (see `crate::io::heartbeat`, `crate::io::raw`).
+    pub link: crate::io::LinkOptions,
 }
 
 impl Options {
@@ -77,6 +79,7 @@ impl Options {
             recovery_ivl: 10_000,
             ctx_max_msgsz: i32::MAX as i64,
             security: Default::default(),
+            link: Default::default(),
         }
     }
 
@@ -142,7 +145,7 @@ impl Options {
             }
             opt::RECOVERY_IVL => self.recovery_ivl = int_min(v, 0)?,
             opt::MECHANISM..=opt::CURVE_SERVERKEY => return self.security.set(option, v),
-            _ => return Ok(false),
+            _ => return self.link.set(option, v),
         }
         Ok(true)
     }
@@ -178,7 +181,7 @@ impl Options {
             opt::RATE => i(self.rate),
             opt::RECOVERY_IVL => i(self.recovery_ivl),
             opt::MECHANISM..=opt::CURVE_SERVERKEY => self.security.get(option),
-            _ => None,
+            _ => self.link.get(option),
         }
     }
 
