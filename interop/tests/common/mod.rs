@@ -170,6 +170,12 @@ impl Peer {
         self.recv(RCV_MS as u32).unwrap_or_else(|| panic!("libzmq {} peer: nothing received", self.kind))
     }
 
+    /// Sends a signal to the child (`STOP` freezes it with its sockets open, `CONT` resumes).
+    pub fn signal(&mut self, sig: &str) {
+        let st = Command::new("kill").arg(format!("-{sig}")).arg(self.child.id().to_string()).status().expect("run kill");
+        assert!(st.success(), "kill -{sig} failed");
+    }
+
     /// Stops the child at once, like a crash.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

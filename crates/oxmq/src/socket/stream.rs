@@ -26,6 +26,9 @@ pub(crate) struct Stream {
     /// Pipes whose routing-id frame has not arrived yet.
     anonymous: Vec<usize>,
     next_id: u32,
+    /// Pipes whose connect notification was handed out: their next empty message is the
+    /// disconnect notification.
+    announced: std::collections::HashSet<usize>,
     /// Receiving: the routing-id frame was returned, this data frame follows.
     pending_in: Option<Msg>,
     /// Sending: the routing-id frame was taken; `Some` names the peer the data frame goes to.
@@ -44,6 +47,7 @@ impl Stream {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.subsec_nanos())
                 .unwrap_or(1),
+            announced: Default::default(),
             pending_in: None,
             out: None,
         }
@@ -79,6 +83,7 @@ impl Stream {
     }
 
     fn forget(&mut self, slot: usize) {
+        self.announced.remove(&slot);
         self.anonymous.retain(|&s| s != slot);
         if let Some(id) = self.id_of.remove(&slot) {
             self.by_id.remove(&id);
@@ -142,6 +147,14 @@ impl Pattern for Stream {
         let (mut m, slot) = self.fq.recv(pipes)?;
         m.set_more(false);
         let id = self.id_of.get(&slot).cloned().unwrap_or_default();
+        if m.is_empty() && !self.announced.insert(slot) {
+            // The disconnect notification: the id stops routing now, not when the pipe's
+            // close arrives, so a send after it is EHOSTUNREACH without a race.
+            self.announced.remove(&slot);
+            if self.by_id.get(&id) == Some(&slot) {
+                self.by_id.remove(&id);
+            }
+        }
         self.pending_in = Some(m);
         let mut idm = Msg::from(id);
         idm.set_more(true);
