@@ -141,26 +141,61 @@ fn notify_off_gives_data_only(t: Transport) {
 fn connects_out_to_a_plain_server(t: Transport) {
     let ctx = Context::new();
     let mut s = stream_socket(&ctx);
-    let (ep, accept): (String, Box<dyn FnOnce() -> Box<dyn Raw> + Send>) = match t {
+    s.set_int(opt::RECONNECT_IVL, 20).unwrap();
+    let (ep, listener) = match t {
         Transport::Tcp => {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            let ep = format!("tcp://{}", l.local_addr().unwrap());
-            (ep, Box::new(move || Box::new(l.accept().unwrap().0) as Box<dyn Raw>))
+            (format!("tcp://{}", l.local_addr().unwrap()), Listener::Tcp(l))
         }
         _ => {
             let path = ipc_path();
-            let l = std::os::unix::net::UnixListener::bind(&path).unwrap();
-            (format!("ipc://{path}"), Box::new(move || Box::new(l.accept().unwrap().0) as Box<dyn Raw>))
+            (format!("ipc://{path}"), Listener::Ipc(std::os::unix::net::UnixListener::bind(&path).unwrap()))
         }
+    };
+    let listener = std::sync::Arc::new(listener);
+    let accept = |l: &std::sync::Arc<Listener>| {
+        let l = l.clone();
+        within(DEADLINE, "accept", move || l.accept())
     };
     s.set_bytes(opt::CONNECT_ROUTING_ID, b"server").unwrap();
     s.connect(&ep).unwrap();
-    let mut srv = within(DEADLINE, "accept", accept);
+    let mut srv = accept(&listener);
     assert_eq!(recv_notify(&mut s), b"server", "CONNECT_ROUTING_ID names the connection");
     send_parts(&mut s, &[b"server", b"GET / HTTP/1.0\r\n\r\n"]);
     assert_eq!(read_exact_from(&mut *srv, 18), b"GET / HTTP/1.0\r\n\r\n");
+    srv.write_all(b"HTTP/1.0 204 No Content\r\n\r\n").unwrap();
+    assert_eq!(recv_from(&mut s, b"server", 27), b"HTTP/1.0 204 No Content\r\n\r\n");
     drop(srv);
     assert_eq!(recv_parts(&mut s), vec![b"server".to_vec(), Vec::new()], "disconnect notification");
+    // As libzmq's: the connection is made again under the same id, and what was sent while it
+    // was down goes to the new one.
+    send_parts(&mut s, &[b"server", b"queued"]);
+    let mut srv = accept(&listener);
+    assert_eq!(recv_notify(&mut s), b"server", "reconnected under the same id");
+    assert_eq!(read_exact_from(&mut *srv, 6), b"queued");
+}
+
+enum Listener {
+    Tcp(std::net::TcpListener),
+    Ipc(std::os::unix::net::UnixListener),
+}
+
+impl Listener {
+    fn accept(&self) -> Box<dyn Raw> {
+        let t = Some(Duration::from_millis(RCV_MS as u64));
+        match self {
+            Listener::Tcp(l) => {
+                let s = l.accept().unwrap().0;
+                s.set_read_timeout(t).unwrap();
+                Box::new(s)
+            }
+            Listener::Ipc(l) => {
+                let s = l.accept().unwrap().0;
+                s.set_read_timeout(t).unwrap();
+                Box::new(s)
+            }
+        }
+    }
 }
 
 fn connect_routing_id_is_for_one_connect(t: Transport) {
@@ -194,8 +229,6 @@ macro_rules! per_stream_transport {
         }
     };
 }
-#[allow(unused_imports)]
-use per_stream_transport;
 
 per_stream_transport!(
     server_talks_to_plain_clients,

@@ -776,8 +776,9 @@ impl Session {
         if self.target.is_none() {
             return false; // accept side: the peer will reconnect to us
         }
-        if self.socket.kind.routes_by_id() || self.options.immediate {
-            // A pipe per connection: the socket forgets this peer.
+        // A pipe per connection: the socket forgets this peer. STREAM keeps its pipe, and so
+        // the peer's routing id, across reconnects, as libzmq does.
+        if self.socket.kind == SocketType::Router || self.options.immediate {
             self.pipe = None;
         }
         if self.closing && (self.drained || self.pipe.is_none()) {

@@ -4,7 +4,8 @@
 //! zero byte and a counter, as libzmq makes them) or, for an outgoing connection, the
 //! CONNECT_ROUTING_ID given before `connect`. Receiving gives `[routing id, bytes]` for whatever
 //! one read of the connection returned; with STREAM_NOTIFY (the default) a connect and a
-//! disconnect by the peer each arrive as `[routing id, empty frame]`. Sending takes
+//! disconnect by the peer each arrive as `[routing id, empty frame]`; a connection we made keeps its routing id across reconnects.
+//! Sending takes
 //! `[routing id, bytes]`: the bytes are written as they are; an empty second frame closes that
 //! connection once what is queued for it has been written. An unknown routing id is
 //! `EHOSTUNREACH`; a peer whose queue is full is `EAGAIN`.
@@ -147,12 +148,19 @@ impl Pattern for Stream {
         let (mut m, slot) = self.fq.recv(pipes)?;
         m.set_more(false);
         let id = self.id_of.get(&slot).cloned().unwrap_or_default();
-        if m.is_empty() && !self.announced.insert(slot) {
-            // The disconnect notification: the id stops routing now, not when the pipe's
-            // close arrives, so a send after it is EHOSTUNREACH without a race.
-            self.announced.remove(&slot);
-            if self.by_id.get(&id) == Some(&slot) {
-                self.by_id.remove(&id);
+        if m.is_empty() {
+            if self.announced.insert(slot) {
+                // A connect notification; on a reconnect the id routes again.
+                self.by_id.entry(id.clone()).or_insert(slot);
+            } else {
+                // A disconnect notification. An accepted peer is gone for good: its id stops
+                // routing now, not when the pipe's close arrives, so a send after it is
+                // EHOSTUNREACH without a race. A connection we made keeps its pipe and id
+                // while it reconnects (what is sent meanwhile goes to the next connection).
+                self.announced.remove(&slot);
+                if pipes.get(slot).endpoint.is_none() && self.by_id.get(&id) == Some(&slot) {
+                    self.by_id.remove(&id);
+                }
             }
         }
         self.pending_in = Some(m);
