@@ -28,8 +28,10 @@ pub(crate) struct Beat {
     pub(super) reads: u64,
     /// A timeout after our PING is pending.
     timeout_armed: bool,
-    /// A deadline from the peer's TTL is pending.
-    ttl_armed: bool,
+    /// The read count the latest TTL deadline was set at: only that deadline counts (an
+    /// earlier one is superseded, as libzmq cancels its TTL timer on traffic and sets it again
+    /// at the next PING).
+    ttl_seen: Option<u64>,
 }
 
 /// What a heartbeat timer is for.
@@ -45,7 +47,7 @@ pub(crate) enum Due {
 
 impl Beat {
     pub(super) fn new() -> Beat {
-        Beat { conn: CONNS.fetch_add(1, Ordering::Relaxed), reads: 0, timeout_armed: false, ttl_armed: false }
+        Beat { conn: CONNS.fetch_add(1, Ordering::Relaxed), reads: 0, timeout_armed: false, ttl_seen: None }
     }
 
     /// A deadline set at `seen` reads has passed: true if the link stayed silent.
@@ -106,7 +108,10 @@ impl Session {
                 true
             }
             Due::Ttl { seen } => {
-                c.beat.ttl_armed = false;
+                if c.beat.ttl_seen != Some(seen) {
+                    return true; // superseded by a later PING
+                }
+                c.beat.ttl_seen = None;
                 if c.beat.silent_since(seen, !c.held.is_empty()) {
                     return self.connection_lost(ctx);
                 }
@@ -117,12 +122,13 @@ impl Session {
 }
 
 /// The peer sent a PING announcing `ttl_ds` deciseconds: if nothing arrives within that, drop
-/// the connection (libzmq arms this once and re-arms it with the next PING after traffic).
+/// the connection. Each PING sets a new deadline that supersedes the previous one, so silence
+/// is always measured from the latest PING.
 pub(super) fn ping_received(ctx: &mut Ctx<'_>, (token, serial): (usize, u64), c: &mut Conn, ttl_ds: u16) {
-    if ttl_ds == 0 || c.beat.ttl_armed {
-        return;
+    if ttl_ds == 0 || c.beat.ttl_seen == Some(c.beat.reads) {
+        return; // no TTL, or a deadline from this very read is set already
     }
-    c.beat.ttl_armed = true;
+    c.beat.ttl_seen = Some(c.beat.reads);
     let at = Instant::now() + Duration::from_millis(ttl_ds as u64 * 100);
     ctx.add_timer(at, token, serial, Timer::Heartbeat(c.beat.conn, Due::Ttl { seen: c.beat.reads }));
 }
