@@ -61,7 +61,8 @@ impl Session {
     pub(super) fn heartbeat_start(&mut self, ctx: &mut Ctx<'_>) {
         let ivl = self.options.link.heartbeat_ivl;
         let State::Connected(c) = &self.state else { return };
-        if ivl > 0 {
+        // PING is ZMTP 3.1; a 3.0 peer would take it for a protocol error.
+        if ivl > 0 && c.version >= zmtp::Version::V3_1 {
             let at = Instant::now() + Duration::from_millis(ivl as u64);
             ctx.add_timer(at, self.token, self.serial, Timer::Heartbeat(c.beat.conn, Due::Ping));
         }
