@@ -189,3 +189,101 @@ fn heartbeat_options_validate_like_libzmq() {
     assert_eq!(s.set_int(opt::HEARTBEAT_IVL, -1), Err(Error::Invalid));
     assert_eq!(s.set_int(opt::HEARTBEAT_TIMEOUT, -1), Err(Error::Invalid));
 }
+
+/// A network namespace joined to ours by a veth pair, removed on drop.
+struct Netns {
+    ns: String,
+    host_if: String,
+    host_ip: String,
+    peer_ip: String,
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = std::process::Command::new("ip").args(args).output().map_err(|e| format!("ip: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+impl Netns {
+    /// `Err` with the reason when this machine cannot make one (not root, no iproute2).
+    fn new() -> Result<Netns, String> {
+        let pid = std::process::id();
+        let n = Netns {
+            ns: format!("oxmqhb{pid}"),
+            host_if: format!("oxh{pid}a"),
+            host_ip: format!("10.213.{}.{}", (pid / 64) % 250, (pid % 64) * 4 + 1),
+            peer_ip: format!("10.213.{}.{}", (pid / 64) % 250, (pid % 64) * 4 + 2),
+        };
+        let peer_if = format!("oxh{pid}b");
+        ip(&["netns", "add", &n.ns])?;
+        // From here on, Drop cleans up whatever was made.
+        ip(&["link", "add", &n.host_if, "type", "veth", "peer", "name", &peer_if])?;
+        ip(&["link", "set", &peer_if, "netns", &n.ns])?;
+        ip(&["addr", "add", &format!("{}/30", n.host_ip), "dev", &n.host_if])?;
+        ip(&["link", "set", &n.host_if, "up"])?;
+        ip(&["netns", "exec", &n.ns, "ip", "addr", "add", &format!("{}/30", n.peer_ip), "dev", &peer_if])?;
+        ip(&["netns", "exec", &n.ns, "ip", "link", "set", &peer_if, "up"])?;
+        ip(&["netns", "exec", &n.ns, "ip", "link", "set", "lo", "up"])?;
+        Ok(n)
+    }
+
+    /// Takes the link down (packets vanish: no FIN, no RST) or up again.
+    fn link(&self, up: bool) {
+        ip(&["link", "set", &self.host_if, if up { "up" } else { "down" }]).unwrap();
+    }
+
+    fn launcher(&self) -> std::process::Command {
+        let mut c = std::process::Command::new("ip");
+        c.args(["netns", "exec", &self.ns, &python()]);
+        c
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = ip(&["link", "del", &self.host_if]);
+        let _ = ip(&["netns", "del", &self.ns]);
+    }
+}
+
+/// A cut link (the peer's interface goes away without a FIN or RST: only heartbeats can tell)
+/// is detected within the heartbeat timeout; when the link returns, oxmq reconnects and
+/// traffic flows again. The libzmq peer runs in its own network namespace.
+#[test]
+fn cut_link_is_detected_and_reconnected() {
+    require_pyzmq!();
+    let net = match Netns::new() {
+        Ok(n) => n,
+        Err(why) => {
+            eprintln!("skip: cannot make a network namespace ({why}); needs root and iproute2");
+            return;
+        }
+    };
+    let ctx = Context::new();
+    let mut py = Peer::spawn_with("ROUTER", net.launcher());
+    let ep = py.bind(&format!("tcp://{}:*", net.peer_ip));
+    let mut ox = ox_socket(&ctx, T::Dealer);
+    heartbeats(&mut ox);
+    ox.set_int(opt::IMMEDIATE, 1).unwrap();
+    ox.connect(&ep).unwrap();
+    ox.send("one", 0).unwrap();
+    let m = py.recv_must();
+    assert_eq!(m[1], b"one");
+
+    net.link(false);
+    let took = wait_for("the cut link to be dropped", Duration::from_secs(10), || ox.events().unwrap() & opt::POLLOUT == 0);
+    assert!(took < Duration::from_millis(5 * TIMEOUT as u64), "detection took {took:?}");
+
+    net.link(true);
+    wait_for("a new connection over the restored link", Duration::from_secs(20), || {
+        ox.events().unwrap() & opt::POLLOUT != 0
+    });
+    ox.send("two", 0).unwrap();
+    let m = py.recv_must();
+    assert_eq!(m[1], b"two");
+    py.send(&[&m[0], b"reply"]);
+    assert_eq!(ox_recv(&mut ox), vec![b"reply".to_vec()]);
+}

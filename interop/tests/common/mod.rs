@@ -70,7 +70,12 @@ pub struct Peer {
 
 impl Peer {
     pub fn spawn(kind: &str) -> Peer {
-        let mut child = Command::new(python())
+        Peer::spawn_with(kind, Command::new(python()))
+    }
+
+    /// Spawns the peer with `cmd` as the launcher (e.g. `ip netns exec NS python3`).
+    pub fn spawn_with(kind: &str, mut cmd: Command) -> Peer {
+        let mut child = cmd
             .arg(peer_script())
             .arg(kind)
             .arg(HARD_TIMEOUT_S.to_string())
