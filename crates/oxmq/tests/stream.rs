@@ -289,3 +289,25 @@ fn stream_options_validate_like_libzmq() {
     // A lone routing-id frame is ignored, as in libzmq.
     s.send(&b"\0abcd"[..], 0).unwrap();
 }
+
+/// CONNECT_ROUTING_ID on a ROUTER names the peer of its next connect (instead of the identity
+/// the peer announces), as libzmq's.
+#[test]
+fn router_connect_routing_id_names_the_peer() {
+    let ctx = Context::new();
+    let mut server = socket(&ctx, SocketType::Router);
+    let ep = bind(&mut server, Transport::Tcp);
+    let mut client = socket(&ctx, SocketType::Router);
+    client.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    client.set_bytes(opt::CONNECT_ROUTING_ID, b"srv").unwrap();
+    client.connect(&ep).unwrap();
+    eventually("the connection named by CONNECT_ROUTING_ID", || {
+        match client.send_multipart([&b"srv"[..], b"hi"], opt::DONTWAIT) {
+            Ok(()) => Some(()),
+            Err(Error::HostUnreach) => None,
+            Err(e) => panic!("{e:?}"),
+        }
+    });
+    let parts = recv_parts(&mut server);
+    assert_eq!(parts[1], b"hi");
+}
