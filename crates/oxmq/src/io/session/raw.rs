@@ -49,6 +49,7 @@ impl Session {
     }
 
     /// Moves what was read into the pipe as one message (held if the pipe is full).
+    #[inline(never)]
     pub(super) fn raw_decode(&mut self) -> Result<(), Lost> {
         let State::Connected(c) = &mut self.state else { return Ok(()) };
         let Some(p) = &mut self.pipe else { return Err(Lost) };
@@ -72,7 +73,9 @@ impl Session {
 }
 
 /// Takes messages from the pipe into the write batch as plain bytes (large bodies are written
-/// from their own memory, as for ZMTP frames).
+/// from their own memory, as for ZMTP frames). Kept out of `write_side`, whose loop is the
+/// ZMTP hot path.
+#[inline(never)]
 pub(super) fn fill(c: &mut Conn, p: &mut PipeEnd, drained: &mut bool) {
     while c.bigs.len() < MAX_BIGS && c.tx.len() - c.tx_pos < WRITE_BATCH && c.big_bytes < BIG_BATCH {
         match p.read() {
