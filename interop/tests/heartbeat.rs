@@ -105,7 +105,7 @@ fn router_drops_a_frozen_peer() {
     let took = wait_for("the frozen peer to become unroutable", Duration::from_secs(10), || {
         matches!(ox.send_multipart([&b"frozen"[..], b"x"], opt::DONTWAIT), Err(Error::HostUnreach))
     });
-    assert!(took < Duration::from_millis(5 * TIMEOUT as u64), "detection took {took:?}");
+    assert!(took < Duration::from_millis(8 * TIMEOUT as u64), "detection took {took:?}");
 
     py.signal("CONT");
     wait_for("the resumed peer to reconnect", Duration::from_secs(10), || {
@@ -141,7 +141,7 @@ fn connecting_side_drops_a_frozen_peer_and_reconnects() {
     let took = wait_for("the link to the frozen peer to drop", Duration::from_secs(10), || {
         ox.events().unwrap() & opt::POLLOUT == 0
     });
-    assert!(took < Duration::from_millis(5 * TIMEOUT as u64), "detection took {took:?}");
+    assert!(took < Duration::from_millis(8 * TIMEOUT as u64), "detection took {took:?}");
 
     py.signal("CONT");
     ox.send("two", 0).unwrap(); // blocks (SNDTIMEO) until the new connection is up
@@ -275,7 +275,7 @@ fn cut_link_is_detected_and_reconnected() {
 
     net.link(false);
     let took = wait_for("the cut link to be dropped", Duration::from_secs(10), || ox.events().unwrap() & opt::POLLOUT == 0);
-    assert!(took < Duration::from_millis(5 * TIMEOUT as u64), "detection took {took:?}");
+    assert!(took < Duration::from_millis(8 * TIMEOUT as u64), "detection took {took:?}");
 
     net.link(true);
     wait_for("a new connection over the restored link", Duration::from_secs(20), || {
