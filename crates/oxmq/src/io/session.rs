@@ -12,6 +12,10 @@
 //!
 //! Nothing accepted is lost on close: when the socket closes its pipe end, the session keeps
 //! writing what is queued (reconnecting if it must) until the pipe is drained or LINGER expires.
+//!
+//! Two concerns live in submodules with small hooks here: `raw` (a STREAM socket's session
+//! skips ZMTP and moves plain bytes) and `heartbeat` (PING/PONG timers; the data path only
+//! counts reads).
 
 pub(super) mod heartbeat;
 mod raw;

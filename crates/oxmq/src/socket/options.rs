@@ -44,7 +44,7 @@ pub(crate) struct Options {
     pub ctx_max_msgsz: i64,
     /// MECHANISM, PLAIN_* and CURVE_* (see `crate::security`).
     pub security: crate::security::Security,
-    /// HEARTBEAT_*, STREAM_NOTIFY, CONNECT_ROUTING_ID (see `crate::io::heartbeat`, `crate::io::raw`).
+    /// HEARTBEAT_*, STREAM_NOTIFY, CONNECT_ROUTING_ID (see `io/link.rs`).
     pub link: crate::io::LinkOptions,
 }
 
