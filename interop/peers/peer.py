@@ -20,6 +20,9 @@ forgets it cannot leave it behind. Commands, one per line; every command gets on
   serve IDLE_MS           echo every message back until none arrives for IDLE_MS -> ok ECHOED
   bounce COUNT TIMEOUT_MS recv then send back COUNT times (REP, PAIR, ROUTER echo) -> ok COUNT
   info                    -> ok ZMQ_VERSION PYZMQ_VERSION
+  monitor                 start counting the socket's connection events -> ok
+  events WAIT_MS          drain events (waiting up to WAIT_MS for the first)
+                          -> ok connected=N accepted=N disconnected=N
   quit                    close (LINGER as set) and exit -> ok
 
 Perf roles (libzmq's perf tool behaviour, for checking oxmq's perf tools on the wire):
@@ -62,6 +65,7 @@ def serve(argv):
     sock = ctx.socket(kind)
     sock.setsockopt(zmq.LINGER, 2000)
     reply("ok ready")
+    mon, counts = None, {}
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -134,6 +138,18 @@ def serve(argv):
                         raise RuntimeError("timeout after %d of %d" % (i, count))
                     sock.send_multipart(sock.recv_multipart())
                 reply("ok %d" % count)
+            elif cmd == "monitor":
+                mon = sock.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+                reply("ok")
+            elif cmd == "events":
+                from zmq.utils.monitor import recv_monitor_message
+                wait = int(args[0])
+                while mon.poll(wait, zmq.POLLIN):
+                    ev = recv_monitor_message(mon)["event"]
+                    counts[ev] = counts.get(ev, 0) + 1
+                    wait = 0
+                reply("ok connected=%d accepted=%d disconnected=%d" % tuple(
+                    counts.get(e, 0) for e in (zmq.EVENT_CONNECTED, zmq.EVENT_ACCEPTED, zmq.EVENT_DISCONNECTED)))
             elif cmd == "info":
                 reply("ok %s %s" % (zmq.zmq_version(), zmq.pyzmq_version()))
             elif cmd == "quit":

@@ -92,3 +92,80 @@ fn connected_sub_sends_existing_subscriptions_after_handshake() {
     s.write_all(&hello(1, b"PUB")).unwrap();
     read_until_contains(&mut s, b"\x04\x0b\x09SUBSCRIBEA", "subscription to a ZMTP 3.1 peer");
 }
+
+/// Reads until the peer closes the connection, or fails at `within`; returns how long it took.
+fn wait_for_close(s: &mut TcpStream, within: Duration, what: &str) -> Duration {
+    s.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    let start = Instant::now();
+    let mut buf = [0u8; 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return start.elapsed(),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return start.elapsed(),
+            _ => {}
+        }
+        assert!(start.elapsed() < within, "{what}: connection still open after {within:?}");
+    }
+}
+
+/// With HEARTBEAT_IVL, a PING carrying our TTL in deciseconds is sent every interval; a peer
+/// that then says nothing at all is dropped after HEARTBEAT_TIMEOUT.
+#[test]
+fn heartbeat_ping_carries_ttl_and_a_silent_peer_is_dropped() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let ctx = Context::new();
+    let mut d = ctx.socket(T::Dealer).unwrap();
+    d.set_int(opt::LINGER, 0).unwrap();
+    d.set_int(opt::HEARTBEAT_IVL, 100).unwrap();
+    d.set_int(opt::HEARTBEAT_TTL, 1_000).unwrap();
+    d.set_int(opt::HEARTBEAT_TIMEOUT, 300).unwrap();
+    d.connect(&format!("tcp://127.0.0.1:{port}")).unwrap();
+    let (mut s, _) = l.accept().unwrap();
+    s.write_all(&hello(1, b"ROUTER")).unwrap();
+    // Command flag, size 7, "PING", TTL 10 deciseconds, no context.
+    read_until_contains(&mut s, b"\x04\x07\x04PING\x00\x0a", "PING with our TTL");
+    let took = wait_for_close(&mut s, Duration::from_secs(5), "silent peer");
+    assert!(took < Duration::from_millis(1_500), "dropped after {took:?}, timeout is 300 ms");
+}
+
+/// Without heartbeats of our own, the TTL a peer announces in its PING is honoured: silence
+/// for that long drops the connection (and the PING is answered first).
+#[test]
+fn peer_ttl_drops_a_silent_peer() {
+    let ctx = Context::new();
+    let mut r = ctx.socket(T::Router).unwrap();
+    r.set_int(opt::LINGER, 0).unwrap();
+    r.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = r.last_endpoint().unwrap();
+    let port: u16 = ep.rsplit(':').next().unwrap().parse().unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(&hello(1, b"DEALER")).unwrap();
+    // PING, TTL 3 deciseconds, context "ab".
+    s.write_all(b"\x04\x09\x04PING\x00\x03ab").unwrap();
+    read_until_contains(&mut s, b"\x04\x07\x04PONGab", "PONG echoing the context");
+    let took = wait_for_close(&mut s, Duration::from_secs(5), "peer silent past its TTL");
+    assert!(took < Duration::from_millis(1_500), "dropped after {took:?}, TTL is 300 ms");
+}
+
+/// An idle link whose peer announces no TTL and with no HEARTBEAT_IVL of ours is never dropped
+/// for silence (heartbeats are off by default).
+#[test]
+fn no_heartbeats_by_default() {
+    let ctx = Context::new();
+    let mut r = ctx.socket(T::Router).unwrap();
+    r.set_int(opt::LINGER, 0).unwrap();
+    r.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = r.last_endpoint().unwrap();
+    let port: u16 = ep.rsplit(':').next().unwrap().parse().unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(&hello(1, b"DEALER")).unwrap();
+    s.write_all(b"\x04\x07\x04PING\x00\x00").unwrap();
+    read_until_contains(&mut s, b"\x04\x05\x04PONG", "PONG");
+    s.set_read_timeout(Some(Duration::from_millis(600))).unwrap();
+    let mut buf = [0u8; 64];
+    match s.read(&mut buf) {
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+        other => panic!("an idle link without heartbeats changed: {other:?}"),
+    }
+}

@@ -70,7 +70,12 @@ pub struct Peer {
 
 impl Peer {
     pub fn spawn(kind: &str) -> Peer {
-        let mut child = Command::new(python())
+        Peer::spawn_with(kind, Command::new(python()))
+    }
+
+    /// Spawns the peer with `cmd` as the launcher (e.g. `ip netns exec NS python3`).
+    pub fn spawn_with(kind: &str, mut cmd: Command) -> Peer {
+        let mut child = cmd
             .arg(peer_script())
             .arg(kind)
             .arg(HARD_TIMEOUT_S.to_string())
@@ -168,6 +173,12 @@ impl Peer {
     /// One whole message that must arrive.
     pub fn recv_must(&mut self) -> Vec<Vec<u8>> {
         self.recv(RCV_MS as u32).unwrap_or_else(|| panic!("libzmq {} peer: nothing received", self.kind))
+    }
+
+    /// Sends a signal to the child (`STOP` freezes it with its sockets open, `CONT` resumes).
+    pub fn signal(&mut self, sig: &str) {
+        let st = Command::new("kill").arg(format!("-{sig}")).arg(self.child.id().to_string()).status().expect("run kill");
+        assert!(st.success(), "kill -{sig} failed");
     }
 
     /// Stops the child at once, like a crash.

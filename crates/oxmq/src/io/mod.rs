@@ -6,8 +6,11 @@
 //! when the queue goes from empty to non-empty), or a timer (reconnect, handshake, linger) is
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
+mod link;
 mod session;
 mod zap;
+
+pub(crate) use link::LinkOptions;
 
 use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
 use crate::socket::options::Options;
@@ -107,6 +110,8 @@ pub(crate) enum Timer {
     Reconnect,
     Handshake,
     Linger,
+    /// A heartbeat deadline of one connection (the number tells connections of a session apart).
+    Heartbeat(u64, session::heartbeat::Due),
 }
 
 struct ListenerEntry {

@@ -12,6 +12,13 @@
 //!
 //! Nothing accepted is lost on close: when the socket closes its pipe end, the session keeps
 //! writing what is queued (reconnecting if it must) until the pipe is drained or LINGER expires.
+//!
+//! Two concerns live in submodules with small hooks here: `raw` (a STREAM socket's session
+//! skips ZMTP and moves plain bytes) and `heartbeat` (PING/PONG timers; the data path only
+//! counts reads).
+
+pub(super) mod heartbeat;
+mod raw;
 
 use super::{Ctx, IoThread, Timer};
 use crate::monitor::event as mon;
@@ -86,6 +93,8 @@ struct Conn {
     peer_id: bytes::Bytes,
     /// The errno that ended the connection (EPIPE for an orderly close), for monitor events.
     io_errno: i32,
+    /// Heartbeat state; the data path only counts reads into it.
+    beat: heartbeat::Beat,
 }
 
 enum State {
@@ -430,7 +439,12 @@ impl Session {
             peer_address,
             peer_id: bytes::Bytes::new(),
             io_errno: 0,
+            beat: heartbeat::Beat::new(),
         }));
+        if self.socket.kind == SocketType::Stream {
+            self.raw_begin(); // no greeting: the link is up
+            return true;
+        }
         if self.options.handshake_ivl > 0 {
             ctx.add_timer(
                 Instant::now() + Duration::from_millis(self.options.handshake_ivl as u64),
@@ -450,11 +464,10 @@ impl Session {
     /// routing-id frame, which the socket's pipe end keeps for the messages that follow. Out of
     /// line: it runs once per connection and must not weigh on the frame loop it is called from.
     #[inline(never)]
-    fn on_handshake_done(&mut self, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
-        self.ivl = self.options.reconnect_ivl;
-        let routing_id = match &self.options.connect_routing_id {
-            // CONNECT_ROUTING_ID: the application named this peer when it connected.
-            id if !id.is_empty() && self.target.is_some() => id.clone(),
+    fn on_handshake_done(&mut self, ctx: &mut Ctx<'_>, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
+        // CONNECT_ROUTING_ID, when given, names the peer instead of its announced identity.
+        let routing_id = match (&self.target, &self.options.link.connect_routing_id) {
+            (Some(_), Some(id)) => id.clone(),
             _ => peer.routing_id.unwrap_or_default(),
         };
         if let State::Connected(c) = &mut self.state {
@@ -462,6 +475,14 @@ impl Session {
             c.peer_id = routing_id.clone().into();
         }
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
+        self.attach_peer(routing_id, Some(props));
+        self.heartbeat_start(ctx);
+    }
+
+    /// The link is up: give the socket a pipe (or reuse ours) whose first frame is the
+    /// peer's routing id, carrying the connection's properties.
+    fn attach_peer(&mut self, routing_id: bytes::Bytes, props: Option<Arc<crate::properties::Properties>>) {
+        self.ivl = self.options.reconnect_ivl;
         if self.pipe.is_none() {
             // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
             let (mut socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
@@ -471,7 +492,7 @@ impl Session {
             mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
             let mut id = Msg::from(routing_id);
             id.set_flags(ROUTING_ID);
-            id.set_props(Some(props));
+            id.set_props(props.clone());
             mine.write(id);
             mine.flush();
             self.pipe = Some(mine);
@@ -482,7 +503,7 @@ impl Session {
         } else if let Some(p) = &mut self.pipe {
             let mut id = Msg::from(routing_id);
             id.set_flags(ROUTING_ID);
-            id.set_props(Some(props));
+            id.set_props(props);
             p.write(id);
             p.flush();
             if self.connected_before {
@@ -605,6 +626,7 @@ impl Session {
                 Ok(n) => {
                     budget = budget.saturating_sub(n);
                     self.counters.wire_in(n);
+                    c.beat.reads += 1;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     c.read_pending = false;
@@ -627,6 +649,9 @@ impl Session {
     /// per frame; small bodies are copied out at the cursor, large ones are split off the
     /// buffer without copying (which needs the buffer advanced to them first).
     fn decode(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+        if self.socket.kind == SocketType::Stream {
+            return self.raw_decode();
+        }
         let max = self.options.max_msg_size();
         loop {
             let State::Connected(c) = &mut self.state else { return Ok(()) };
@@ -657,12 +682,13 @@ impl Session {
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
                 c.zap = None;
-                self.on_handshake_done(peer, Arc::new(props));
+                self.on_handshake_done(ctx, peer, Arc::new(props));
                 continue;
             }
             break;
         }
         let kind = self.socket.kind;
+        let (token, serial) = (self.token, self.serial);
         let State::Connected(c) = &mut self.state else { return Ok(()) };
         let Some(p) = &mut self.pipe else { return Err(Lost) };
         let mut pos = 0usize;
@@ -712,7 +738,7 @@ impl Session {
                 Msg::from_bytes(c.rx.split_to(len).freeze())
             };
             if h.command {
-                match command(kind, c, p, &msg) {
+                match command(kind, c, p, &msg, ctx, (token, serial)) {
                     Ok(()) => continue,
                     Err(l) => break Err(l),
                 }
@@ -765,7 +791,12 @@ impl Session {
             if c.handshake.is_none() && !self.drained {
                 if let Some(p) = &mut self.pipe {
                     let sub = matches!(self.socket.kind, SocketType::Sub | SocketType::XSub);
-                    while c.bigs.len() < MAX_BIGS
+                    let raw = self.socket.kind == SocketType::Stream;
+                    if raw {
+                        raw::fill(c, p, &mut self.drained);
+                    }
+                    while !raw
+                        && c.bigs.len() < MAX_BIGS
                         && c.tx.len() - c.tx_pos < WRITE_BATCH
                         && c.big_bytes < BIG_BATCH
                     {
@@ -834,6 +865,7 @@ impl Session {
 
     /// The stream failed or closed.
     fn connection_lost(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        self.raw_lost();
         // Messages decoded in the batch that ended with EOF are complete: publish them. A
         // connect-side pipe outlives the connection, so nothing else would flush them.
         if let Some(p) = &mut self.pipe {
@@ -876,8 +908,9 @@ impl Session {
         if self.target.is_none() {
             return false; // accept side: the peer will reconnect to us
         }
-        if self.socket.kind.routes_by_id() || self.options.immediate {
-            // A pipe per connection: the socket forgets this peer.
+        // A pipe per connection: the socket forgets this peer. STREAM keeps its pipe, and so
+        // the peer's routing id, across reconnects, as libzmq does.
+        if self.socket.kind == SocketType::Router || self.options.immediate {
             self.pipe = None;
         }
         if self.closing && (self.drained || self.pipe.is_none()) {
@@ -959,6 +992,7 @@ impl Session {
                 true
             }
             Timer::Linger => false,
+            Timer::Heartbeat(conn, due) => self.heartbeat_timer(ctx, conn, due),
         }
     }
 
@@ -1001,11 +1035,19 @@ fn lost(c: &mut Conn, errno: i32) -> Result<(), Lost> {
 }
 
 /// A command frame in the data phase.
-fn command(kind: SocketType, c: &mut Conn, p: &mut PipeEnd, body: &Msg) -> Result<(), Lost> {
+fn command(
+    kind: SocketType,
+    c: &mut Conn,
+    p: &mut PipeEnd,
+    body: &Msg,
+    ctx: &mut Ctx<'_>,
+    session: (usize, u64),
+) -> Result<(), Lost> {
     let cmd = zmtp::Command::parse(body).map_err(|_| Lost)?;
     match cmd {
-        zmtp::Command::Ping { context, .. } => {
+        zmtp::Command::Ping { context, ttl } => {
             send_command(c, &zmtp::Command::Pong { context });
+            heartbeat::ping_received(ctx, session, c, ttl);
         }
         zmtp::Command::Subscribe(topic) | zmtp::Command::Cancel(topic)
             if matches!(kind, SocketType::Pub | SocketType::XPub) =>

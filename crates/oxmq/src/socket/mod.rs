@@ -20,6 +20,7 @@ mod pair;
 mod pubsub;
 mod reqrep;
 mod router;
+mod stream;
 mod trie;
 mod pipeline;
 
@@ -305,8 +306,7 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
         SocketType::Pull => Box::new(pipeline::Pull::new()),
         SocketType::XPub => Box::new(pubsub::Pub::xpub()),
         SocketType::XSub => Box::new(pubsub::Sub::xsub()),
-        // STREAM (raw TCP peers) arrives with the complete-socket work.
-        SocketType::Stream => return Err(Error::Invalid),
+        SocketType::Stream => Box::new(stream::Stream::new()),
     })
 }
 
@@ -460,9 +460,9 @@ impl Socket {
                 self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
             }
         }
+        // CONNECT_ROUTING_ID names one connection only (libzmq clears it the same way).
+        self.options.link.connect_routing_id = None;
         self.last_endpoint = endpoint.to_string();
-        // CONNECT_ROUTING_ID names the peer of one connect only (libzmq resets it).
-        self.options.connect_routing_id = Bytes::new();
         Ok(())
     }
 

@@ -50,8 +50,9 @@ pub(crate) struct Options {
     pub conflate: bool,
     /// PROBE_ROUTER: an empty message to each new peer (ROUTER, DEALER, REQ).
     pub probe_router: bool,
-    /// CONNECT_ROUTING_ID: the routing id the next `connect`'s peer gets; used once.
-    pub connect_routing_id: Bytes,
+    /// HEARTBEAT_*, STREAM_NOTIFY, CONNECT_ROUTING_ID (see `io/link.rs`; the last is used by
+    /// one `connect`).
+    pub link: crate::io::LinkOptions,
 }
 
 impl Options {
@@ -88,7 +89,7 @@ impl Options {
             invert_matching: false,
             conflate: false,
             probe_router: false,
-            connect_routing_id: Bytes::new(),
+            link: Default::default(),
         }
     }
 
@@ -157,14 +158,7 @@ impl Options {
             opt::INVERT_MATCHING => self.invert_matching = bool_val(v)?,
             opt::CONFLATE => self.conflate = bool_val(v)?,
             opt::PROBE_ROUTER => self.probe_router = bool_val(v)?,
-            opt::CONNECT_ROUTING_ID => {
-                // Same rules as ROUTING_ID (libzmq checks 1..=255 bytes).
-                if v.is_empty() || v.len() > 255 {
-                    return Err(Error::Invalid);
-                }
-                self.connect_routing_id = Bytes::copy_from_slice(v);
-            }
-            _ => return Ok(false),
+            _ => return self.link.set(option, v),
         }
         Ok(true)
     }
@@ -203,7 +197,7 @@ impl Options {
             opt::INVERT_MATCHING => i(self.invert_matching as i32),
             opt::CONFLATE => i(self.conflate as i32),
             opt::PROBE_ROUTER => i(self.probe_router as i32),
-            _ => None,
+            _ => self.link.get(option),
         }
     }
 

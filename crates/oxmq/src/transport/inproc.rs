@@ -57,11 +57,7 @@ fn routing_id_frame(id: &Bytes) -> Msg {
 
 /// How a connecting socket knows the binder: by CONNECT_ROUTING_ID if it set one.
 fn peer_id<'a>(options: &'a Options, announced: &'a Bytes) -> &'a Bytes {
-    if options.connect_routing_id.is_empty() {
-        announced
-    } else {
-        &options.connect_routing_id
-    }
+    options.link.connect_routing_id.as_ref().unwrap_or(announced)
 }
 
 pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options, name: &str) -> Result<()> {
@@ -132,7 +128,7 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
                 end: theirs,
                 endpoint: endpoint.clone(),
                 conn_rcvhwm: options.rcvhwm,
-                connect_routing_id: options.connect_routing_id.clone(),
+                connect_routing_id: options.link.connect_routing_id.clone().unwrap_or_default(),
             });
             let _ = endpoint;
             Ok(mine)
