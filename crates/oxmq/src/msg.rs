@@ -21,6 +21,9 @@ pub(crate) const MORE: u8 = 0x01;
 /// item of its inbound pipe for socket types that route by peer (ROUTER); it never reaches the
 /// application as a message.
 pub(crate) const ROUTING_ID: u8 = 0x40;
+/// Internal flag: the body is a ZMTP command body (name length, name, data) that the engine
+/// sends as a command frame; DISH's JOIN/LEAVE travel this way, and RADIO receives them so.
+pub(crate) const COMMAND: u8 = 0x02;
 
 #[derive(Clone)]
 enum Body {
@@ -33,6 +36,9 @@ enum Body {
 pub struct Msg {
     body: Body,
     flags: u8,
+    /// CLIENT/SERVER and PEER: the peer a message came from or goes to (0: none). Fits in
+    /// the padding after `flags`, so `Msg` does not grow.
+    routing_id: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<Msg>() <= 56);
@@ -42,15 +48,15 @@ impl Msg {
     /// An empty frame.
     #[inline]
     pub const fn new() -> Msg {
-        Msg { body: Body::Inline { len: 0, buf: [0; INLINE_CAP] }, flags: 0 }
+        Msg { body: Body::Inline { len: 0, buf: [0; INLINE_CAP] }, flags: 0, routing_id: 0 }
     }
 
     /// A zero-filled frame of `len` bytes, to be written through [`Msg::as_mut_slice`].
     pub fn with_size(len: usize) -> Msg {
         if len <= INLINE_CAP {
-            Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0 }
+            Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0, routing_id: 0 }
         } else {
-            Msg { body: Body::Shared(Bytes::from(vec![0u8; len])), flags: 0 }
+            Msg { body: Body::Shared(Bytes::from(vec![0u8; len])), flags: 0, routing_id: 0 }
         }
     }
 
@@ -60,9 +66,9 @@ impl Msg {
         if data.len() <= INLINE_CAP {
             let mut buf = [0u8; INLINE_CAP];
             buf[..data.len()].copy_from_slice(data);
-            Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0 }
+            Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0, routing_id: 0 }
         } else {
-            Msg { body: Body::Shared(Bytes::copy_from_slice(data)), flags: 0 }
+            Msg { body: Body::Shared(Bytes::copy_from_slice(data)), flags: 0, routing_id: 0 }
         }
     }
 
@@ -73,7 +79,7 @@ impl Msg {
         if bytes.len() <= INLINE_CAP {
             Msg::copy_from(&bytes)
         } else {
-            Msg { body: Body::Shared(bytes), flags: 0 }
+            Msg { body: Body::Shared(bytes), flags: 0, routing_id: 0 }
         }
     }
 
@@ -162,6 +168,33 @@ impl Msg {
     /// True when the body is shared with other frames or a receive buffer.
     pub fn is_shared(&self) -> bool {
         matches!(self.body, Body::Shared(_))
+    }
+
+    /// The routing id of the peer a SERVER or PEER socket received this message from (libzmq's
+    /// `zmq_msg_routing_id`); 0 when there is none.
+    #[inline]
+    pub fn routing_id(&self) -> u32 {
+        self.routing_id
+    }
+
+    /// Addresses the message to a peer of a SERVER or PEER socket (`zmq_msg_set_routing_id`).
+    /// 0 is not a valid routing id: `Err(Invalid)`, as libzmq.
+    pub fn set_routing_id(&mut self, id: u32) -> crate::Result<()> {
+        if id == 0 {
+            return Err(crate::Error::Invalid);
+        }
+        self.routing_id = id;
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn clear_routing_id(&mut self) {
+        self.routing_id = 0;
+    }
+
+    #[inline]
+    pub(crate) fn is_command(&self) -> bool {
+        self.flags & COMMAND != 0
     }
 
     #[inline]
@@ -257,7 +290,7 @@ impl From<Vec<u8>> for Msg {
         if v.len() <= INLINE_CAP {
             Msg::copy_from(&v)
         } else {
-            Msg { body: Body::Shared(Bytes::from(v)), flags: 0 }
+            Msg { body: Body::Shared(Bytes::from(v)), flags: 0, routing_id: 0 }
         }
     }
 }
@@ -270,6 +303,7 @@ impl From<&Msg> for Msg {
     fn from(m: &Msg) -> Msg {
         let mut c = m.clone();
         c.flags = 0;
+        c.routing_id = 0;
         c
     }
 }
