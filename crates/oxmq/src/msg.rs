@@ -192,6 +192,12 @@ impl Msg {
         self.routing_id = 0;
     }
 
+    /// A routing-id or command frame: one test on the encoder's hot path.
+    #[inline]
+    pub(crate) fn is_internal(&self) -> bool {
+        self.flags & (ROUTING_ID | COMMAND) != 0
+    }
+
     #[inline]
     pub(crate) fn is_command(&self) -> bool {
         self.flags & COMMAND != 0

@@ -14,7 +14,7 @@
 //! writing what is queued (reconnecting if it must) until the pipe is drained or LINGER expires.
 
 use super::{Ctx, IoThread, Timer};
-use crate::msg::{Msg, INLINE_CAP, ROUTING_ID};
+use crate::msg::{Msg, COMMAND, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
 use crate::socket::options::Options;
 use crate::socket::{hwm, SocketShared, SocketType};
@@ -874,6 +874,13 @@ fn command(kind: SocketType, c: &mut Conn, p: &mut PipeEnd, body: &Msg) -> Resul
             // Subscriptions bypass the HWM: losing one would silently stop a stream.
             p.write(Msg::from(v));
         }
+        zmtp::Command::Join(_) | zmtp::Command::Leave(_) if kind == SocketType::Radio => {
+            // Up to the RADIO as a command-flagged message; bypasses the HWM like
+            // subscriptions.
+            let mut m = body.clone();
+            m.set_flags(COMMAND);
+            p.write(m);
+        }
         zmtp::Command::Error { .. } => return Err(Lost),
         zmtp::Command::Ready(_) => return Err(Lost), // only valid in the handshake
         _ => {} // PONG, unknown commands: tolerated
@@ -911,7 +918,12 @@ fn is_subscription(parts: &[Msg]) -> bool {
 /// Appends one frame to the batch (or arranges for a large body to be written in place).
 #[inline]
 fn encode(c: &mut Conn, m: Msg, sub: bool) {
-    if m.is_routing_id() {
+    if m.is_internal() {
+        // A routing-id frame is for the socket only; a command body from the socket (DISH's
+        // JOIN/LEAVE) becomes one command frame.
+        if m.is_command() {
+            send_command_body(c, &m);
+        }
         return;
     }
     if c.cipher.is_some() {
@@ -993,6 +1005,17 @@ fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
             let mut body = Vec::new();
             cmd.encode_body(&mut body);
             let _ = cipher.seal(false, true, &body, &mut c.tx);
+        }
+    }
+}
+
+/// Queues a command frame whose body the socket built, sealed when CURVE is active.
+#[cold]
+fn send_command_body(c: &mut Conn, body: &[u8]) {
+    match &mut c.cipher {
+        None => zmtp::encode_frame(body, false, true, &mut c.tx),
+        Some(cipher) => {
+            let _ = cipher.seal(false, true, body, &mut c.tx);
         }
     }
 }

@@ -20,6 +20,12 @@ mod reqrep;
 mod router;
 mod trie;
 mod pipeline;
+mod clientserver;
+mod draft;
+mod radiodish;
+mod singlepart;
+mod threadsafe;
+pub use threadsafe::SyncSocket;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -53,6 +59,16 @@ pub enum SocketType {
     XPub = 9,
     XSub = 10,
     Stream = 11,
+    // Draft types (libzmq's draft API numbers). Single-part messages only; usable from
+    // several threads through `SyncSocket`.
+    Server = 12,
+    Client = 13,
+    Radio = 14,
+    Dish = 15,
+    Gather = 16,
+    Scatter = 17,
+    Peer = 19,
+    Channel = 20,
 }
 
 impl SocketType {
@@ -71,6 +87,15 @@ impl SocketType {
             9 => SocketType::XPub,
             10 => SocketType::XSub,
             11 => SocketType::Stream,
+            12 => SocketType::Server,
+            13 => SocketType::Client,
+            14 => SocketType::Radio,
+            15 => SocketType::Dish,
+            16 => SocketType::Gather,
+            17 => SocketType::Scatter,
+            19 => SocketType::Peer,
+            20 => SocketType::Channel,
+            // 18 is DGRAM (raw UDP datagrams), which oxmq does not have.
             _ => return None,
         })
     }
@@ -95,7 +120,31 @@ impl SocketType {
             SocketType::XPub => zmtp::SocketType::XPub,
             SocketType::XSub => zmtp::SocketType::XSub,
             SocketType::Stream => zmtp::SocketType::Stream,
+            SocketType::Server => zmtp::SocketType::Server,
+            SocketType::Client => zmtp::SocketType::Client,
+            SocketType::Radio => zmtp::SocketType::Radio,
+            SocketType::Dish => zmtp::SocketType::Dish,
+            SocketType::Gather => zmtp::SocketType::Gather,
+            SocketType::Scatter => zmtp::SocketType::Scatter,
+            SocketType::Peer => zmtp::SocketType::Peer,
+            SocketType::Channel => zmtp::SocketType::Channel,
         }
+    }
+
+    /// The types libzmq makes thread-safe (its draft types): only these may be wrapped in a
+    /// [`SyncSocket`](crate::SyncSocket).
+    pub fn is_thread_safe(self) -> bool {
+        matches!(
+            self,
+            SocketType::Server
+                | SocketType::Client
+                | SocketType::Radio
+                | SocketType::Dish
+                | SocketType::Gather
+                | SocketType::Scatter
+                | SocketType::Peer
+                | SocketType::Channel
+        )
     }
 
     /// True for types that address peers by routing id and so need a fresh pipe per connection.
@@ -283,6 +332,22 @@ pub(crate) trait Pattern: Send {
     fn dropped(&self) -> u64 {
         0
     }
+    /// RADIO: sends a single-part message to a group's members. Others: `NotSup`.
+    fn send_group(&mut self, _pipes: &mut Pipes, _group: &[u8], _msg: &mut Msg) -> Result<()> {
+        Err(Error::NotSup)
+    }
+    /// DISH: the group of the message `recv` returned last.
+    fn last_group(&self) -> Option<Bytes> {
+        None
+    }
+    /// DISH: joins (`true`) or leaves a group. Others: `NotSup`.
+    fn join(&mut self, _pipes: &mut Pipes, _group: &[u8], _join: bool) -> Result<()> {
+        Err(Error::NotSup)
+    }
+    /// PEER: the routing id given to the pipe attached last (0: none).
+    fn last_peer_id(&self) -> u32 {
+        0
+    }
 }
 
 fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
@@ -298,6 +363,14 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
         SocketType::Pull => Box::new(pipeline::Pull::new()),
         SocketType::XPub => Box::new(pubsub::Pub::xpub()),
         SocketType::XSub => Box::new(pubsub::Sub::xsub()),
+        SocketType::Server => Box::new(clientserver::Server::new(false)),
+        SocketType::Peer => Box::new(clientserver::Server::new(true)),
+        SocketType::Client => Box::new(singlepart::SinglePart::new(dealer::Dealer::new())),
+        SocketType::Scatter => Box::new(singlepart::SinglePart::new(pipeline::Push::new())),
+        SocketType::Gather => Box::new(singlepart::SinglePart::new(pipeline::Pull::new())),
+        SocketType::Channel => Box::new(singlepart::SinglePart::new(pair::Pair::new())),
+        SocketType::Radio => Box::new(radiodish::Radio::new()),
+        SocketType::Dish => Box::new(radiodish::Dish::new()),
         // STREAM (raw TCP peers) arrives with the complete-socket work.
         SocketType::Stream => return Err(Error::Invalid),
     })
