@@ -12,7 +12,7 @@
  * bad arguments, unknown options and wrong option lengths.
  *
  * What oxmq does not implement yet answers ENOTSUP (see zmq_has): socket monitoring, CURVE
- * and PLAIN security, RADIO/DISH and CLIENT/SERVER sockets, message metadata (zmq_msg_gets).
+ * and PLAIN security, the DGRAM socket, message metadata (zmq_msg_gets).
  *
  * SPDX-License-Identifier: MPL-2.0
  */
@@ -519,7 +519,7 @@ ZMQ_EXPORT void zmq_threadclose (void *thread_);
 
 #ifdef ZMQ_BUILD_DRAFT_API
 
-/* Draft socket types (not implemented by oxmq: zmq_socket fails with EINVAL). */
+/* Draft socket types. oxmq has all but DGRAM (zmq_socket fails with EINVAL for it). */
 #define ZMQ_SERVER 12
 #define ZMQ_CLIENT 13
 #define ZMQ_RADIO 14
