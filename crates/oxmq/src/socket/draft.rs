@@ -3,7 +3,8 @@
 //! Routing ids of SERVER and PEER ride on the message itself ([`Msg::routing_id`]), so those
 //! types need nothing here beyond `send`/`recv`.
 
-use super::{Socket, SocketType};
+use super::{hwm, EndpointRec, Socket, SocketType};
+use crate::transport::udp::{self, UdpEndpoint};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::opt;
@@ -83,5 +84,35 @@ impl Socket {
             return Err(Error::Fault);
         }
         Ok(id)
+    }
+
+    /// `bind("udp://...")`: DISH only (`NoCompatProto` otherwise, as libzmq).
+    pub(super) fn bind_udp(&mut self, endpoint: &str, addr: &str) -> Result<()> {
+        if self.shared.kind != SocketType::Dish {
+            return Err(Error::NoCompatProto);
+        }
+        let ep = UdpEndpoint::parse(addr, true)?;
+        let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+        let local = udp::start_dish(&ep, theirs)?;
+        let prefix = endpoint.rsplit_once(':').map_or(endpoint, |(p, _)| p);
+        let resolved = format!("{prefix}:{}", local.port());
+        self.attach(mine, Some(endpoint.to_string()));
+        self.endpoints.push(EndpointRec::Datagram { given: endpoint.to_string(), resolved: resolved.clone() });
+        self.last_endpoint = resolved;
+        Ok(())
+    }
+
+    /// `connect("udp://...")`: RADIO only (`NoCompatProto` otherwise, as libzmq).
+    pub(super) fn connect_udp(&mut self, endpoint: &str, addr: &str) -> Result<()> {
+        if self.shared.kind != SocketType::Radio {
+            return Err(Error::NoCompatProto);
+        }
+        let ep = UdpEndpoint::parse(addr, false)?;
+        let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
+        udp::start_radio(&ep, theirs, self.options.multicast_hops)?;
+        self.attach(mine, Some(endpoint.to_string()));
+        self.endpoints.push(EndpointRec::Datagram { given: endpoint.to_string(), resolved: endpoint.to_string() });
+        self.last_endpoint = endpoint.to_string();
+        Ok(())
     }
 }

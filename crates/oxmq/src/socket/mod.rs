@@ -382,6 +382,8 @@ enum EndpointRec {
     Connect { given: String, io: Arc<IoThread>, id: u64 },
     InprocBind { name: String },
     InprocConnect { given: String },
+    /// A udp endpoint (RADIO connect, DISH bind): its engine thread ends with its pipe.
+    Datagram { given: String, resolved: String },
 }
 
 /// A ZeroMQ socket.
@@ -439,6 +441,9 @@ impl Socket {
     pub fn bind(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
         self.process_commands();
+        if let Some(addr) = endpoint.strip_prefix("udp://") {
+            return self.bind_udp(endpoint, addr);
+        }
         match Endpoint::parse(endpoint, true)? {
             Endpoint::Inproc(name) => {
                 inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
@@ -473,6 +478,9 @@ impl Socket {
     pub fn connect(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
         self.process_commands();
+        if let Some(addr) = endpoint.strip_prefix("udp://") {
+            return self.connect_udp(endpoint, addr);
+        }
         match Endpoint::parse(endpoint, false)? {
             Endpoint::Inproc(name) => {
                 let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
@@ -513,15 +521,20 @@ impl Socket {
         let pos = self.endpoints.iter().position(|e| match e {
             EndpointRec::Listener { given, resolved, .. } => given == endpoint || resolved == endpoint,
             EndpointRec::InprocBind { name } => endpoint.strip_prefix("inproc://") == Some(name.as_str()),
+            EndpointRec::Datagram { given, resolved } => given == endpoint || resolved == endpoint,
             _ => false,
         });
         let Some(pos) = pos else {
+            if endpoint.starts_with("udp://") {
+                return Err(Error::NoEnt);
+            }
             Endpoint::parse(endpoint, true)?;
             return Err(Error::NoEnt);
         };
         match self.endpoints.remove(pos) {
             EndpointRec::Listener { io, id, .. } => io.send(IoCmd::CloseEndpoint { id }),
             EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+            EndpointRec::Datagram { given, .. } => self.detach_endpoint(&given),
             _ => {}
         }
         Ok(())
@@ -532,9 +545,13 @@ impl Socket {
         self.check_term()?;
         let pos = self.endpoints.iter().position(|e| match e {
             EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
+            EndpointRec::Datagram { given, .. } => given == endpoint,
             _ => false,
         });
         let Some(pos) = pos else {
+            if endpoint.starts_with("udp://") {
+                return Err(Error::NoEnt);
+            }
             Endpoint::parse(endpoint, false)?;
             return Err(Error::NoEnt);
         };
@@ -543,7 +560,9 @@ impl Socket {
                 io.send(IoCmd::CloseEndpoint { id });
                 self.detach_endpoint(&given);
             }
-            EndpointRec::InprocConnect { given } => self.detach_endpoint(&given),
+            EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
+                self.detach_endpoint(&given)
+            }
             _ => {}
         }
         Ok(())
@@ -903,7 +922,8 @@ impl Drop for Socket {
                     }
                 }
                 EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
-                EndpointRec::InprocConnect { .. } => {}
+                // Dropping the pipes (below) ends a udp engine.
+                EndpointRec::InprocConnect { .. } | EndpointRec::Datagram { .. } => {}
             }
         }
         // Dropping the pipe ends publishes every complete message and wakes the peers.
