@@ -919,12 +919,7 @@ fn is_subscription(parts: &[Msg]) -> bool {
 #[inline]
 fn encode(c: &mut Conn, m: Msg, sub: bool) {
     if m.is_internal() {
-        // A routing-id frame is for the socket only; a command body from the socket (DISH's
-        // JOIN/LEAVE) becomes one command frame.
-        if m.is_command() {
-            send_command_body(c, &m);
-        }
-        return;
+        return encode_internal(c, &m);
     }
     if c.cipher.is_some() {
         return encode_sealed(c, m, sub);
@@ -1009,9 +1004,16 @@ fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
     }
 }
 
-/// Queues a command frame whose body the socket built, sealed when CURVE is active.
+/// An internal frame from the socket: a routing-id frame is for the socket only (dropped);
+/// a command body (DISH's JOIN/LEAVE) becomes one command frame, sealed under CURVE. Kept out
+/// of line so the encoder's hot loop stays as small as it was.
 #[cold]
-fn send_command_body(c: &mut Conn, body: &[u8]) {
+#[inline(never)]
+fn encode_internal(c: &mut Conn, m: &Msg) {
+    if !m.is_command() {
+        return;
+    }
+    let body: &[u8] = m;
     match &mut c.cipher {
         None => zmtp::encode_frame(body, false, true, &mut c.tx),
         Some(cipher) => {
