@@ -6,6 +6,8 @@
  */
 #include "testutil.h"
 
+#include <pthread.h>
+
 #ifdef ZMQ_BUILD_DRAFT_API
 
 static void test_client_server (void)
@@ -161,6 +163,54 @@ static void test_scatter_gather_channel (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+/* A thread blocked in zmq_recv on a CLIENT must not stop another thread from sending on the
+   same CLIENT (libzmq's thread-safe sockets): the request goes out, the reply comes back to the
+   waiting thread. With a lock held while blocking, the send would wait for the receive's
+   timeout and the receive would fail. */
+static void *recv_reply (void *client)
+{
+    char buf[16];
+    int n = zmq_recv (client, buf, sizeof buf, 0);
+    return (void *) (intptr_t) (n == 4 && memcmp (buf, "pong", 4) == 0);
+}
+
+static void test_threadsafe_client (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *server = new_socket (ctx, ZMQ_SERVER);
+    void *client = new_socket (ctx, ZMQ_CLIENT);
+    bind_connect (server, client, "tcp");
+    pthread_t t;
+    CHECK (pthread_create (&t, NULL, recv_reply, client) == 0);
+    /* Whether or not the thread is already waiting, the send must not wait for it. */
+    send_str (client, "ping", 0);
+    zmq_msg_t m;
+    CHECK_RC (zmq_msg_init (&m));
+    CHECK (zmq_msg_recv (&m, server, 0) == 4);
+    CHECK_RC (zmq_msg_close (&m));
+    uint32_t id = 0;
+    CHECK_RC (zmq_msg_init (&m));
+    send_str (client, "ping2", 0);
+    CHECK (zmq_msg_recv (&m, server, 0) == 5);
+    id = zmq_msg_routing_id (&m);
+    CHECK_RC (zmq_msg_close (&m));
+    CHECK_RC (zmq_msg_init_size (&m, 4));
+    memcpy (zmq_msg_data (&m), "pong", 4);
+    CHECK_RC (zmq_msg_set_routing_id (&m, id));
+    CHECK (zmq_msg_send (&m, server, 0) == 4);
+    void *ok = NULL;
+    CHECK (pthread_join (t, &ok) == 0);
+    CHECK (ok == (void *) 1);
+    /* Options and other calls work from any thread while nobody blocks. */
+    int v = 0;
+    size_t len = sizeof v;
+    CHECK_RC (zmq_getsockopt (client, ZMQ_TYPE, &v, &len));
+    CHECK (v == ZMQ_CLIENT);
+    CHECK_RC (zmq_close (client));
+    CHECK_RC (zmq_close (server));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 #endif
 
 int main (int argc, char **argv)
@@ -171,6 +221,7 @@ int main (int argc, char **argv)
     RUN (test_radio_dish);
     RUN (test_peer);
     RUN (test_scatter_gather_channel);
+    RUN (test_threadsafe_client);
 #endif
     return test_main_end ();
 }

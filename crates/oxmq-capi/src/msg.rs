@@ -15,7 +15,7 @@
 //! `zmq_msg_init_data` returns.
 
 use crate::guard::{guard, len_to_int, non_null};
-use crate::socket::sock_mut;
+use crate::socket::{sock_mut, sync_ref};
 use bytes::Bytes;
 use oxmq::{opt, Error, Msg, Result, SocketType};
 use std::ffi::{c_char, c_int, c_void};
@@ -277,6 +277,22 @@ pub unsafe extern "C" fn zmq_msg_gets(m: *const zmq_msg_t, property: *const c_ch
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_send(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
     guard(-1, || {
+        // SAFETY: C contract: `s` is a socket handle (shared only if thread-safe).
+        if let Some(ts) = unsafe { sync_ref(s)? } {
+            // SAFETY: C contract: `m` is the caller's zmq_msg_t.
+            let msg = unsafe { live(m)? };
+            let n = msg.len();
+            if ts.socket_type() == SocketType::Radio {
+                // SAFETY: `m` is live (checked above).
+                let group = groups::get(unsafe { (*m).group });
+                ts.send_group_msg(group.to_bytes(), msg, flags)?;
+            } else {
+                ts.send_msg(msg, flags)?;
+            }
+            // SAFETY: as above; a sent message is empty again, group included (libzmq).
+            unsafe { (*m).group = 0 };
+            return Ok(len_to_int(n));
+        }
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
         let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
         let n = msg.len();
@@ -296,6 +312,22 @@ pub unsafe extern "C" fn zmq_msg_send(m: *mut zmq_msg_t, s: *mut c_void, flags: 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_recv(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
     guard(-1, || {
+        // SAFETY: C contract: `s` is a socket handle (shared only if thread-safe).
+        if let Some(ts) = unsafe { sync_ref(s)? } {
+            // SAFETY: C contract: `m` is the caller's zmq_msg_t.
+            let msg = unsafe { live(m)? };
+            let group = if ts.socket_type() == SocketType::Dish {
+                let (g, body) = ts.recv_group(flags)?;
+                *msg = body;
+                groups::intern(&g)?
+            } else {
+                *msg = ts.recv(flags)?;
+                0
+            };
+            // SAFETY: `m` is live (checked above).
+            unsafe { (*m).group = group };
+            return Ok(len_to_int(msg.len()));
+        }
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
         let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
         let group = if sock.socket_type() == SocketType::Dish {

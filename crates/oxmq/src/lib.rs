@@ -36,7 +36,7 @@ pub use context::Context;
 pub use error::{Error, Result};
 pub use msg::{Msg, INLINE_CAP};
 pub use poll::{poll, PollItem};
-pub use socket::{Socket, SocketType, SyncSocket};
+pub use socket::{Socket, SocketType, SyncGuard, SyncSocket};
 
 #[cfg(test)]
 mod smoke_tests;

@@ -25,7 +25,7 @@ mod draft;
 mod radiodish;
 mod singlepart;
 mod threadsafe;
-pub use threadsafe::SyncSocket;
+pub use threadsafe::{SyncGuard, SyncSocket};
 
 use crate::context::Context;
 use crate::error::{Error, Result};

@@ -50,7 +50,7 @@ impl SyncSocket {
         Ok(SyncSocket { state: Mutex::new(State { sock, poller: false, seq: 0 }), changed: Condvar::new(), mailbox, kind })
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock_state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -72,7 +72,7 @@ impl SyncSocket {
 
     /// Runs `op` until it stops saying "would block", waiting as the module describes.
     fn blocking<T>(&self, flags: i32, send: bool, mut op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
-        let mut g = self.lock();
+        let mut g = self.lock_state();
         let timeout = if send { g.sock.options.sndtimeo } else { g.sock.options.rcvtimeo };
         let nowait = flags & opt::DONTWAIT != 0 || timeout == 0;
         let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
@@ -88,7 +88,7 @@ impl SyncSocket {
                 g.poller = true;
                 drop(g);
                 let woke = self.mailbox.wait(deadline);
-                g = self.lock();
+                g = self.lock_state();
                 g.poller = false;
                 g.seq = g.seq.wrapping_add(1);
                 self.changed.notify_all();
@@ -146,10 +146,24 @@ impl SyncSocket {
         self.blocking(flags, false, |s| s.recv_group(flags | opt::DONTWAIT))
     }
 
+    /// RADIO: [`SyncSocket::send_group`] leaving `msg` untouched on error (for the C ABI).
+    pub fn send_group_msg(&self, group: &[u8], msg: &mut Msg, flags: i32) -> Result<()> {
+        self.blocking(flags, true, |s| s.send_group_msg(group, msg, flags | opt::DONTWAIT))
+    }
+
+    /// Locks the socket for non-blocking calls made through the guard (the C ABI's options,
+    /// bind, connect, join...). Other threads' calls wait for the guard; dropping it wakes
+    /// their waits if the calls made through it consumed socket commands. Do not block through
+    /// the guard (no call without DONTWAIT that may wait): that would stall every thread.
+    pub fn lock(&self) -> SyncGuard<'_> {
+        let had_commands = self.mailbox.has_pending();
+        SyncGuard { owner: self, g: self.lock_state(), had_commands }
+    }
+
     /// Runs a non-blocking call on the socket under the lock (bind, connect, options, join...).
     pub fn with<T>(&self, f: impl FnOnce(&mut Socket) -> Result<T>) -> Result<T> {
         let mut f = Some(f);
-        let mut g = self.lock();
+        let mut g = self.lock_state();
         self.attempt(&mut g, &mut |s| match f.take() {
             Some(f) => f(s),
             None => Err(Error::Fault),
@@ -186,7 +200,39 @@ impl SyncSocket {
     }
     /// Messages dropped by policy (see [`Socket::dropped_messages`]).
     pub fn dropped_messages(&self) -> u64 {
-        self.lock().sock.dropped_messages()
+        self.lock_state().sock.dropped_messages()
+    }
+}
+
+/// A [`SyncSocket`] locked for non-blocking calls (see [`SyncSocket::lock`]).
+pub struct SyncGuard<'a> {
+    owner: &'a SyncSocket,
+    g: MutexGuard<'a, State>,
+    had_commands: bool,
+}
+
+impl std::ops::Deref for SyncGuard<'_> {
+    type Target = Socket;
+    fn deref(&self) -> &Socket {
+        &self.g.sock
+    }
+}
+
+impl std::ops::DerefMut for SyncGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Socket {
+        &mut self.g.sock
+    }
+}
+
+impl Drop for SyncGuard<'_> {
+    fn drop(&mut self) {
+        if self.had_commands {
+            self.g.seq = self.g.seq.wrapping_add(1);
+            self.owner.changed.notify_all();
+            if self.g.poller {
+                self.owner.mailbox.send(Command::Stop);
+            }
+        }
     }
 }
 
