@@ -43,8 +43,9 @@ pub unsafe extern "C" fn zmq_version(major: *mut c_int, minor: *mut c_int, patch
 }
 
 /// Capabilities oxmq really has. Transports tcp and inproc are always present and not asked
-/// about by libzmq's `zmq_has`; security mechanisms and draft sockets are absent until built.
-const CAPABILITIES: &[&str] = &["ipc"];
+/// about by libzmq's `zmq_has`. "draft": the draft API and socket types (all but DGRAM), as a
+/// libzmq built with --enable-drafts; security mechanisms are absent until built.
+const CAPABILITIES: &[&str] = &["ipc", "draft"];
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_has(capability: *const c_char) -> c_int {
