@@ -6,6 +6,7 @@
 
 use oxmq::{Error, Socket, SyncGuard};
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 thread_local! {
@@ -32,18 +33,34 @@ pub(crate) unsafe fn hold<'a>(g: SyncGuard<'_>) -> &'a mut Socket {
     let mut g: SyncGuard<'static> = unsafe { std::mem::transmute::<SyncGuard<'_>, SyncGuard<'static>>(g) };
     let p: *mut Socket = &mut *g;
     HELD.with(|h| h.borrow_mut().push(g));
-    HOLDING.with(|c| c.set(true));
+    if !HOLDING.with(|c| c.replace(true)) {
+        HOLDERS.fetch_add(1, Ordering::Relaxed);
+    }
     // SAFETY: the Socket lives inside the SyncSocket, not inside the guard, so moving the
     // guard into the Vec does not move it; the lock it represents is held until `release`.
     unsafe { &mut *p }
 }
 
-/// Releases the locks [`hold`] took (one thread-local flag test when there are none).
+/// Threads holding locks from [`hold`] right now. Checked before the thread-local: in a
+/// shared library every thread-local access is a call (`__tls_get_addr`), too dear for each
+/// export when no thread-safe socket is in use.
+static HOLDERS: AtomicUsize = AtomicUsize::new(0);
+
+/// Releases the locks [`hold`] took (one load of a global when nobody holds any).
 #[inline(always)]
 fn release() {
+    if HOLDERS.load(Ordering::Relaxed) != 0 {
+        release_slow();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn release_slow() {
     if HOLDING.with(|c| c.get()) {
         HOLDING.with(|c| c.set(false));
         let held = HELD.with(|h| std::mem::take(&mut *h.borrow_mut()));
+        HOLDERS.fetch_sub(1, Ordering::Relaxed);
         drop(held);
     }
 }

@@ -15,7 +15,7 @@
 //! `zmq_msg_init_data` returns.
 
 use crate::guard::{guard, len_to_int, non_null};
-use crate::socket::{sock_mut, sync_ref};
+use crate::socket::{handle, Handle};
 use bytes::Bytes;
 use oxmq::{opt, Error, Msg, Result, SocketType};
 use std::ffi::{c_char, c_int, c_void};
@@ -277,71 +277,82 @@ pub unsafe extern "C" fn zmq_msg_gets(m: *const zmq_msg_t, property: *const c_ch
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_send(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
     guard(-1, || {
-        // SAFETY: C contract: `s` is a socket handle (shared only if thread-safe).
-        if let Some(ts) = unsafe { sync_ref(s)? } {
-            // SAFETY: C contract: `m` is the caller's zmq_msg_t.
-            let msg = unsafe { live(m)? };
-            let n = msg.len();
-            if ts.socket_type() == SocketType::Radio {
-                // SAFETY: `m` is live (checked above).
-                let group = groups::get(unsafe { (*m).group });
-                ts.send_group_msg(group.to_bytes(), msg, flags)?;
-            } else {
-                ts.send_msg(msg, flags)?;
-            }
-            // SAFETY: as above; a sent message is empty again, group included (libzmq).
-            unsafe { (*m).group = 0 };
-            return Ok(len_to_int(n));
-        }
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
-        let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
+        let (h, msg) = unsafe { (handle(s)?, live(m)?) };
         let n = msg.len();
-        if sock.socket_type() == SocketType::Radio {
+        match h {
+            Handle::Plain(sock) if sock.socket_type() != SocketType::Radio => sock.send_msg(msg, flags)?,
             // SAFETY: `m` is live (checked above).
-            let group = groups::get(unsafe { (*m).group });
-            sock.send_group_msg(group.to_bytes(), msg, flags)?;
-            // SAFETY: as above; a sent message is empty again, group included (libzmq).
-            unsafe { (*m).group = 0 };
-        } else {
-            sock.send_msg(msg, flags)?;
+            h => unsafe { send_draft(h, m, msg, flags)? },
         }
         Ok(len_to_int(n))
     })
 }
 
+/// `zmq_msg_send` to a RADIO (which takes the message's group) or a thread-safe socket; out
+/// of line so the common path stays small.
+///
+/// # Safety
+/// `m` is live and `msg` is the `Msg` inside it.
+#[cold]
+#[inline(never)]
+unsafe fn send_draft(h: Handle<'_>, m: *mut zmq_msg_t, msg: &mut Msg, flags: c_int) -> Result<()> {
+    // SAFETY: caller's contract.
+    let group = groups::get(unsafe { (*m).group }).to_bytes();
+    match h {
+        Handle::Plain(sock) => sock.send_group_msg(group, msg, flags)?,
+        Handle::Sync(ts) if ts.socket_type() == SocketType::Radio => ts.send_group_msg(group, msg, flags)?,
+        Handle::Sync(ts) => ts.send_msg(msg, flags)?,
+    }
+    // SAFETY: caller's contract; a sent message is empty again, group included (libzmq).
+    unsafe { (*m).group = 0 };
+    Ok(())
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_recv(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
     guard(-1, || {
-        // SAFETY: C contract: `s` is a socket handle (shared only if thread-safe).
-        if let Some(ts) = unsafe { sync_ref(s)? } {
-            // SAFETY: C contract: `m` is the caller's zmq_msg_t.
-            let msg = unsafe { live(m)? };
-            let group = if ts.socket_type() == SocketType::Dish {
-                let (g, body) = ts.recv_group(flags)?;
-                *msg = body;
-                groups::intern(&g)?
-            } else {
-                *msg = ts.recv(flags)?;
-                0
-            };
-            // SAFETY: `m` is live (checked above).
-            unsafe { (*m).group = group };
-            return Ok(len_to_int(msg.len()));
-        }
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
-        let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
-        let group = if sock.socket_type() == SocketType::Dish {
+        let (h, msg) = unsafe { (handle(s)?, live(m)?) };
+        match h {
+            Handle::Plain(sock) if sock.socket_type() != SocketType::Dish => {
+                sock.recv_msg(msg, flags)?;
+                // SAFETY: `m` is live (checked above).
+                unsafe { (*m).group = 0 };
+            }
+            // SAFETY: `m` is live (checked above).
+            h => unsafe { recv_draft(h, m, msg, flags)? },
+        }
+        Ok(len_to_int(msg.len()))
+    })
+}
+
+/// `zmq_msg_recv` from a DISH (which sets the message's group) or a thread-safe socket.
+///
+/// # Safety
+/// `m` is live and `msg` is the `Msg` inside it.
+#[cold]
+#[inline(never)]
+unsafe fn recv_draft(h: Handle<'_>, m: *mut zmq_msg_t, msg: &mut Msg, flags: c_int) -> Result<()> {
+    let group = match h {
+        Handle::Plain(sock) => {
             let (g, body) = sock.recv_group(flags)?;
             *msg = body;
             groups::intern(&g)?
-        } else {
-            sock.recv_msg(msg, flags)?;
+        }
+        Handle::Sync(ts) if ts.socket_type() == SocketType::Dish => {
+            let (g, body) = ts.recv_group(flags)?;
+            *msg = body;
+            groups::intern(&g)?
+        }
+        Handle::Sync(ts) => {
+            *msg = ts.recv(flags)?;
             0
-        };
-        // SAFETY: `m` is live (checked above).
-        unsafe { (*m).group = group };
-        Ok(len_to_int(msg.len()))
-    })
+        }
+    };
+    // SAFETY: caller's contract.
+    unsafe { (*m).group = group };
+    Ok(())
 }
 
 #[no_mangle]

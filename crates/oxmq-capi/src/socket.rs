@@ -42,13 +42,21 @@ fn free_list() -> std::sync::MutexGuard<'static, Vec<usize>> {
     FREE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The socket behind a C handle. Null or closed → `ENOTSOCK` (libzmq's answer for both).
+/// What a live handle holds: a classic socket (one thread at a time) or a thread-safe one.
+pub(crate) enum Handle<'a> {
+    Plain(&'a mut Socket),
+    Sync(&'a SyncSocket),
+}
+
+/// The socket behind a C handle, classic or thread-safe. Null or closed → `ENOTSOCK` (libzmq's
+/// answer for both).
 ///
 /// # Safety
-/// `p` is null or a pointer returned by `zmq_socket` (open or closed); no other reference to
-/// that socket is alive for `'a` (one thread uses a socket at a time, as in libzmq).
+/// `p` is null or a pointer returned by `zmq_socket` (open or closed); for a classic socket,
+/// no other reference to it is alive for `'a` (one thread uses a socket at a time, as in
+/// libzmq).
 #[inline(always)]
-pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
+pub(crate) unsafe fn handle<'a>(p: *mut c_void) -> Result<Handle<'a>> {
     if p.is_null() {
         return Err(Error::NotSock);
     }
@@ -63,29 +71,25 @@ pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
     if unsafe { (*(*h).sock.get()).is_some() } {
         // SAFETY: a classic socket: the caller guarantees exclusive use of the handle for the
         // duration of the borrow.
-        return unsafe { (*(*h).sock.get()).as_mut().ok_or(Error::NotSock) };
+        return unsafe { (*(*h).sock.get()).as_mut() }.map(Handle::Plain).ok_or(Error::NotSock);
     }
     // SAFETY: LIVE without a classic socket: a thread-safe one, shared by reference.
-    let sync = unsafe { (*(*h).sync.get()).as_ref() }.ok_or(Error::NotSock)?;
-    // SAFETY: handle slots are never freed; the lock is released when this export returns.
-    Ok(unsafe { crate::guard::hold(sync.lock()) })
+    unsafe { (*(*h).sync.get()).as_ref() }.map(Handle::Sync).ok_or(Error::NotSock)
 }
 
-/// The thread-safe socket behind a handle, if it is one (for the calls that may block).
+/// The socket behind a C handle, for calls that do not block. A thread-safe socket is locked
+/// until the export returns (`guard::hold`).
 ///
 /// # Safety
-/// As [`sock_mut`].
-pub(crate) unsafe fn sync_ref<'a>(p: *mut c_void) -> Result<Option<&'a SyncSocket>> {
-    if p.is_null() {
-        return Err(Error::NotSock);
+/// As [`handle`].
+#[inline(always)]
+pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
+    // SAFETY: caller's contract.
+    match unsafe { handle(p)? } {
+        Handle::Plain(s) => Ok(s),
+        // SAFETY: handle slots are never freed; the lock is released when this export returns.
+        Handle::Sync(ts) => Ok(unsafe { crate::guard::hold(ts.lock()) }),
     }
-    let h = p.cast::<SockHandle>();
-    // SAFETY: as in `sock_mut`: slots are never freed.
-    if unsafe { (*h).tag.load(Ordering::Relaxed) } != LIVE {
-        return Err(Error::NotSock);
-    }
-    // SAFETY: LIVE; only shared references are made here.
-    Ok(unsafe { (*(*h).sync.get()).as_ref() })
 }
 
 fn new_handle(sock: Option<Socket>, sync: Option<SyncSocket>) -> *mut c_void {
@@ -129,7 +133,7 @@ pub extern "C" fn zmq_close(s: *mut c_void) -> c_int {
     guard(-1, || {
         // Validate first: a null, closed or foreign handle must not be parked.
         // SAFETY: `s` is a handle from `zmq_socket` by the C contract; exclusive use.
-        unsafe { sync_ref(s)? };
+        unsafe { handle(s)? };
         let h = s.cast::<SockHandle>();
         // SAFETY: validated above; the tag is cleared before the socket is dropped, so the slot
         // is never seen LIVE without a socket. Dropping `Socket` closes it (honouring LINGER).
@@ -277,14 +281,12 @@ pub extern "C" fn zmq_send(s: *mut c_void, buf: *const c_void, len: usize, flags
     guard(-1, || {
         // SAFETY: C promises `len` readable bytes at `buf`.
         let data = unsafe { in_slice(buf, len)? };
-        // SAFETY: C contract: `s` is a socket handle (shared only if thread-safe).
-        if let Some(ts) = unsafe { sync_ref(s)? } {
-            ts.send(Msg::copy_from(data), flags)?;
-            return Ok(len_to_int(len));
+        // SAFETY: C contract: `s` is a socket handle (used by this thread only unless
+        // thread-safe).
+        match unsafe { handle(s)? } {
+            Handle::Plain(sock) => sock.send(Msg::copy_from(data), flags)?,
+            Handle::Sync(ts) => ts.send(Msg::copy_from(data), flags)?,
         }
-        // SAFETY: C contract: `s` is a socket handle used by this thread only.
-        let sock = unsafe { sock_mut(s)? };
-        sock.send(Msg::copy_from(data), flags)?;
         Ok(len_to_int(len))
     })
 }
@@ -337,16 +339,18 @@ pub extern "C" fn zmq_recv(s: *mut c_void, buf: *mut c_void, len: usize, flags: 
             // SAFETY: C promises `len` writable bytes at `buf`.
             unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) }
         };
-        // SAFETY: C contract: `s` is a socket handle (shared only if thread-safe).
-        if let Some(ts) = unsafe { sync_ref(s)? } {
-            let m = ts.recv(flags)?;
-            let n = m.len().min(out.len());
-            out[..n].copy_from_slice(&m[..n]);
-            return Ok(len_to_int(m.len()));
-        }
-        // SAFETY: C contract: `s` is a socket handle used by this thread only.
-        let sock = unsafe { sock_mut(s)? };
-        Ok(len_to_int(sock.recv_into(out, flags)?))
+        // SAFETY: C contract: `s` is a socket handle (used by this thread only unless
+        // thread-safe).
+        let n = match unsafe { handle(s)? } {
+            Handle::Plain(sock) => sock.recv_into(out, flags)?,
+            Handle::Sync(ts) => {
+                let m = ts.recv(flags)?;
+                let n = m.len().min(out.len());
+                out[..n].copy_from_slice(&m[..n]);
+                m.len()
+            }
+        };
+        Ok(len_to_int(n))
     })
 }
 
