@@ -83,15 +83,20 @@ pub(crate) fn last_errno() -> i32 {
 /// returns `fail`. Never unwinds.
 #[inline(always)]
 pub(crate) fn guard<T>(fail: T, body: impl FnOnce() -> Result<T, Error>) -> T {
-    let r = catch_unwind(AssertUnwindSafe(body));
-    release();
-    match r {
+    // Locks taken with `hold` are released inside the boundary on the normal path (cheapest:
+    // the body's result stays in registers), and after it on a panic.
+    match catch_unwind(AssertUnwindSafe(|| {
+        let r = body();
+        release();
+        r
+    })) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
             set_errno(e.errno());
             fail
         }
         Err(_) => {
+            release();
             set_errno(libc::EFAULT);
             fail
         }
@@ -101,9 +106,13 @@ pub(crate) fn guard<T>(fail: T, body: impl FnOnce() -> Result<T, Error>) -> T {
 /// Like [`guard`] for exports that return nothing (`void`): a panic is swallowed (errno EFAULT).
 #[inline(always)]
 pub(crate) fn guard_void(body: impl FnOnce()) {
-    let r = catch_unwind(AssertUnwindSafe(body));
-    release();
-    if r.is_err() {
+    if catch_unwind(AssertUnwindSafe(|| {
+        body();
+        release();
+    }))
+    .is_err()
+    {
+        release();
         set_errno(libc::EFAULT);
     }
 }
