@@ -11,8 +11,7 @@
  * null or invalid context/message pointers, ENOTSOCK for a null or closed socket, EINVAL for
  * bad arguments, unknown options and wrong option lengths.
  *
- * What oxmq does not implement yet answers ENOTSUP (see zmq_has): RADIO/DISH and
- * CLIENT/SERVER sockets.
+ * What oxmq does not implement yet answers ENOTSUP (see zmq_has): the DGRAM socket.
  *
  * SPDX-License-Identifier: MPL-2.0
  */
@@ -545,6 +544,8 @@ typedef struct zmq_socket_stats_t
     uint64_t handshake_failures; /* tcp/ipc connections that failed the handshake */
     uint64_t wire_bytes_in;      /* bytes read from tcp/ipc, framing included */
     uint64_t wire_bytes_out;     /* bytes written to tcp/ipc, framing included */
+    uint64_t dropped_malformed;  /* peer messages the socket type cannot take (multi-part to
+                                    a single-part type, DISH without a group) */
 } zmq_socket_stats_t;
 
 /* Fills at most size_ bytes of *stats_ (pass sizeof (zmq_socket_stats_t); a smaller size from
@@ -569,7 +570,7 @@ ZMQ_EXPORT int zmq_socket_peer_stats (void *s_, zmq_socket_peer_stats_t *peers_,
 
 #ifdef ZMQ_BUILD_DRAFT_API
 
-/* Draft socket types (not implemented by oxmq: zmq_socket fails with EINVAL). */
+/* Draft socket types. oxmq has all but DGRAM (zmq_socket fails with EINVAL for it). */
 #define ZMQ_SERVER 12
 #define ZMQ_CLIENT 13
 #define ZMQ_RADIO 14

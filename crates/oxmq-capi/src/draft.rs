@@ -1,10 +1,11 @@
-//! Exports whose feature oxmq does not have yet: pipe statistics, RADIO/DISH
-//! groups, CLIENT/SERVER-style peers. Each validates its handles as libzmq would and then says
+//! Draft exports: RADIO/DISH `zmq_join`/`zmq_leave` and PEER's `zmq_connect_peer`; and those
+//! whose feature oxmq does not have yet (pipe statistics events, peer state). Each of the
+//! latter validates its handles as libzmq would and then says
 //! `ENOTSUP`, so a binding that probes for the feature learns the truth instead of crashing.
 //! Also the draft context-option functions, which do work for integer options.
 
 use crate::ctx;
-use crate::guard::{guard, non_null};
+use crate::guard::{c_str, guard, non_null};
 use crate::socket::sock_mut;
 use oxmq::Error;
 use std::ffi::{c_char, c_int, c_void};
@@ -20,31 +21,53 @@ pub unsafe extern "C" fn zmq_socket_monitor_pipes_stats(s: *mut c_void) -> c_int
     })
 }
 
-/// RADIO/DISH groups: no such sockets yet.
+/// DISH: joins a group (EINVAL for a group joined already or longer than 255 bytes;
+/// ENOTSUP on other socket types).
 #[no_mangle]
 pub unsafe extern "C" fn zmq_join(s: *mut c_void, group: *const c_char) -> c_int {
     guard(-1, || {
-        // SAFETY: C contract.
-        unsafe { sock_mut(s)? };
-        non_null(group)?;
-        Err(Error::NotSup)
+        // SAFETY: C contract: a socket handle used by this thread.
+        let sock = unsafe { sock_mut(s)? };
+        // SAFETY: NUL-terminated string (C contract).
+        let g = unsafe { c_str_bytes(group)? };
+        sock.join(g)?;
+        Ok(0)
     })
 }
 
+/// DISH: leaves a group (EINVAL if not joined).
 #[no_mangle]
 pub unsafe extern "C" fn zmq_leave(s: *mut c_void, group: *const c_char) -> c_int {
-    // SAFETY: same contract as zmq_join.
-    unsafe { zmq_join(s, group) }
+    guard(-1, || {
+        // SAFETY: C contract: a socket handle used by this thread.
+        let sock = unsafe { sock_mut(s)? };
+        // SAFETY: NUL-terminated string (C contract).
+        let g = unsafe { c_str_bytes(group)? };
+        sock.leave(g)?;
+        Ok(0)
+    })
 }
 
-/// PEER sockets: none yet. Returns 0, libzmq's failure value for this function.
+/// The bytes of a C string (not required to be UTF-8: groups are bytes).
+///
+/// # Safety
+/// `p` is null or a NUL-terminated string.
+unsafe fn c_str_bytes<'a>(p: *const c_char) -> oxmq::Result<&'a [u8]> {
+    non_null(p)?;
+    // SAFETY: non-null and NUL-terminated (caller's contract).
+    Ok(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes())
+}
+
+/// PEER: connects and returns the new peer's routing id; 0 on failure (libzmq's failure
+/// value), with errno set (ENOTSUP on other socket types, EFAULT with ZMQ_IMMEDIATE).
 #[no_mangle]
 pub unsafe extern "C" fn zmq_connect_peer(s: *mut c_void, addr: *const c_char) -> u32 {
     guard(0, || {
         // SAFETY: C contract.
-        unsafe { sock_mut(s)? };
-        non_null(addr)?;
-        Err(Error::NotSup)
+        let sock = unsafe { sock_mut(s)? };
+        // SAFETY: NUL-terminated string (C contract).
+        let addr = unsafe { c_str(addr)? };
+        sock.connect_peer(addr)
     })
 }
 

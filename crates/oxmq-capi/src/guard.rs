@@ -4,13 +4,65 @@
 //! and the export's failure value, a panic becomes `EFAULT`. The success path costs nothing
 //! beyond the body itself (unwinding uses landing pads, not checks).
 
-use oxmq::Error;
-use std::cell::Cell;
+use oxmq::{Error, Socket, SyncGuard};
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 thread_local! {
     /// The errno of this thread's last failed call, for `zmq_errno()`.
     static LAST_ERRNO: Cell<i32> = const { Cell::new(0) };
+    /// Locks on thread-safe sockets taken during the current export (see [`hold`]).
+    static HELD: RefCell<Vec<SyncGuard<'static>>> = const { RefCell::new(Vec::new()) };
+    static HOLDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Keeps a thread-safe socket locked until the current export returns, and gives its socket
+/// to the export like any other. This is how every export that takes a socket serialises on
+/// a thread-safe (draft) socket without changing its code; the exports that may block (send
+/// and receive) do not come here but use the socket's own waiting calls.
+///
+/// # Safety
+/// The socket behind `g` must outlive the current export call: sockets live in handle slots
+/// that are never freed, and closing a socket while another thread is inside a call on it is
+/// the application's error (as in libzmq).
+pub(crate) unsafe fn hold<'a>(g: SyncGuard<'_>) -> &'a mut Socket {
+    // SAFETY: the guard is released (dropped) at the end of this export call by `release`,
+    // before the socket it borrows can go away (caller's contract); 'static only lets it sit in
+    // the thread-local until then.
+    let mut g: SyncGuard<'static> = unsafe { std::mem::transmute::<SyncGuard<'_>, SyncGuard<'static>>(g) };
+    let p: *mut Socket = &mut *g;
+    HELD.with(|h| h.borrow_mut().push(g));
+    if !HOLDING.with(|c| c.replace(true)) {
+        HOLDERS.fetch_add(1, Ordering::Relaxed);
+    }
+    // SAFETY: the Socket lives inside the SyncSocket, not inside the guard, so moving the
+    // guard into the Vec does not move it; the lock it represents is held until `release`.
+    unsafe { &mut *p }
+}
+
+/// Threads holding locks from [`hold`] right now. Checked before the thread-local: in a
+/// shared library every thread-local access is a call (`__tls_get_addr`), too dear for each
+/// export when no thread-safe socket is in use.
+static HOLDERS: AtomicUsize = AtomicUsize::new(0);
+
+/// Releases the locks [`hold`] took (one load of a global when nobody holds any).
+#[inline(always)]
+fn release() {
+    if HOLDERS.load(Ordering::Relaxed) != 0 {
+        release_slow();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn release_slow() {
+    if HOLDING.with(|c| c.get()) {
+        HOLDING.with(|c| c.set(false));
+        let held = HELD.with(|h| std::mem::take(&mut *h.borrow_mut()));
+        HOLDERS.fetch_sub(1, Ordering::Relaxed);
+        drop(held);
+    }
 }
 
 /// Sets `errno` (the C library's, for callers that read `errno` directly) and remembers it for
@@ -31,13 +83,20 @@ pub(crate) fn last_errno() -> i32 {
 /// returns `fail`. Never unwinds.
 #[inline(always)]
 pub(crate) fn guard<T>(fail: T, body: impl FnOnce() -> Result<T, Error>) -> T {
-    match catch_unwind(AssertUnwindSafe(body)) {
+    // Locks taken with `hold` are released inside the boundary on the normal path (cheapest:
+    // the body's result stays in registers), and after it on a panic.
+    match catch_unwind(AssertUnwindSafe(|| {
+        let r = body();
+        release();
+        r
+    })) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
             set_errno(e.errno());
             fail
         }
         Err(_) => {
+            release();
             set_errno(libc::EFAULT);
             fail
         }
@@ -47,7 +106,13 @@ pub(crate) fn guard<T>(fail: T, body: impl FnOnce() -> Result<T, Error>) -> T {
 /// Like [`guard`] for exports that return nothing (`void`): a panic is swallowed (errno EFAULT).
 #[inline(always)]
 pub(crate) fn guard_void(body: impl FnOnce()) {
-    if catch_unwind(AssertUnwindSafe(body)).is_err() {
+    if catch_unwind(AssertUnwindSafe(|| {
+        body();
+        release();
+    }))
+    .is_err()
+    {
+        release();
         set_errno(libc::EFAULT);
     }
 }

@@ -1,7 +1,8 @@
 //! `zmq_msg_t` and the `zmq_msg_*` family.
 //!
 //! libzmq's `zmq_msg_t` is 64 opaque bytes aligned to a pointer. oxmq keeps an `oxmq::Msg`
-//! (at most 56 bytes, 8-aligned) in the first 56 bytes and a tag word in the last 8: `LIVE`
+//! (at most 56 bytes, 8-aligned) in the first 56 bytes, a RADIO/DISH group (see [`groups`]) in
+//! the next 4 and a tag word in the last 4: `LIVE`
 //! after any `zmq_msg_init*`, `DEAD` after `zmq_msg_close`. Every call but the initialisers
 //! requires `LIVE` and otherwise fails with `EFAULT` (libzmq's `check()` answer), which catches a
 //! double close, a use after close and most uses of a never-initialised message (garbage that
@@ -14,20 +15,22 @@
 //! `zmq_msg_init_data` returns.
 
 use crate::guard::{guard, len_to_int, non_null};
-use crate::socket::sock_mut;
+use crate::socket::{handle, Handle};
 use bytes::Bytes;
-use oxmq::{opt, Error, Msg, Result};
+use oxmq::{opt, Error, Msg, Result, SocketType};
 use std::ffi::{c_char, c_int, c_void};
 use std::mem::{align_of, size_of, MaybeUninit};
 
-const LIVE: u64 = 0x6f78_6d71_5f6d_7367; // "oxmq_msg"
-const DEAD: u64 = 0xdead_beef_dead_beef;
+const LIVE: u32 = 0x6f78_6d73; // "oxms"
+const DEAD: u32 = 0xdead_beef;
 
 /// libzmq's `zmq_msg_t`: `unsigned char _[64]` aligned to `sizeof(void *)`.
 #[repr(C, align(8))]
 pub struct zmq_msg_t {
     slot: [MaybeUninit<u8>; 56],
-    tag: u64,
+    /// The message's RADIO/DISH group: 0 for none, else a [`groups`] index.
+    group: u32,
+    tag: u32,
 }
 
 const _: () = assert!(size_of::<zmq_msg_t>() == 64);
@@ -43,8 +46,8 @@ pub type zmq_free_fn = unsafe extern "C" fn(data: *mut c_void, hint: *mut c_void
 /// # Safety
 /// `m` is non-null and points to 64 readable bytes.
 #[inline(always)]
-unsafe fn tag(m: *const zmq_msg_t) -> u64 {
-    // SAFETY: caller's contract; `tag` is at offset 56 of an 8-aligned struct.
+unsafe fn tag(m: *const zmq_msg_t) -> u32 {
+    // SAFETY: caller's contract; `tag` is at offset 60 of an 8-aligned struct.
     unsafe { std::ptr::addr_of!((*m).tag).read_volatile() }
 }
 
@@ -74,6 +77,7 @@ unsafe fn init(m: *mut zmq_msg_t, msg: Msg) -> Result<c_int> {
     // SAFETY: non-null, 8-aligned 64-byte struct; offset 0 holds a `Msg` (size checked above).
     unsafe {
         m.cast::<Msg>().write(msg);
+        std::ptr::addr_of_mut!((*m).group).write(0);
         std::ptr::addr_of_mut!((*m).tag).write(LIVE);
     }
     Ok(0)
@@ -185,6 +189,11 @@ pub unsafe extern "C" fn zmq_msg_move(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
         // SAFETY: distinct zmq_msg_t's owned by the caller.
         let (d, s) = unsafe { (live(dest)?, live(src)?) };
         *d = std::mem::take(s);
+        // SAFETY: both are live zmq_msg_t's (checked above) owned by the caller.
+        unsafe {
+            (*dest).group = (*src).group;
+            (*src).group = 0;
+        }
         Ok(0)
     })
 }
@@ -200,6 +209,8 @@ pub unsafe extern "C" fn zmq_msg_copy(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
         // SAFETY: distinct zmq_msg_t's owned by the caller.
         let (d, s) = unsafe { (live(dest)?, live(src)?) };
         *d = s.clone();
+        // SAFETY: both are live zmq_msg_t's (checked above) owned by the caller.
+        unsafe { (*dest).group = (*src).group };
         Ok(0)
     })
 }
@@ -270,21 +281,81 @@ pub unsafe extern "C" fn zmq_msg_gets(m: *const zmq_msg_t, property: *const c_ch
 pub unsafe extern "C" fn zmq_msg_send(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
-        let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
+        let (h, msg) = unsafe { (handle(s)?, live(m)?) };
         let n = msg.len();
-        sock.send_msg(msg, flags)?;
+        match h {
+            Handle::Plain(sock) if sock.socket_type() != SocketType::Radio => sock.send_msg(msg, flags)?,
+            // SAFETY: `m` is live (checked above).
+            h => unsafe { send_draft(h, m, msg, flags)? },
+        }
         Ok(len_to_int(n))
     })
+}
+
+/// `zmq_msg_send` to a RADIO (which takes the message's group) or a thread-safe socket; out
+/// of line so the common path stays small.
+///
+/// # Safety
+/// `m` is live and `msg` is the `Msg` inside it.
+#[cold]
+#[inline(never)]
+unsafe fn send_draft(h: Handle<'_>, m: *mut zmq_msg_t, msg: &mut Msg, flags: c_int) -> Result<()> {
+    // SAFETY: caller's contract.
+    let group = groups::get(unsafe { (*m).group }).to_bytes();
+    match h {
+        Handle::Plain(sock) => sock.send_group_msg(group, msg, flags)?,
+        Handle::Sync(ts) if ts.socket_type() == SocketType::Radio => ts.send_group_msg(group, msg, flags)?,
+        Handle::Sync(ts) => ts.send_msg(msg, flags)?,
+    }
+    // SAFETY: caller's contract; a sent message is empty again, group included (libzmq).
+    unsafe { (*m).group = 0 };
+    Ok(())
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_recv(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
-        let (sock, msg) = unsafe { (sock_mut(s)?, live(m)?) };
-        sock.recv_msg(msg, flags)?;
+        let (h, msg) = unsafe { (handle(s)?, live(m)?) };
+        match h {
+            Handle::Plain(sock) if sock.socket_type() != SocketType::Dish => {
+                sock.recv_msg(msg, flags)?;
+                // SAFETY: `m` is live (checked above).
+                unsafe { (*m).group = 0 };
+            }
+            // SAFETY: `m` is live (checked above).
+            h => unsafe { recv_draft(h, m, msg, flags)? },
+        }
         Ok(len_to_int(msg.len()))
     })
+}
+
+/// `zmq_msg_recv` from a DISH (which sets the message's group) or a thread-safe socket.
+///
+/// # Safety
+/// `m` is live and `msg` is the `Msg` inside it.
+#[cold]
+#[inline(never)]
+unsafe fn recv_draft(h: Handle<'_>, m: *mut zmq_msg_t, msg: &mut Msg, flags: c_int) -> Result<()> {
+    let group = match h {
+        Handle::Plain(sock) => {
+            let (g, body) = sock.recv_group(flags)?;
+            *msg = body;
+            groups::intern(&g)?
+        }
+        Handle::Sync(ts) if ts.socket_type() == SocketType::Dish => {
+            let (g, body) = ts.recv_group(flags)?;
+            *msg = body;
+            groups::intern(&g)?
+        }
+        Handle::Sync(ts) => {
+            *msg = ts.recv(flags)?;
+            0
+        }
+    };
+    // SAFETY: caller's contract.
+    unsafe { (*m).group = group };
+    Ok(())
 }
 
 #[no_mangle]
@@ -299,26 +370,22 @@ pub unsafe extern "C" fn zmq_recvmsg(s: *mut c_void, m: *mut zmq_msg_t, flags: c
     unsafe { zmq_msg_recv(m, s, flags) }
 }
 
-// Draft: CLIENT/SERVER routing ids and RADIO/DISH groups. oxmq has neither socket family, so
-// these say so (ENOTSUP) on set and report "none" on get, as libzmq does for a message that
-// carries neither.
+// Draft: CLIENT/SERVER and PEER routing ids (carried by `oxmq::Msg`) and RADIO/DISH groups
+// (carried beside it in the zmq_msg_t, see `groups`).
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_set_routing_id(m: *mut zmq_msg_t, routing_id: u32) -> c_int {
     guard(-1, || {
         // SAFETY: C contract.
-        unsafe { live(m)? };
-        if routing_id == 0 {
-            return Err(Error::Invalid);
-        }
-        Err(Error::NotSup)
+        unsafe { live(m)? }.set_routing_id(routing_id)?;
+        Ok(0)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_routing_id(m: *mut zmq_msg_t) -> u32 {
     // SAFETY: C contract.
-    guard(0, || unsafe { live(m) }.map(|_| 0))
+    guard(0, || unsafe { live(m) }.map(|m| m.routing_id()))
 }
 
 #[no_mangle]
@@ -327,7 +394,16 @@ pub unsafe extern "C" fn zmq_msg_set_group(m: *mut zmq_msg_t, group: *const c_ch
         // SAFETY: C contract.
         unsafe { live(m)? };
         non_null(group)?;
-        Err(Error::NotSup)
+        // SAFETY: NUL-terminated string (C contract).
+        let g = unsafe { std::ffi::CStr::from_ptr(group) };
+        if g.to_bytes().len() > 255 {
+            // ZMQ_GROUP_MAX_LENGTH
+            return Err(Error::Invalid);
+        }
+        let idx = groups::intern(g.to_bytes())?;
+        // SAFETY: live (checked above).
+        unsafe { (*m).group = idx };
+        Ok(0)
     })
 }
 
@@ -336,6 +412,53 @@ pub unsafe extern "C" fn zmq_msg_group(m: *mut zmq_msg_t) -> *const c_char {
     guard(std::ptr::null(), || {
         // SAFETY: C contract.
         unsafe { live(m)? };
-        Ok(c"".as_ptr())
+        // SAFETY: live (checked above).
+        Ok(groups::get(unsafe { (*m).group }).as_ptr())
     })
+}
+
+/// RADIO/DISH group names, interned: a `zmq_msg_t` has 4 spare bytes, not the 256 a group
+/// needs, so it holds an index here (0: no group). `zmq_msg_group` returns a pointer into
+/// this table, valid for the life of the process, as libzmq's is for the life of the message.
+/// Entries are never freed: the table holds the distinct groups the application set on
+/// messages or received on a DISH (which only delivers groups it joined), so it is bounded by
+/// the application's own group names, not by what peers send.
+mod groups {
+    use oxmq::{Error, Result};
+    use std::collections::HashMap;
+    use std::ffi::{CStr, CString};
+    use std::sync::Mutex;
+
+    struct Table {
+        names: Vec<&'static CStr>,
+        index: HashMap<Vec<u8>, u32>,
+    }
+
+    static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+
+    /// The index for `group` (0 for the empty group, which needs no entry).
+    pub(super) fn intern(group: &[u8]) -> Result<u32> {
+        if group.is_empty() {
+            return Ok(0);
+        }
+        let c = CString::new(group).map_err(|_| Error::Invalid)?;
+        let mut t = TABLE.lock().unwrap_or_else(|p| p.into_inner());
+        let t = t.get_or_insert_with(|| Table { names: Vec::new(), index: HashMap::new() });
+        if let Some(&i) = t.index.get(group) {
+            return Ok(i);
+        }
+        let i = u32::try_from(t.names.len() + 1).map_err(|_| Error::NoMem)?;
+        t.names.push(Box::leak(c.into_boxed_c_str()));
+        t.index.insert(group.to_vec(), i);
+        Ok(i)
+    }
+
+    /// The group at `i` ("" for 0 or an index never handed out).
+    pub(super) fn get(i: u32) -> &'static CStr {
+        if i == 0 {
+            return c"";
+        }
+        let t = TABLE.lock().unwrap_or_else(|p| p.into_inner());
+        t.as_ref().and_then(|t| t.names.get(i as usize - 1).copied()).unwrap_or(c"")
+    }
 }

@@ -8,12 +8,15 @@
 //! reuses parked slots, so memory stays bounded by the peak number of open sockets (as with
 //! malloc reuse in libzmq, a stale handle may then name the new socket).
 //!
-//! Sockets are not thread-safe (as in libzmq): a handle is used by one thread at a time.
+//! Classic sockets are not thread-safe (as in libzmq): a handle is used by one thread at a time.
+//! The draft types are thread-safe, as libzmq's: their handle holds an `oxmq::SyncSocket`;
+//! send and receive use its waiting calls (no lock held while blocked), every other export
+//! locks it for the duration of the call (`guard::hold`).
 
 use crate::ctx;
 use crate::guard::{c_str, guard, len_to_int, non_null};
 use bytes::Bytes;
-use oxmq::{opt, Error, Msg, Result, Socket, SocketType};
+use oxmq::{opt, Error, Msg, Result, Socket, SocketType, SyncSocket};
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +31,8 @@ pub(crate) struct SockHandle {
     /// close is not a data race on the tag itself; loads are relaxed plain moves.
     tag: AtomicU64,
     sock: UnsafeCell<Option<Socket>>,
+    /// A thread-safe (draft-type) socket instead: `sock` is then None.
+    sync: UnsafeCell<Option<SyncSocket>>,
 }
 
 /// Parked slots of closed sockets, by address (see the module comment).
@@ -37,13 +42,21 @@ fn free_list() -> std::sync::MutexGuard<'static, Vec<usize>> {
     FREE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The socket behind a C handle. Null or closed → `ENOTSOCK` (libzmq's answer for both).
+/// What a live handle holds: a classic socket (one thread at a time) or a thread-safe one.
+pub(crate) enum Handle<'a> {
+    Plain(&'a mut Socket),
+    Sync(&'a SyncSocket),
+}
+
+/// The socket behind a C handle, classic or thread-safe. Null or closed → `ENOTSOCK` (libzmq's
+/// answer for both).
 ///
 /// # Safety
-/// `p` is null or a pointer returned by `zmq_socket` (open or closed); no other reference to
-/// that socket is alive for `'a` (one thread uses a socket at a time, as in libzmq).
+/// `p` is null or a pointer returned by `zmq_socket` (open or closed); for a classic socket,
+/// no other reference to it is alive for `'a` (one thread uses a socket at a time, as in
+/// libzmq).
 #[inline(always)]
-pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
+pub(crate) unsafe fn handle<'a>(p: *mut c_void) -> Result<Handle<'a>> {
     if p.is_null() {
         return Err(Error::NotSock);
     }
@@ -53,12 +66,33 @@ pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
     if unsafe { (*h).tag.load(Ordering::Relaxed) } != LIVE {
         return Err(Error::NotSock);
     }
-    // SAFETY: the tag is LIVE, so the slot holds a socket; the caller guarantees exclusive use
-    // of the handle for the duration of the borrow.
-    unsafe { (*(*h).sock.get()).as_mut().ok_or(Error::NotSock) }
+    // SAFETY: the tag is LIVE, so the slot holds a socket. Only a shared look first: a
+    // thread-safe socket's handle is used by several threads at once.
+    if unsafe { (*(*h).sock.get()).is_some() } {
+        // SAFETY: a classic socket: the caller guarantees exclusive use of the handle for the
+        // duration of the borrow.
+        return unsafe { (*(*h).sock.get()).as_mut() }.map(Handle::Plain).ok_or(Error::NotSock);
+    }
+    // SAFETY: LIVE without a classic socket: a thread-safe one, shared by reference.
+    unsafe { (*(*h).sync.get()).as_ref() }.map(Handle::Sync).ok_or(Error::NotSock)
 }
 
-fn new_handle(sock: Socket) -> *mut c_void {
+/// The socket behind a C handle, for calls that do not block. A thread-safe socket is locked
+/// until the export returns (`guard::hold`).
+///
+/// # Safety
+/// As [`handle`].
+#[inline(always)]
+pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
+    // SAFETY: caller's contract.
+    match unsafe { handle(p)? } {
+        Handle::Plain(s) => Ok(s),
+        // SAFETY: handle slots are never freed; the lock is released when this export returns.
+        Handle::Sync(ts) => Ok(unsafe { crate::guard::hold(ts.lock()) }),
+    }
+}
+
+fn new_handle(sock: Option<Socket>, sync: Option<SyncSocket>) -> *mut c_void {
     let reused = free_list().pop();
     match reused {
         Some(addr) => {
@@ -66,14 +100,16 @@ fn new_handle(sock: Socket) -> *mut c_void {
             // SAFETY: parked slots are valid `SockHandle`s with a dead tag; popping it from the
             // free list under the lock gives this call sole ownership of the slot.
             unsafe {
-                *(*h).sock.get() = Some(sock);
+                *(*h).sock.get() = sock;
+                *(*h).sync.get() = sync;
                 (*h).tag.store(LIVE, Ordering::Release);
             }
             h.cast()
         }
         None => Box::into_raw(Box::new(SockHandle {
             tag: AtomicU64::new(LIVE),
-            sock: UnsafeCell::new(Some(sock)),
+            sock: UnsafeCell::new(sock),
+            sync: UnsafeCell::new(sync),
         }))
         .cast(),
     }
@@ -84,7 +120,11 @@ pub extern "C" fn zmq_socket(context: *mut c_void, kind: c_int) -> *mut c_void {
     guard(std::ptr::null_mut(), || {
         let ctx = ctx::lookup(context)?;
         let kind = SocketType::from_raw(kind).ok_or(Error::Invalid)?;
-        Ok(new_handle(ctx.socket(kind)?))
+        if kind.is_thread_safe() {
+            Ok(new_handle(None, Some(ctx.sync_socket(kind)?)))
+        } else {
+            Ok(new_handle(Some(ctx.socket(kind)?), None))
+        }
     })
 }
 
@@ -93,15 +133,16 @@ pub extern "C" fn zmq_close(s: *mut c_void) -> c_int {
     guard(-1, || {
         // Validate first: a null, closed or foreign handle must not be parked.
         // SAFETY: `s` is a handle from `zmq_socket` by the C contract; exclusive use.
-        unsafe { sock_mut(s)? };
+        unsafe { handle(s)? };
         let h = s.cast::<SockHandle>();
         // SAFETY: validated above; the tag is cleared before the socket is dropped, so the slot
         // is never seen LIVE without a socket. Dropping `Socket` closes it (honouring LINGER).
-        let sock = unsafe {
+        let (sock, sync) = unsafe {
             (*h).tag.store(DEAD, Ordering::Release);
-            (*(*h).sock.get()).take()
+            ((*(*h).sock.get()).take(), (*(*h).sync.get()).take())
         };
         drop(sock);
+        drop(sync);
         free_list().push(h as usize);
         Ok(0)
     })
@@ -241,11 +282,14 @@ pub(crate) unsafe fn in_slice<'a>(buf: *const c_void, len: usize) -> Result<&'a 
 #[no_mangle]
 pub extern "C" fn zmq_send(s: *mut c_void, buf: *const c_void, len: usize, flags: c_int) -> c_int {
     guard(-1, || {
-        // SAFETY: C contract: `s` is a socket handle used by this thread only.
-        let sock = unsafe { sock_mut(s)? };
         // SAFETY: C promises `len` readable bytes at `buf`.
         let data = unsafe { in_slice(buf, len)? };
-        sock.send(Msg::copy_from(data), flags)?;
+        // SAFETY: C contract: `s` is a socket handle (used by this thread only unless
+        // thread-safe).
+        match unsafe { handle(s)? } {
+            Handle::Plain(sock) => sock.send(Msg::copy_from(data), flags)?,
+            Handle::Sync(ts) => ts.send(Msg::copy_from(data), flags)?,
+        }
         Ok(len_to_int(len))
     })
 }
@@ -291,8 +335,6 @@ pub extern "C" fn zmq_send_const(
 #[no_mangle]
 pub extern "C" fn zmq_recv(s: *mut c_void, buf: *mut c_void, len: usize, flags: c_int) -> c_int {
     guard(-1, || {
-        // SAFETY: C contract: `s` is a socket handle used by this thread only.
-        let sock = unsafe { sock_mut(s)? };
         let out: &mut [u8] = if len == 0 {
             &mut []
         } else {
@@ -300,7 +342,18 @@ pub extern "C" fn zmq_recv(s: *mut c_void, buf: *mut c_void, len: usize, flags: 
             // SAFETY: C promises `len` writable bytes at `buf`.
             unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) }
         };
-        Ok(len_to_int(sock.recv_into(out, flags)?))
+        // SAFETY: C contract: `s` is a socket handle (used by this thread only unless
+        // thread-safe).
+        let n = match unsafe { handle(s)? } {
+            Handle::Plain(sock) => sock.recv_into(out, flags)?,
+            Handle::Sync(ts) => {
+                let m = ts.recv(flags)?;
+                let n = m.len().min(out.len());
+                out[..n].copy_from_slice(&m[..n]);
+                m.len()
+            }
+        };
+        Ok(len_to_int(n))
     })
 }
 

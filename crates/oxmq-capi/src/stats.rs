@@ -23,6 +23,7 @@ pub struct zmq_socket_stats_t {
     pub handshake_failures: u64,
     pub wire_bytes_in: u64,
     pub wire_bytes_out: u64,
+    pub dropped_malformed: u64,
 }
 
 /// Mirrors `zmq_socket_peer_stats_t`.
@@ -56,6 +57,7 @@ pub unsafe extern "C" fn zmq_socket_stats(s: *mut c_void, stats: *mut zmq_socket
             handshake_failures: st.handshake_failures,
             wire_bytes_in: st.wire_bytes_in,
             wire_bytes_out: st.wire_bytes_out,
+            dropped_malformed: st.dropped_malformed,
         };
         let n = size.min(std::mem::size_of::<zmq_socket_stats_t>());
         // SAFETY: C promises `size` writable bytes at `stats`; we write at most that many, from

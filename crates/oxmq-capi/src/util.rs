@@ -44,8 +44,9 @@ pub unsafe extern "C" fn zmq_version(major: *mut c_int, minor: *mut c_int, patch
 
 /// Capabilities oxmq really has. Transports tcp and inproc are always present and not asked
 /// about by libzmq's `zmq_has`, nor is PLAIN (always built in libzmq); "curve" is the CURVE
-/// mechanism and key functions. GSSAPI and draft sockets are absent until built.
-const CAPABILITIES: &[&str] = &["ipc", "curve"];
+/// mechanism and key functions; "draft": the draft API and socket types (all but DGRAM), as a
+/// libzmq built with --enable-drafts. GSSAPI is absent.
+const CAPABILITIES: &[&str] = &["ipc", "curve", "draft"];
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_has(capability: *const c_char) -> c_int {

@@ -43,7 +43,7 @@ pub use msg::{Msg, INLINE_CAP};
 pub use properties::Properties;
 pub use poll::{poll, PollItem};
 pub use poll::{AsSocket, PollEvent, Poller};
-pub use socket::{PeerStats, Socket, SocketStats, SocketType};
+pub use socket::{PeerStats, Socket, SocketStats, SocketType, SyncGuard, SyncSocket};
 
 #[cfg(test)]
 mod smoke_tests;

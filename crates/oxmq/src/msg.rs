@@ -24,6 +24,9 @@ pub(crate) const MORE: u8 = 0x01;
 /// item of its inbound pipe for socket types that route by peer (ROUTER); it never reaches the
 /// application as a message.
 pub(crate) const ROUTING_ID: u8 = 0x40;
+/// Internal flag: the body is a ZMTP command body (name length, name, data) that the engine
+/// sends as a command frame; DISH's JOIN/LEAVE travel this way, and RADIO receives them so.
+pub(crate) const COMMAND: u8 = 0x02;
 
 enum Body {
     Inline { len: u8, buf: [u8; INLINE_CAP] },
@@ -49,7 +52,13 @@ impl Clone for Body {
 #[derive(Clone)]
 pub struct Msg {
     body: Body,
-    flags: u8,
+    /// Flag bits (MORE and the internal ones), widened to 32 bits so that `flags` and
+    /// `routing_id` fill the 8 bytes after the body with no padding: a move of a `Msg` is then
+    /// whole 16-byte copies, with no odd tail.
+    flags: u32,
+    /// CLIENT/SERVER and PEER: the peer a message came from or goes to (0: none). Fits in
+    /// what was padding, so `Msg` does not grow.
+    routing_id: u32,
     /// The properties of the connection it arrived on (`gets`); one `Arc` per connection,
     /// attached by the socket's pipe end on the application thread.
     props: Option<Arc<Properties>>,
@@ -62,15 +71,15 @@ impl Msg {
     /// An empty frame.
     #[inline]
     pub const fn new() -> Msg {
-        Msg { body: Body::Inline { len: 0, buf: [0; INLINE_CAP] }, flags: 0, props: None }
+        Msg { body: Body::Inline { len: 0, buf: [0; INLINE_CAP] }, flags: 0, routing_id: 0, props: None }
     }
 
     /// A zero-filled frame of `len` bytes, to be written through [`Msg::as_mut_slice`].
     pub fn with_size(len: usize) -> Msg {
         if len <= INLINE_CAP {
-            Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0, props: None }
+            Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0, routing_id: 0, props: None }
         } else {
-            Msg { body: Body::Unique(arena::zeroed(len)), flags: 0, props: None }
+            Msg { body: Body::Unique(arena::zeroed(len)), flags: 0, routing_id: 0, props: None }
         }
     }
 
@@ -80,7 +89,7 @@ impl Msg {
         if data.len() <= INLINE_CAP {
             let mut buf = [0u8; INLINE_CAP];
             buf[..data.len()].copy_from_slice(data);
-            Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0, props: None }
+            Msg { body: Body::Inline { len: data.len() as u8, buf }, flags: 0, routing_id: 0, props: None }
         } else {
             Msg::copy_large(data)
         }
@@ -90,7 +99,7 @@ impl Msg {
     /// small enough to inline into decoders.
     #[inline(never)]
     fn copy_large(data: &[u8]) -> Msg {
-        Msg { body: Body::Shared(arena::copy(data).freeze()), flags: 0, props: None }
+        Msg { body: Body::Shared(arena::copy(data).freeze()), flags: 0, routing_id: 0, props: None }
     }
 
     /// A frame whose body is `bytes`, shared without copying (small bodies are moved inline so
@@ -100,7 +109,7 @@ impl Msg {
         if bytes.len() <= INLINE_CAP {
             Msg::copy_from(&bytes)
         } else {
-            Msg { body: Body::Shared(bytes), flags: 0, props: None }
+            Msg { body: Body::Shared(bytes), flags: 0, routing_id: 0, props: None }
         }
     }
 
@@ -189,16 +198,16 @@ impl Msg {
     /// True when more frames of this message follow (libzmq's `zmq_msg_more`).
     #[inline]
     pub fn more(&self) -> bool {
-        self.flags & MORE != 0
+        self.flags & MORE as u32 != 0
     }
 
     /// Marks whether more frames follow.
     #[inline]
     pub fn set_more(&mut self, more: bool) {
         if more {
-            self.flags |= MORE;
+            self.flags |= MORE as u32;
         } else {
-            self.flags &= !MORE;
+            self.flags &= !(MORE as u32);
         }
     }
 
@@ -216,14 +225,47 @@ impl Msg {
         }
     }
 
+    /// The routing id of the peer a SERVER or PEER socket received this message from (libzmq's
+    /// `zmq_msg_routing_id`); 0 when there is none.
+    #[inline]
+    pub fn routing_id(&self) -> u32 {
+        self.routing_id
+    }
+
+    /// Addresses the message to a peer of a SERVER or PEER socket (`zmq_msg_set_routing_id`).
+    /// 0 is not a valid routing id: `Err(Invalid)`, as libzmq.
+    pub fn set_routing_id(&mut self, id: u32) -> crate::Result<()> {
+        if id == 0 {
+            return Err(crate::Error::Invalid);
+        }
+        self.routing_id = id;
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn clear_routing_id(&mut self) {
+        self.routing_id = 0;
+    }
+
+    /// A routing-id or command frame: one test on the encoder's hot path.
+    #[inline]
+    pub(crate) fn is_internal(&self) -> bool {
+        self.flags & (ROUTING_ID | COMMAND) as u32 != 0
+    }
+
+    #[inline]
+    pub(crate) fn is_command(&self) -> bool {
+        self.flags & COMMAND as u32 != 0
+    }
+
     #[inline]
     pub(crate) fn set_flags(&mut self, flags: u8) {
-        self.flags = flags;
+        self.flags = flags as u32;
     }
 
     #[inline]
     pub(crate) fn is_routing_id(&self) -> bool {
-        self.flags & ROUTING_ID != 0
+        self.flags & ROUTING_ID as u32 != 0
     }
 
     /// A property of the connection this message arrived on (libzmq's `zmq_msg_gets`):
@@ -332,7 +374,7 @@ impl From<Vec<u8>> for Msg {
         if v.len() <= INLINE_CAP {
             Msg::copy_from(&v)
         } else {
-            Msg { body: Body::Shared(Bytes::from(v)), flags: 0, props: None }
+            Msg { body: Body::Shared(Bytes::from(v)), flags: 0, routing_id: 0, props: None }
         }
     }
 }
@@ -345,6 +387,7 @@ impl From<&Msg> for Msg {
     fn from(m: &Msg) -> Msg {
         let mut c = m.clone();
         c.flags = 0;
+        c.routing_id = 0;
         c
     }
 }

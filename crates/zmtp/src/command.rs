@@ -6,6 +6,10 @@
 //! own commands and libzmq ignores the ones it does not know. Names match
 //! case-sensitively, as libzmq compares them with `memcmp`.
 //!
+//! JOIN and LEAVE are the RADIO/DISH commands (RFC 48, as libzmq's draft sockets send them):
+//! a DISH joins or leaves a group, whose name (at most [`MAX_GROUP_LEN`] bytes) is the
+//! command's whole data.
+//!
 //! A 3.0 peer does not understand SUBSCRIBE/CANCEL commands; subscriptions to
 //! it travel as message frames starting with 0x01 or 0x00, which
 //! [`encode_subscription`] and [`parse_legacy_subscription`] handle.
@@ -21,6 +25,8 @@ use crate::version::Version;
 pub const MAX_ERROR_REASON: usize = 255;
 /// Maximum PING/PONG context length (RFC 37).
 pub const MAX_PING_CONTEXT: usize = 16;
+/// Maximum RADIO/DISH group length (libzmq 4.3's `ZMQ_GROUP_MAX_LENGTH`).
+pub const MAX_GROUP_LEN: usize = 255;
 
 /// A parsed command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +54,10 @@ pub enum Command {
         /// The PING's context.
         context: Bytes,
     },
+    /// JOIN (RADIO/DISH): the DISH joins a group.
+    Join(Bytes),
+    /// LEAVE (RADIO/DISH): the DISH leaves a group.
+    Leave(Bytes),
     /// Any other command; the caller decides whether it is acceptable.
     Unknown {
         /// Command name.
@@ -67,6 +77,8 @@ impl Command {
             Command::Cancel(_) => b"CANCEL",
             Command::Ping { .. } => b"PING",
             Command::Pong { .. } => b"PONG",
+            Command::Join(_) => b"JOIN",
+            Command::Leave(_) => b"LEAVE",
             Command::Unknown { name, .. } => name,
         }
     }
@@ -126,6 +138,18 @@ impl Command {
                 }
             }
             b"PONG" => Command::Pong { context: data },
+            b"JOIN" | b"LEAVE" => {
+                let join = &body[1..name_end] == b"JOIN";
+                let command = if join { "JOIN" } else { "LEAVE" };
+                if data.len() > MAX_GROUP_LEN {
+                    return Err(CommandError::GroupTooLong { command, len: data.len() });
+                }
+                if join {
+                    Command::Join(data)
+                } else {
+                    Command::Leave(data)
+                }
+            }
             _ => Command::Unknown {
                 name: body.slice(1..name_end),
                 data,
@@ -136,8 +160,8 @@ impl Command {
     /// Appends the body (name length, name, data) without a frame header.
     ///
     /// Fields beyond their wire limits are truncated rather than emitted
-    /// malformed: an ERROR reason to 255 bytes, a PING context to 16, an
-    /// unknown command's name to 255.
+    /// malformed: an ERROR reason to 255 bytes, a PING context to 16, a
+    /// JOIN/LEAVE group to 255, an unknown command's name to 255.
     pub fn encode_body(&self, out: &mut Vec<u8>) {
         let name = self.name();
         let name = &name[..name.len().min(255)];
@@ -156,6 +180,9 @@ impl Command {
                 out.extend_from_slice(&context[..context.len().min(MAX_PING_CONTEXT)]);
             }
             Command::Pong { context } => out.extend_from_slice(context),
+            Command::Join(group) | Command::Leave(group) => {
+                out.extend_from_slice(&group[..group.len().min(MAX_GROUP_LEN)])
+            }
             Command::Unknown { data, .. } => out.extend_from_slice(data),
         }
     }
@@ -239,6 +266,34 @@ mod tests {
             data: Bytes::from_static(&[1, 2, 3]),
         });
         round_trip(Command::Subscribe(Bytes::from(vec![7u8; 400])));
+        round_trip(Command::Join(Bytes::from_static(b"weather")));
+        round_trip(Command::Leave(Bytes::from_static(b"weather")));
+        round_trip(Command::Join(Bytes::new()));
+        round_trip(Command::Join(Bytes::from(vec![b'g'; MAX_GROUP_LEN])));
+    }
+
+    #[test]
+    fn join_leave_wire_format() {
+        // libzmq's dish session writes "\4JOIN" / "\5LEAVE" followed by the group.
+        let mut out = Vec::new();
+        Command::Join(Bytes::from_static(b"tv")).encode(&mut out);
+        assert_eq!(out, b"\x04\x07\x04JOINtv");
+        out.clear();
+        Command::Leave(Bytes::from_static(b"tv")).encode(&mut out);
+        assert_eq!(out, b"\x04\x08\x05LEAVEtv");
+        let mut long = b"\x04JOIN".to_vec();
+        long.extend_from_slice(&[b'x'; 256]);
+        assert_eq!(
+            Command::parse(&long),
+            Err(CommandError::GroupTooLong { command: "JOIN", len: 256 })
+        );
+        let mut body = Vec::new();
+        Command::Leave(Bytes::from(vec![b'y'; 300])).encode_body(&mut body);
+        assert_eq!(Command::parse(&body), Ok(Command::Leave(Bytes::from(vec![b'y'; 255]))));
+        assert_eq!(Command::parse(b"\x04join"), Ok(Command::Unknown {
+            name: Bytes::from_static(b"join"),
+            data: Bytes::new(),
+        }));
     }
 
     #[test]

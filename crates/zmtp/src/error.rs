@@ -132,6 +132,13 @@ pub enum CommandError {
     },
     /// READY carried a malformed property list.
     Metadata(MetadataError),
+    /// JOIN or LEAVE named a group longer than [`crate::command::MAX_GROUP_LEN`].
+    GroupTooLong {
+        /// The command name.
+        command: &'static str,
+        /// The group's length.
+        len: usize,
+    },
 }
 
 impl fmt::Display for CommandError {
@@ -151,6 +158,9 @@ impl fmt::Display for CommandError {
                 write!(f, "trailing bytes after {command} command")
             }
             CommandError::Metadata(e) => write!(f, "malformed READY: {e}"),
+            CommandError::GroupTooLong { command, len } => {
+                write!(f, "{command} group of {len} bytes (at most 255)")
+            }
         }
     }
 }

@@ -37,6 +37,8 @@ fn command() -> impl Strategy<Value = Command> {
         bytes(300).prop_map(Command::Cancel),
         (any::<u16>(), bytes(16)).prop_map(|(ttl, context)| Command::Ping { ttl, context }),
         bytes(16).prop_map(|context| Command::Pong { context }),
+        bytes(255).prop_map(Command::Join),
+        bytes(255).prop_map(Command::Leave),
         // Lower-case names never collide with the defined commands.
         (name, bytes(300)).prop_map(|(name, data)| Command::Unknown { name, data }),
     ]

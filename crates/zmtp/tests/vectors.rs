@@ -107,6 +107,25 @@ fn generate() -> Vec<(&'static str, Vec<u8>)> {
             reason: Bytes::from_static(b"Invalid socket type"),
         }),
     ));
+    v.push(("join_weather.bin", cmd(Command::Join(Bytes::from_static(b"weather")))));
+    v.push(("leave_weather.bin", cmd(Command::Leave(Bytes::from_static(b"weather")))));
+    let mut f = Vec::new();
+    encode_frame(b"weather", true, false, &mut f);
+    encode_frame(b"sunny", false, false, &mut f);
+    v.push(("radio_group_weather_sunny.bin", f));
+    let mut h = greeting(Version::V3_1, b"NULL");
+    h.extend(ready(&[("Socket-Type", b"RADIO")]));
+    v.push(("handshake_radio_3_1.bin", h));
+    let mut h = greeting(Version::V3_1, b"NULL");
+    h.extend(ready(&[("Socket-Type", b"CLIENT")]));
+    v.push(("handshake_client_3_1.bin", h));
+    v.push(("invalid_join_long.bin", {
+        let mut body = b"\x04JOIN".to_vec();
+        body.extend_from_slice(&[b'g'; 256]);
+        let mut f = Vec::new();
+        encode_frame(&body, false, true, &mut f);
+        f
+    }));
     let mut h = greeting(Version::V3_1, b"NULL");
     h.extend(ready(&[("Socket-Type", b"ROUTER")]));
     v.push(("handshake_router_3_1.bin", h));

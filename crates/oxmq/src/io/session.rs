@@ -22,7 +22,7 @@ mod raw;
 
 use super::{Ctx, IoThread, Timer};
 use crate::monitor::event as mon;
-use crate::msg::{Msg, INLINE_CAP, ROUTING_ID};
+use crate::msg::{Msg, COMMAND, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
 use crate::socket::options::Options;
 use crate::socket::stats::SessionCounters;
@@ -1059,6 +1059,13 @@ fn command(
             // Subscriptions bypass the HWM: losing one would silently stop a stream.
             p.write(Msg::from(v));
         }
+        zmtp::Command::Join(_) | zmtp::Command::Leave(_) if kind == SocketType::Radio => {
+            // Up to the RADIO as a command-flagged message; bypasses the HWM like
+            // subscriptions.
+            let mut m = body.clone();
+            m.set_flags(COMMAND);
+            p.write(m);
+        }
         zmtp::Command::Error { .. } => return Err(Lost),
         zmtp::Command::Ready(_) => return Err(Lost), // only valid in the handshake
         _ => {} // PONG, unknown commands: tolerated
@@ -1096,8 +1103,8 @@ fn is_subscription(parts: &[Msg]) -> bool {
 /// Appends one frame to the batch (or arranges for a large body to be written in place).
 #[inline]
 fn encode(c: &mut Conn, m: Msg, sub: bool) {
-    if m.is_routing_id() {
-        return;
+    if m.is_internal() {
+        return encode_internal(c, &m);
     }
     if c.cipher.is_some() {
         return encode_sealed(c, m, sub);
@@ -1179,6 +1186,24 @@ fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
             let mut body = Vec::new();
             cmd.encode_body(&mut body);
             let _ = cipher.seal(false, true, &body, &mut c.tx);
+        }
+    }
+}
+
+/// An internal frame from the socket: a routing-id frame is for the socket only (dropped);
+/// a command body (DISH's JOIN/LEAVE) becomes one command frame, sealed under CURVE. Kept out
+/// of line so the encoder's hot loop stays as small as it was.
+#[cold]
+#[inline(never)]
+fn encode_internal(c: &mut Conn, m: &Msg) {
+    if !m.is_command() {
+        return;
+    }
+    let body: &[u8] = m;
+    match &mut c.cipher {
+        None => zmtp::encode_frame(body, false, true, &mut c.tx),
+        Some(cipher) => {
+            let _ = cipher.seal(false, true, body, &mut c.tx);
         }
     }
 }

@@ -23,6 +23,12 @@ mod router;
 mod stream;
 mod trie;
 mod pipeline;
+mod clientserver;
+mod draft;
+mod radiodish;
+mod singlepart;
+mod threadsafe;
+pub use threadsafe::{SyncGuard, SyncSocket};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -57,6 +63,16 @@ pub enum SocketType {
     XPub = 9,
     XSub = 10,
     Stream = 11,
+    // Draft types (libzmq's draft API numbers). Single-part messages only; usable from
+    // several threads through `SyncSocket`.
+    Server = 12,
+    Client = 13,
+    Radio = 14,
+    Dish = 15,
+    Gather = 16,
+    Scatter = 17,
+    Peer = 19,
+    Channel = 20,
 }
 
 impl SocketType {
@@ -75,6 +91,15 @@ impl SocketType {
             9 => SocketType::XPub,
             10 => SocketType::XSub,
             11 => SocketType::Stream,
+            12 => SocketType::Server,
+            13 => SocketType::Client,
+            14 => SocketType::Radio,
+            15 => SocketType::Dish,
+            16 => SocketType::Gather,
+            17 => SocketType::Scatter,
+            19 => SocketType::Peer,
+            20 => SocketType::Channel,
+            // 18 is DGRAM (raw UDP datagrams), which oxmq does not have.
             _ => return None,
         })
     }
@@ -99,7 +124,31 @@ impl SocketType {
             SocketType::XPub => zmtp::SocketType::XPub,
             SocketType::XSub => zmtp::SocketType::XSub,
             SocketType::Stream => zmtp::SocketType::Stream,
+            SocketType::Server => zmtp::SocketType::Server,
+            SocketType::Client => zmtp::SocketType::Client,
+            SocketType::Radio => zmtp::SocketType::Radio,
+            SocketType::Dish => zmtp::SocketType::Dish,
+            SocketType::Gather => zmtp::SocketType::Gather,
+            SocketType::Scatter => zmtp::SocketType::Scatter,
+            SocketType::Peer => zmtp::SocketType::Peer,
+            SocketType::Channel => zmtp::SocketType::Channel,
         }
+    }
+
+    /// The types libzmq makes thread-safe (its draft types): only these may be wrapped in a
+    /// [`SyncSocket`](crate::SyncSocket).
+    pub fn is_thread_safe(self) -> bool {
+        matches!(
+            self,
+            SocketType::Server
+                | SocketType::Client
+                | SocketType::Radio
+                | SocketType::Dish
+                | SocketType::Gather
+                | SocketType::Scatter
+                | SocketType::Peer
+                | SocketType::Channel
+        )
     }
 
     /// True for types that address peers by routing id and so need a fresh pipe per connection.
@@ -291,6 +340,22 @@ pub(crate) trait Pattern: Send {
     fn drops(&self) -> stats::Drops {
         stats::Drops::default()
     }
+    /// RADIO: sends a single-part message to a group's members. Others: `NotSup`.
+    fn send_group(&mut self, _pipes: &mut Pipes, _group: &[u8], _msg: &mut Msg) -> Result<()> {
+        Err(Error::NotSup)
+    }
+    /// DISH: the group of the message `recv` returned last.
+    fn last_group(&self) -> Option<Bytes> {
+        None
+    }
+    /// DISH: joins (`true`) or leaves a group. Others: `NotSup`.
+    fn join(&mut self, _pipes: &mut Pipes, _group: &[u8], _join: bool) -> Result<()> {
+        Err(Error::NotSup)
+    }
+    /// PEER: the routing id given to the pipe attached last (0: none).
+    fn last_peer_id(&self) -> u32 {
+        0
+    }
 }
 
 fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
@@ -307,6 +372,14 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
         SocketType::XPub => Box::new(pubsub::Pub::xpub()),
         SocketType::XSub => Box::new(pubsub::Sub::xsub()),
         SocketType::Stream => Box::new(stream::Stream::new()),
+        SocketType::Server => Box::new(clientserver::Server::new(false)),
+        SocketType::Peer => Box::new(clientserver::Server::new(true)),
+        SocketType::Client => Box::new(singlepart::SinglePart::new(dealer::Dealer::new())),
+        SocketType::Scatter => Box::new(singlepart::SinglePart::new(pipeline::Push::new())),
+        SocketType::Gather => Box::new(singlepart::SinglePart::new(pipeline::Pull::new())),
+        SocketType::Channel => Box::new(singlepart::SinglePart::new(pair::Pair::new())),
+        SocketType::Radio => Box::new(radiodish::Radio::new()),
+        SocketType::Dish => Box::new(radiodish::Dish::new()),
     })
 }
 
@@ -316,6 +389,8 @@ enum EndpointRec {
     Connect { given: String, io: Arc<IoThread>, id: u64 },
     InprocBind { name: String },
     InprocConnect { given: String },
+    /// A udp endpoint (RADIO connect, DISH bind): its engine thread ends with its pipe.
+    Datagram { given: String, resolved: String },
 }
 
 /// A ZeroMQ socket.
@@ -390,6 +465,9 @@ impl Socket {
     pub fn bind(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
         self.process_commands();
+        if let Some(addr) = endpoint.strip_prefix("udp://") {
+            return self.bind_udp(endpoint, addr);
+        }
         match Endpoint::parse(endpoint, true)? {
             Endpoint::Inproc(name) => {
                 inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
@@ -427,6 +505,9 @@ impl Socket {
     pub fn connect(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
         self.process_commands();
+        if let Some(addr) = endpoint.strip_prefix("udp://") {
+            return self.connect_udp(endpoint, addr);
+        }
         match Endpoint::parse(endpoint, false)? {
             Endpoint::Inproc(name) => {
                 let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
@@ -472,9 +553,13 @@ impl Socket {
         let pos = self.endpoints.iter().position(|e| match e {
             EndpointRec::Listener { given, resolved, .. } => given == endpoint || resolved == endpoint,
             EndpointRec::InprocBind { name } => endpoint.strip_prefix("inproc://") == Some(name.as_str()),
+            EndpointRec::Datagram { given, resolved } => given == endpoint || resolved == endpoint,
             _ => false,
         });
         let Some(pos) = pos else {
+            if endpoint.starts_with("udp://") {
+                return Err(Error::NoEnt);
+            }
             Endpoint::parse(endpoint, true)?;
             return Err(Error::NoEnt);
         };
@@ -484,6 +569,7 @@ impl Socket {
                 io.send(IoCmd::CloseEndpoint { id })
             }
             EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+            EndpointRec::Datagram { given, .. } => self.detach_endpoint(&given),
             _ => {}
         }
         Ok(())
@@ -494,9 +580,13 @@ impl Socket {
         self.check_term()?;
         let pos = self.endpoints.iter().position(|e| match e {
             EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
+            EndpointRec::Datagram { given, .. } => given == endpoint,
             _ => false,
         });
         let Some(pos) = pos else {
+            if endpoint.starts_with("udp://") {
+                return Err(Error::NoEnt);
+            }
             Endpoint::parse(endpoint, false)?;
             return Err(Error::NoEnt);
         };
@@ -505,7 +595,9 @@ impl Socket {
                 io.send(IoCmd::CloseEndpoint { id });
                 self.detach_endpoint(&given);
             }
-            EndpointRec::InprocConnect { given } => self.detach_endpoint(&given),
+            EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
+                self.detach_endpoint(&given)
+            }
             _ => {}
         }
         Ok(())
@@ -787,10 +879,10 @@ impl Socket {
         self.shared.mailbox.fd()
     }
 
-    /// Messages this socket dropped by policy (PUB at HWM, ROUTER with no route).
+    /// Messages this socket dropped (PUB/RADIO at HWM, ROUTER with no route, malformed input).
     pub fn dropped_messages(&self) -> u64 {
         let d = self.pattern.drops();
-        d.hwm + d.no_route
+        d.hwm + d.no_route + d.malformed
     }
 
     // ----- options -----
@@ -933,7 +1025,8 @@ impl Drop for Socket {
                     }
                 }
                 EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
-                EndpointRec::InprocConnect { .. } => {}
+                // Dropping the pipes (below) ends a udp engine.
+                EndpointRec::InprocConnect { .. } | EndpointRec::Datagram { .. } => {}
             }
         }
         // Dropping the pipe ends publishes every complete message and wakes the peers.

@@ -288,7 +288,7 @@ impl Pattern for Pub {
         }
     }
     fn drops(&self) -> super::stats::Drops {
-        super::stats::Drops { hwm: self.dist.dropped, no_route: 0 }
+        super::stats::Drops { hwm: self.dist.dropped, ..Default::default() }
     }
 }
 

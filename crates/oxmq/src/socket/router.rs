@@ -230,6 +230,6 @@ impl Pattern for Router {
         }
     }
     fn drops(&self) -> super::stats::Drops {
-        super::stats::Drops { hwm: self.dropped_hwm, no_route: self.dropped_no_route }
+        super::stats::Drops { hwm: self.dropped_hwm, no_route: self.dropped_no_route, ..Default::default() }
     }
 }

@@ -38,6 +38,9 @@ pub struct SocketStats {
     pub dropped_no_route: u64,
     /// Frames refused for exceeding MAXMSGSIZE (each one drops the connection that sent it).
     pub dropped_oversized: u64,
+    /// Messages from peers that the socket type cannot take and drops whole (a multi-part
+    /// message to CLIENT/SERVER/SCATTER/GATHER/CHANNEL/PEER, a DISH message without a group).
+    pub dropped_malformed: u64,
     /// Peers connected now: tcp/ipc connections past their handshake, plus inproc peers.
     pub peers: u64,
     /// tcp/ipc connections completed (handshake done), ever.
@@ -101,6 +104,9 @@ impl AppCounters {
 pub(crate) struct Drops {
     pub hwm: u64,
     pub no_route: u64,
+    /// Messages a peer sent that the socket type cannot take (multi-part to a single-part
+    /// type, a DISH message without a group).
+    pub malformed: u64,
 }
 
 /// One session's counters. Written only by whoever drives the session (the I/O thread, or an
@@ -220,6 +226,7 @@ impl Socket {
             bytes_out: c.bytes_out,
             dropped_hwm: drops.hwm,
             dropped_no_route: drops.no_route,
+            dropped_malformed: drops.malformed,
             ..Default::default()
         };
         s.peers = self

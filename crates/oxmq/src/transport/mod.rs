@@ -8,3 +8,4 @@ pub(crate) mod endpoint;
 pub(crate) mod inproc;
 pub(crate) mod listen;
 pub(crate) mod stream;
+pub(crate) mod udp;

@@ -1,0 +1,150 @@
+//! SERVER and PEER (libzmq's draft types, RFC 41 and the PEER extension): address peers by a
+//! routing id the socket assigns.
+//!
+//! Each attached pipe gets a 32-bit routing id (never 0), drawn from a counter that starts at
+//! a random value as libzmq's does; the Identity a peer announces plays no part. A received
+//! message carries the id of the peer it came from ([`Msg::routing_id`]); a message to send
+//! must carry the id of its destination: an unknown or zero id is `EHOSTUNREACH`, a peer at its
+//! high-water mark is "would block". Messages are single-part: MORE on send is `EINVAL`, and a
+//! multi-part message from a peer is dropped whole (and counted).
+//!
+//! PEER is SERVER plus [`crate::Socket::connect_peer`], which connects and returns the id of
+//! the new pipe, so a PEER can address a peer it connected to before that peer has spoken.
+//! CLIENT, the other half of CLIENT/SERVER, is DEALER restricted to single-part messages
+//! (`singlepart.rs`).
+
+use super::fq::Fq;
+use super::{Pattern, Pipes};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use std::collections::HashMap;
+
+pub(crate) struct Server {
+    fq: Fq,
+    by_id: HashMap<u32, usize>,
+    id_of: HashMap<usize, u32>,
+    next_id: u32,
+    last_attached: u32,
+    prefetched: Option<Msg>,
+    dropped: u64,
+    peer: bool,
+}
+
+impl Server {
+    pub(crate) fn new(peer: bool) -> Server {
+        Server {
+            fq: Fq::default(),
+            by_id: HashMap::new(),
+            id_of: HashMap::new(),
+            // A random start, so ids differ across restarts and a stale id held by the
+            // application is unlikely to name a new peer.
+            next_id: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos() ^ (d.as_secs() as u32))
+                .unwrap_or(1),
+            last_attached: 0,
+            prefetched: None,
+            dropped: 0,
+            peer,
+        }
+    }
+
+    fn fresh_id(&mut self) -> u32 {
+        loop {
+            self.next_id = self.next_id.wrapping_add(1);
+            if self.next_id != 0 && !self.by_id.contains_key(&self.next_id) {
+                return self.next_id;
+            }
+        }
+    }
+
+    fn next(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        if let Some(m) = self.prefetched.take() {
+            return Ok(m);
+        }
+        loop {
+            let (mut m, slot) = self.fq.recv(pipes)?;
+            if m.more() {
+                self.dropped += 1;
+                while let Ok((m, _)) = self.fq.recv(pipes) {
+                    if !m.more() {
+                        break;
+                    }
+                }
+                continue;
+            }
+            if let Some(&id) = self.id_of.get(&slot) {
+                // Ids are never 0, so this cannot fail.
+                let _ = m.set_routing_id(id);
+            }
+            return Ok(m);
+        }
+    }
+}
+
+impl Pattern for Server {
+    fn attach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        let id = self.fresh_id();
+        self.by_id.insert(id, slot);
+        self.id_of.insert(slot, id);
+        self.last_attached = id;
+        self.fq.attach(slot);
+    }
+    fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
+        if let Some(id) = self.id_of.remove(&slot) {
+            self.by_id.remove(&id);
+        }
+        self.fq.detach(slot);
+    }
+    fn read_activated(&mut self, _pipes: &mut Pipes, slot: usize) {
+        self.fq.activated(slot);
+    }
+    fn write_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {}
+    fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
+        if msg.more() {
+            return Err(Error::Invalid);
+        }
+        let Some(&slot) = self.by_id.get(&msg.routing_id()) else {
+            return Err(Error::HostUnreach);
+        };
+        if !pipes.check_write(slot) {
+            return Err(Error::Again);
+        }
+        let mut m = std::mem::take(msg);
+        m.clear_routing_id();
+        pipes.write(slot, m);
+        pipes.flush(slot);
+        Ok(())
+    }
+    fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        self.next(pipes)
+    }
+    fn has_in(&mut self, pipes: &mut Pipes) -> bool {
+        if self.prefetched.is_some() {
+            return true;
+        }
+        if !self.fq.has_in(pipes) {
+            return false;
+        }
+        match self.next(pipes) {
+            Ok(m) => {
+                self.prefetched = Some(m);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+    fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
+        true // a send may go to any peer; only the chosen one can be full
+    }
+    fn drops(&self) -> super::stats::Drops {
+        super::stats::Drops { malformed: self.dropped, ..Default::default() }
+    }
+    fn last_peer_id(&self) -> u32 {
+        if self.peer {
+            self.last_attached
+        } else {
+            0
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! `SyncSocket`: a draft-type socket that several threads may use at once, as libzmq's
+//! thread-safe sockets (CLIENT, SERVER, RADIO, DISH, SCATTER, GATHER, PEER, CHANNEL).
+//!
+//! The socket sits behind a mutex that is held only for the non-blocking attempt of each call,
+//! never while a call waits. A call that would block waits in one of two ways: the first such
+//! thread becomes the *poller* and waits on the socket's mailbox descriptor without the lock;
+//! every other one waits on a condition variable. Whoever changes what the socket can do wakes
+//! the others: the poller when its descriptor fires, and any thread whose call consumed mailbox
+//! commands or moved a message (it bumps a sequence number, notifies the condition variable,
+//! and, if the poller may be asleep on a descriptor that call just drained, posts a no-op
+//! command to wake it). A thread that only retried and failed wakes nobody, so waiters do not
+//! chase each other.
+//!
+//! Contract: every method takes `&self`; the handle is `Send + Sync` (share it in an `Arc`).
+//! Timeouts are the socket's SNDTIMEO/RCVTIMEO; `opt::DONTWAIT` never waits.
+
+use super::{Socket, SocketType};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::mailbox::{Command, Mailbox};
+use crate::msg::Msg;
+use crate::opt;
+use bytes::Bytes;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+struct State {
+    sock: Socket,
+    /// A thread is waiting on the mailbox descriptor (without the lock).
+    poller: bool,
+    /// Bumped whenever the socket may be able to do more than before.
+    seq: u64,
+}
+
+/// A thread-safe socket of a draft type. See the module documentation.
+pub struct SyncSocket {
+    state: Mutex<State>,
+    changed: Condvar,
+    mailbox: Arc<Mailbox>,
+    kind: SocketType,
+}
+
+impl SyncSocket {
+    pub(crate) fn new(ctx: &Context, kind: SocketType) -> Result<SyncSocket> {
+        if !kind.is_thread_safe() {
+            return Err(Error::Invalid);
+        }
+        let sock = Socket::new(ctx.clone(), kind)?;
+        let mailbox = sock.shared.mailbox.clone();
+        Ok(SyncSocket { state: Mutex::new(State { sock, poller: false, seq: 0 }), changed: Condvar::new(), mailbox, kind })
+    }
+
+    fn lock_state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `op` (non-blocking) under the lock; tells the other threads if it changed
+    /// anything they may be waiting for.
+    fn attempt<T>(&self, g: &mut State, op: &mut impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+        let had_commands = self.mailbox.has_pending();
+        let r = op(&mut g.sock);
+        if had_commands || r.is_ok() {
+            g.seq = g.seq.wrapping_add(1);
+            self.changed.notify_all();
+            if g.poller {
+                // The poller may be asleep on a descriptor this call just drained.
+                self.mailbox.send(Command::Stop);
+            }
+        }
+        r
+    }
+
+    /// Runs `op` until it stops saying "would block", waiting as the module describes.
+    fn blocking<T>(&self, flags: i32, send: bool, mut op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+        let mut g = self.lock_state();
+        let timeout = if send { g.sock.options.sndtimeo } else { g.sock.options.rcvtimeo };
+        let nowait = flags & opt::DONTWAIT != 0 || timeout == 0;
+        let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
+        loop {
+            match self.attempt(&mut g, &mut op) {
+                Err(Error::Again) => {}
+                r => return r,
+            }
+            if nowait || deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Error::Again);
+            }
+            if !g.poller {
+                g.poller = true;
+                drop(g);
+                let woke = self.mailbox.wait(deadline);
+                g = self.lock_state();
+                g.poller = false;
+                g.seq = g.seq.wrapping_add(1);
+                self.changed.notify_all();
+                match woke {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Error::Intr),
+                    Err(e) => return Err(e.into()),
+                }
+            } else {
+                let seq = g.seq;
+                g = match deadline {
+                    None => self.changed.wait_while(g, |s| s.seq == seq).unwrap_or_else(|p| p.into_inner()),
+                    Some(d) => {
+                        let left = d.saturating_duration_since(Instant::now());
+                        self.changed
+                            .wait_timeout_while(g, left, |s| s.seq == seq)
+                            .unwrap_or_else(|p| p.into_inner())
+                            .0
+                    }
+                };
+            }
+        }
+    }
+
+    /// The socket's type.
+    pub fn socket_type(&self) -> SocketType {
+        self.kind
+    }
+
+    /// Sends one single-part message (SERVER/PEER: to `msg.routing_id()`). On error `msg` is
+    /// untouched.
+    pub fn send_msg(&self, msg: &mut Msg, flags: i32) -> Result<()> {
+        self.blocking(flags, true, |s| s.send_msg(msg, flags | opt::DONTWAIT))
+    }
+
+    /// Sends anything that converts into a [`Msg`].
+    pub fn send(&self, data: impl Into<Msg>, flags: i32) -> Result<()> {
+        let mut m = data.into();
+        self.send_msg(&mut m, flags)
+    }
+
+    /// Receives one message (SERVER/PEER: tagged with the sender's routing id).
+    pub fn recv(&self, flags: i32) -> Result<Msg> {
+        self.blocking(flags, false, |s| s.recv(flags | opt::DONTWAIT))
+    }
+
+    /// RADIO: sends to a group (never blocks).
+    pub fn send_group(&self, group: impl AsRef<[u8]>, data: impl Into<Msg>, flags: i32) -> Result<()> {
+        let mut m = data.into();
+        self.blocking(flags, true, |s| s.send_group_msg(group.as_ref(), &mut m, flags | opt::DONTWAIT))
+    }
+
+    /// DISH: receives the next message of a joined group, with its group.
+    pub fn recv_group(&self, flags: i32) -> Result<(Bytes, Msg)> {
+        self.blocking(flags, false, |s| s.recv_group(flags | opt::DONTWAIT))
+    }
+
+    /// RADIO: [`SyncSocket::send_group`] leaving `msg` untouched on error (for the C ABI).
+    pub fn send_group_msg(&self, group: &[u8], msg: &mut Msg, flags: i32) -> Result<()> {
+        self.blocking(flags, true, |s| s.send_group_msg(group, msg, flags | opt::DONTWAIT))
+    }
+
+    /// Locks the socket for non-blocking calls made through the guard (the C ABI's options,
+    /// bind, connect, join...). Other threads' calls wait for the guard; dropping it wakes
+    /// their waits if the calls made through it consumed socket commands. Do not block through
+    /// the guard (no call without DONTWAIT that may wait): that would stall every thread.
+    pub fn lock(&self) -> SyncGuard<'_> {
+        let had_commands = self.mailbox.has_pending();
+        SyncGuard { owner: self, g: self.lock_state(), had_commands }
+    }
+
+    /// Runs a non-blocking call on the socket under the lock (bind, connect, options, join...).
+    pub fn with<T>(&self, f: impl FnOnce(&mut Socket) -> Result<T>) -> Result<T> {
+        let mut f = Some(f);
+        let mut g = self.lock_state();
+        self.attempt(&mut g, &mut |s| match f.take() {
+            Some(f) => f(s),
+            None => Err(Error::Fault),
+        })
+    }
+
+    pub fn bind(&self, endpoint: &str) -> Result<()> {
+        self.with(|s| s.bind(endpoint))
+    }
+    pub fn connect(&self, endpoint: &str) -> Result<()> {
+        self.with(|s| s.connect(endpoint))
+    }
+    pub fn connect_peer(&self, endpoint: &str) -> Result<u32> {
+        self.with(|s| s.connect_peer(endpoint))
+    }
+    pub fn join(&self, group: impl AsRef<[u8]>) -> Result<()> {
+        self.with(|s| s.join(group))
+    }
+    pub fn leave(&self, group: impl AsRef<[u8]>) -> Result<()> {
+        self.with(|s| s.leave(group))
+    }
+    pub fn set_int(&self, option: i32, v: i32) -> Result<()> {
+        self.with(|s| s.set_int(option, v))
+    }
+    pub fn get_int(&self, option: i32) -> Result<i32> {
+        self.with(|s| s.get_int(option))
+    }
+    pub fn last_endpoint(&self) -> Result<String> {
+        self.with(|s| s.last_endpoint())
+    }
+    /// `opt::POLLIN` / `opt::POLLOUT` as [`Socket::events`].
+    pub fn events(&self) -> Result<i16> {
+        self.with(|s| s.events())
+    }
+    /// Messages dropped by policy (see [`Socket::dropped_messages`]).
+    pub fn dropped_messages(&self) -> u64 {
+        self.lock_state().sock.dropped_messages()
+    }
+}
+
+/// A [`SyncSocket`] locked for non-blocking calls (see [`SyncSocket::lock`]).
+pub struct SyncGuard<'a> {
+    owner: &'a SyncSocket,
+    g: MutexGuard<'a, State>,
+    had_commands: bool,
+}
+
+impl std::ops::Deref for SyncGuard<'_> {
+    type Target = Socket;
+    fn deref(&self) -> &Socket {
+        &self.g.sock
+    }
+}
+
+impl std::ops::DerefMut for SyncGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Socket {
+        &mut self.g.sock
+    }
+}
+
+impl Drop for SyncGuard<'_> {
+    fn drop(&mut self) {
+        if self.had_commands {
+            self.g.seq = self.g.seq.wrapping_add(1);
+            self.owner.changed.notify_all();
+            if self.g.poller {
+                self.owner.mailbox.send(Command::Stop);
+            }
+        }
+    }
+}
+
+impl Context {
+    /// A thread-safe socket of a draft type (`Invalid` for the classic types, which libzmq
+    /// does not make thread-safe either).
+    pub fn sync_socket(&self, kind: SocketType) -> Result<SyncSocket> {
+        SyncSocket::new(self, kind)
+    }
+}
+
+impl From<SyncSocket> for Socket {
+    /// Takes the socket back out (for single-threaded use).
+    fn from(s: SyncSocket) -> Socket {
+        s.state.into_inner().unwrap_or_else(|p| p.into_inner()).sock
+    }
+}

@@ -1,0 +1,227 @@
+/*
+ * Draft socket types through the C ABI, as a libzmq program built with ZMQ_BUILD_DRAFT_API
+ * uses them: CLIENT/SERVER routing ids (zmq_msg_routing_id / zmq_msg_set_routing_id), RADIO/
+ * DISH groups (zmq_join, zmq_msg_set_group, zmq_msg_group), PEER (zmq_connect_peer), over
+ * tcp, ipc and inproc.
+ */
+#include "testutil.h"
+
+#include <pthread.h>
+
+#ifdef ZMQ_BUILD_DRAFT_API
+
+static void test_client_server (void)
+{
+    for (int t = 0; t < N_TRANSPORTS; t++) {
+        void *ctx = zmq_ctx_new ();
+        void *server = new_socket (ctx, ZMQ_SERVER);
+        void *client = new_socket (ctx, ZMQ_CLIENT);
+        bind_connect (server, client, transports[t]);
+        CHECK_ERR (zmq_send (client, "x", 1, ZMQ_SNDMORE), EINVAL);
+        send_str (client, "hello", 0);
+        zmq_msg_t m;
+        CHECK_RC (zmq_msg_init (&m));
+        CHECK (zmq_msg_recv (&m, server, 0) == 5);
+        uint32_t id = zmq_msg_routing_id (&m);
+        CHECK (id != 0);
+        CHECK_RC (zmq_msg_close (&m));
+        /* No routing id: EHOSTUNREACH. */
+        CHECK_ERR (zmq_send (server, "lost", 4, 0), EHOSTUNREACH);
+        CHECK_RC (zmq_msg_init_size (&m, 5));
+        memcpy (zmq_msg_data (&m), "world", 5);
+        CHECK_ERR (zmq_msg_set_routing_id (&m, 0), EINVAL);
+        CHECK_RC (zmq_msg_set_routing_id (&m, id));
+        CHECK (zmq_msg_routing_id (&m) == id);
+        CHECK (zmq_msg_send (&m, server, 0) == 5);
+        expect_str (client, "world");
+        CHECK_RC (zmq_close (client));
+        CHECK_RC (zmq_close (server));
+        CHECK_RC (zmq_ctx_term (ctx));
+    }
+}
+
+static void test_radio_dish (void)
+{
+    for (int t = 0; t < N_TRANSPORTS; t++) {
+        void *ctx = zmq_ctx_new ();
+        void *dish = new_socket (ctx, ZMQ_DISH);
+        void *radio = new_socket (ctx, ZMQ_RADIO);
+        CHECK_RC (zmq_join (dish, "weather"));
+        CHECK_ERR (zmq_join (dish, "weather"), EINVAL);
+        CHECK_ERR (zmq_leave (dish, "sports"), EINVAL);
+        CHECK_ERR (zmq_join (radio, "weather"), ENOTSUP);
+        bind_connect (dish, radio, transports[t]);
+        set_int (dish, ZMQ_RCVTIMEO, 20);
+        /* Send until the JOIN has reached the radio (bounded). */
+        int got = 0;
+        zmq_msg_t m, r;
+        CHECK_RC (zmq_msg_init (&r));
+        for (int i = 0; i < 500 && !got; i++) {
+            CHECK_RC (zmq_msg_init_size (&m, 5));
+            memcpy (zmq_msg_data (&m), "sunny", 5);
+            CHECK_RC (zmq_msg_set_group (&m, "weather"));
+            CHECK (strcmp (zmq_msg_group (&m), "weather") == 0);
+            CHECK (zmq_msg_send (&m, radio, 0) == 5);
+            CHECK_RC (zmq_msg_close (&m));
+            /* Another group, which the dish must never see. */
+            CHECK_RC (zmq_msg_init_size (&m, 4));
+            memcpy (zmq_msg_data (&m), "goal", 4);
+            CHECK_RC (zmq_msg_set_group (&m, "sports"));
+            CHECK (zmq_msg_send (&m, radio, 0) == 4);
+            CHECK_RC (zmq_msg_close (&m));
+            if (zmq_msg_recv (&r, dish, 0) == 5) {
+                got = 1;
+                CHECK (memcmp (zmq_msg_data (&r), "sunny", 5) == 0);
+                CHECK (strcmp (zmq_msg_group (&r), "weather") == 0);
+            }
+        }
+        CHECK (got);
+        while (zmq_msg_recv (&r, dish, 0) >= 0)
+            CHECK (strcmp (zmq_msg_group (&r), "weather") == 0);
+        CHECK (zmq_errno () == EAGAIN);
+        /* zmq_msg_copy and zmq_msg_move carry the group. */
+        zmq_msg_t c;
+        CHECK_RC (zmq_msg_init (&c));
+        CHECK_RC (zmq_msg_set_group (&r, "copied"));
+        CHECK_RC (zmq_msg_copy (&c, &r));
+        CHECK (strcmp (zmq_msg_group (&c), "copied") == 0);
+        CHECK_RC (zmq_msg_close (&c));
+        char long_group[300];
+        memset (long_group, 'g', sizeof long_group - 1);
+        long_group[sizeof long_group - 1] = 0;
+        CHECK_ERR (zmq_msg_set_group (&r, long_group), EINVAL);
+        CHECK_ERR (zmq_join (dish, long_group), EINVAL);
+        CHECK_RC (zmq_msg_close (&r));
+        CHECK_RC (zmq_leave (dish, "weather"));
+        CHECK_RC (zmq_close (radio));
+        CHECK_RC (zmq_close (dish));
+        CHECK_RC (zmq_ctx_term (ctx));
+    }
+}
+
+static void test_peer (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *a = new_socket (ctx, ZMQ_PEER);
+    void *b = new_socket (ctx, ZMQ_PEER);
+    char ep[256];
+    size_t len = sizeof ep;
+    CHECK_RC (zmq_bind (a, "tcp://127.0.0.1:*"));
+    CHECK_RC (zmq_getsockopt (a, ZMQ_LAST_ENDPOINT, ep, &len));
+    uint32_t id = zmq_connect_peer (b, ep);
+    CHECK (id != 0);
+    zmq_msg_t m;
+    CHECK_RC (zmq_msg_init_size (&m, 2));
+    memcpy (zmq_msg_data (&m), "hi", 2);
+    CHECK_RC (zmq_msg_set_routing_id (&m, id));
+    CHECK (zmq_msg_send (&m, b, 0) == 2);
+    CHECK_RC (zmq_msg_init (&m));
+    CHECK (zmq_msg_recv (&m, a, 0) == 2);
+    uint32_t back = zmq_msg_routing_id (&m);
+    CHECK (back != 0);
+    CHECK_RC (zmq_msg_set_routing_id (&m, back));
+    CHECK (zmq_msg_send (&m, a, 0) == 2);
+    CHECK_RC (zmq_msg_init (&m));
+    CHECK (zmq_msg_recv (&m, b, 0) == 2);
+    CHECK (zmq_msg_routing_id (&m) == id);
+    CHECK_RC (zmq_msg_close (&m));
+    void *server = new_socket (ctx, ZMQ_SERVER);
+    errno = 0;
+    CHECK (zmq_connect_peer (server, ep) == 0 && zmq_errno () == ENOTSUP);
+    CHECK_RC (zmq_close (server));
+    CHECK_RC (zmq_close (a));
+    CHECK_RC (zmq_close (b));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
+static void test_scatter_gather_channel (void)
+{
+    for (int t = 0; t < N_TRANSPORTS; t++) {
+        void *ctx = zmq_ctx_new ();
+        void *scatter = new_socket (ctx, ZMQ_SCATTER);
+        void *gather = new_socket (ctx, ZMQ_GATHER);
+        bind_connect (gather, scatter, transports[t]);
+        CHECK_ERR (zmq_send (scatter, "x", 1, ZMQ_SNDMORE), EINVAL);
+        send_str (scatter, "s1", 0);
+        expect_str (gather, "s1");
+        void *c1 = new_socket (ctx, ZMQ_CHANNEL);
+        void *c2 = new_socket (ctx, ZMQ_CHANNEL);
+        bind_connect (c1, c2, transports[t]);
+        send_str (c2, "ping", 0);
+        expect_str (c1, "ping");
+        send_str (c1, "pong", 0);
+        expect_str (c2, "pong");
+        CHECK_RC (zmq_close (c1));
+        CHECK_RC (zmq_close (c2));
+        CHECK_RC (zmq_close (scatter));
+        CHECK_RC (zmq_close (gather));
+        CHECK_RC (zmq_ctx_term (ctx));
+    }
+    /* DGRAM is the one draft type oxmq lacks. */
+    void *ctx = zmq_ctx_new ();
+    CHECK_NULL_ERR (zmq_socket (ctx, ZMQ_DGRAM), EINVAL);
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
+/* A thread blocked in zmq_recv on a CLIENT must not stop another thread from sending on the
+   same CLIENT (libzmq's thread-safe sockets): the request goes out, the reply comes back to the
+   waiting thread. With a lock held while blocking, the send would wait for the receive's
+   timeout and the receive would fail. */
+static void *recv_reply (void *client)
+{
+    char buf[16];
+    int n = zmq_recv (client, buf, sizeof buf, 0);
+    return (void *) (intptr_t) (n == 4 && memcmp (buf, "pong", 4) == 0);
+}
+
+static void test_threadsafe_client (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *server = new_socket (ctx, ZMQ_SERVER);
+    void *client = new_socket (ctx, ZMQ_CLIENT);
+    bind_connect (server, client, "tcp");
+    pthread_t t;
+    CHECK (pthread_create (&t, NULL, recv_reply, client) == 0);
+    /* Whether or not the thread is already waiting, the send must not wait for it. */
+    send_str (client, "ping", 0);
+    zmq_msg_t m;
+    CHECK_RC (zmq_msg_init (&m));
+    CHECK (zmq_msg_recv (&m, server, 0) == 4);
+    CHECK_RC (zmq_msg_close (&m));
+    uint32_t id = 0;
+    CHECK_RC (zmq_msg_init (&m));
+    send_str (client, "ping2", 0);
+    CHECK (zmq_msg_recv (&m, server, 0) == 5);
+    id = zmq_msg_routing_id (&m);
+    CHECK_RC (zmq_msg_close (&m));
+    CHECK_RC (zmq_msg_init_size (&m, 4));
+    memcpy (zmq_msg_data (&m), "pong", 4);
+    CHECK_RC (zmq_msg_set_routing_id (&m, id));
+    CHECK (zmq_msg_send (&m, server, 0) == 4);
+    void *ok = NULL;
+    CHECK (pthread_join (t, &ok) == 0);
+    CHECK (ok == (void *) 1);
+    /* Options and other calls work from any thread while nobody blocks. */
+    int v = 0;
+    size_t len = sizeof v;
+    CHECK_RC (zmq_getsockopt (client, ZMQ_TYPE, &v, &len));
+    CHECK (v == ZMQ_CLIENT);
+    CHECK_RC (zmq_close (client));
+    CHECK_RC (zmq_close (server));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
+#endif
+
+int main (int argc, char **argv)
+{
+    t_only = argc > 1 ? argv[1] : NULL;
+#ifdef ZMQ_BUILD_DRAFT_API
+    RUN (test_client_server);
+    RUN (test_radio_dish);
+    RUN (test_peer);
+    RUN (test_scatter_gather_channel);
+    RUN (test_threadsafe_client);
+#endif
+    return test_main_end ();
+}
