@@ -14,6 +14,19 @@ fn io_threads() -> usize {
         .count()
 }
 
+/// A thread takes its name when it first runs, so a just-started I/O thread may not show it
+/// yet: wait (bounded) until the count is `n`.
+fn wait_for_io_threads(n: usize) -> usize {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let got = io_threads();
+        if got == n || std::time::Instant::now() > deadline {
+            return got;
+        }
+        std::thread::yield_now();
+    }
+}
+
 #[test]
 fn io_threads_sets_the_thread_count() {
     assert_eq!(io_threads(), 0);
@@ -26,10 +39,10 @@ fn io_threads_sets_the_thread_count() {
         s.bind("tcp://127.0.0.1:*").unwrap();
         socks.push(s);
     }
-    assert_eq!(io_threads(), 3, "three I/O threads started");
+    assert_eq!(wait_for_io_threads(3), 3, "three I/O threads started");
     // Fixed once the threads run, as in libzmq.
     assert_eq!(ctx.set(opt::IO_THREADS, 1).unwrap_err(), Error::Invalid);
     drop(socks);
     ctx.term().unwrap();
-    assert_eq!(io_threads(), 0, "term stops them");
+    assert_eq!(wait_for_io_threads(0), 0, "term stops them");
 }
