@@ -432,7 +432,7 @@ impl Session {
         let routing_id = peer.routing_id.unwrap_or_default();
         if let State::Connected(c) = &mut self.state {
             c.version = peer.version;
-            c.peer_id = routing_id.clone().into();
+            c.peer_id = routing_id.clone();
         }
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         if self.pipe.is_none() {
