@@ -472,7 +472,7 @@ impl Session {
         };
         if let State::Connected(c) = &mut self.state {
             c.version = peer.version;
-            c.peer_id = routing_id.clone().into();
+            c.peer_id = routing_id.clone();
         }
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         self.attach_peer(routing_id, Some(props));
