@@ -501,7 +501,7 @@ def report(args, impls, res, cg, mach, started) -> str:
     ]
     lines += [f"- **{i.name}**: {i.describe()}" for i in impls]
     lines.append("")
-    for t in args.transports:
+    for t in [] if args.callgrind_only else args.transports:
         for k in KINDS:
             title = "throughput, msg/s (higher is better)" if k == "thr" else "one-way latency, µs (lower is better)"
             lines += [f"## {t} {title}", ""]
