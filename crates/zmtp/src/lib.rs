@@ -21,7 +21,7 @@
 
 // No unsafe code, except SSE2 intrinsics in the CURVE data-phase cipher
 // (mechanism/secretbox.rs), allowed there item by item.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![deny(unused_must_use)]
 #![warn(missing_docs)]
 
