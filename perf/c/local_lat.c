@@ -1,12 +1,12 @@
-/* local_lat <bind-to> <message-size> <roundtrip-count>
+/* local_lat <bind-to> <message-size> <roundtrip-count> [<enable_curve>]
    Binds a REP socket and echoes <roundtrip-count> messages. */
 #include <zmq.h>
-#include "perf_util.h"
+#include "perf_curve.h"
 
 int main (int argc, char *argv[])
 {
-    if (argc != 4) {
-        printf ("usage: local_lat <bind-to> <message-size> <roundtrip-count>\n");
+    if (argc != 4 && argc != 5) {
+        printf ("usage: local_lat <bind-to> <message-size> <roundtrip-count> [<enable_curve>]\n");
         return 1;
     }
     const char *bind_to = argv[1];
@@ -17,6 +17,8 @@ int main (int argc, char *argv[])
     void *s = zmq_socket (ctx, ZMQ_REP);
     if (!s)
         die ("zmq_socket", zmq_strerror (zmq_errno ()));
+    if (curve_arg (argc, argv))
+        curve_setup (s, 1);
     if (zmq_bind (s, bind_to) != 0)
         die ("zmq_bind", zmq_strerror (zmq_errno ()));
     zmq_msg_t msg;

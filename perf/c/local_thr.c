@@ -1,13 +1,13 @@
-/* local_thr <bind-to> <message-size> <message-count>
+/* local_thr <bind-to> <message-size> <message-count> [<enable_curve>]
    Binds a PULL socket, receives <message-count> messages and prints the throughput, timed
    from the first message to the last (libzmq's classic tool, same command line and output). */
 #include <zmq.h>
-#include "perf_util.h"
+#include "perf_curve.h"
 
 int main (int argc, char *argv[])
 {
-    if (argc != 4) {
-        printf ("usage: local_thr <bind-to> <message-size> <message-count>\n");
+    if (argc != 4 && argc != 5) {
+        printf ("usage: local_thr <bind-to> <message-size> <message-count> [<enable_curve>]\n");
         return 1;
     }
     const char *bind_to = argv[1];
@@ -20,6 +20,8 @@ int main (int argc, char *argv[])
     void *s = zmq_socket (ctx, ZMQ_PULL);
     if (!s)
         die ("zmq_socket", zmq_strerror (zmq_errno ()));
+    if (curve_arg (argc, argv))
+        curve_setup (s, 1);
     if (zmq_bind (s, bind_to) != 0)
         die ("zmq_bind", zmq_strerror (zmq_errno ()));
 

@@ -1,13 +1,13 @@
-/* remote_lat <connect-to> <message-size> <roundtrip-count>
+/* remote_lat <connect-to> <message-size> <roundtrip-count> [<enable_curve>]
    Connects a REQ socket, does <roundtrip-count> request/reply round trips and prints the
    one-way latency (elapsed / (2 * roundtrips)). */
 #include <zmq.h>
-#include "perf_util.h"
+#include "perf_curve.h"
 
 int main (int argc, char *argv[])
 {
-    if (argc != 4) {
-        printf ("usage: remote_lat <connect-to> <message-size> <roundtrip-count>\n");
+    if (argc != 4 && argc != 5) {
+        printf ("usage: remote_lat <connect-to> <message-size> <roundtrip-count> [<enable_curve>]\n");
         return 1;
     }
     const char *connect_to = argv[1];
@@ -18,6 +18,8 @@ int main (int argc, char *argv[])
     void *s = zmq_socket (ctx, ZMQ_REQ);
     if (!s)
         die ("zmq_socket", zmq_strerror (zmq_errno ()));
+    if (curve_arg (argc, argv))
+        curve_setup (s, 0);
     if (zmq_connect (s, connect_to) != 0)
         die ("zmq_connect", zmq_strerror (zmq_errno ()));
     zmq_msg_t msg;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""oxmq vs libzmq, side by side: throughput and latency over tcp, ipc and inproc.
+"""oxmq vs libzmq, side by side: throughput and latency over tcp, ipc, inproc and tcp with CURVE.
 
 Runs the classic ZeroMQ perf tools (perf/c: local_thr/remote_thr, local_lat/remote_lat,
 inproc_thr/inproc_lat), compiled once against oxmq and once against Debian's libzmq, in
@@ -12,9 +12,15 @@ papers drew (latency and throughput against message size, log x).
     perf/harness/bench.py [--quick] [--rounds N] [--sizes 1,256] [--transports tcp,ipc]
                           [--impls oxmq,libzmq,limit] [--callgrind] [--no-charts]
 
+The "tcp-curve" transport is tcp with CURVE on both ends: the tools' optional last argument
+<enable_curve> (libzmq's perf tools take the same), fixed test keys, the binder the CURVE
+server. Its rows use their own sizes (--curve-sizes) and shorter runs (CURVE_THR_COUNT), so
+they add about a minute to the default run.
+
 --callgrind counts instructions per message (sender and receiver, I/O threads included) for
 the tcp throughput pair under valgrind --tool=callgrind: the figure wall-clock noise cannot
-blur on 2 shared cores.
+blur on 2 shared cores; for CURVE too (tcp-curve, --callgrind-curve-count messages) unless
+--transports leaves tcp-curve out.
 
 Adding an implementation (a column): subclass `Impl` (or instantiate `CTools` with another
 bin directory) and append it to `IMPLS`, or drop a module `perf/harness/impl_<name>.py` that
@@ -48,24 +54,36 @@ RESULTS = ROOT / "perf" / "results"
 DIST = Path(os.environ.get("DIST", ROOT / "dist"))
 
 SIZES = [1, 16, 256, 4096, 65536]
-TRANSPORTS = ["tcp", "ipc", "inproc"]
+TRANSPORTS = ["tcp", "ipc", "inproc", "tcp-curve"]
+CURVE = "tcp-curve"
+CURVE_SIZES = [1, 256, 65536]
 KINDS = ["thr", "lat"]
 
 # Messages per throughput run and round trips per latency run, chosen by bytes so one run
 # takes roughly 0.3-1.5 s on this 2-core machine for either library.
 THR_COUNT = {1: 2_000_000, 16: 2_000_000, 256: 1_000_000, 4096: 200_000, 65536: 20_000}
 LAT_COUNT = {1: 5_000, 16: 5_000, 256: 5_000, 4096: 4_000, 65536: 1_500}
+# CURVE costs a box per message on each side: fewer messages, same 0.3-1.5 s per run.
+CURVE_THR_COUNT = {1: 300_000, 16: 300_000, 256: 200_000, 4096: 50_000, 65536: 5_000}
+CURVE_LAT_COUNT = {1: 3_000, 16: 3_000, 256: 3_000, 4096: 2_000, 65536: 1_000}
 RUN_TIMEOUT = 30  # seconds per run: the default counts take 0.3-3 s; a hang must not eat the budget
 
 
-def thr_count(size: int, scale: float) -> int:
-    base = THR_COUNT.get(size) or max(10_000, int(2_000_000_000 / max(size, 1000)))
+def thr_count(size: int, scale: float, transport: str = "tcp") -> int:
+    if transport == CURVE:
+        base = CURVE_THR_COUNT.get(size) or max(2_000, int(300_000_000 / max(size, 1000)))
+    else:
+        base = THR_COUNT.get(size) or max(10_000, int(2_000_000_000 / max(size, 1000)))
     return max(1000, int(base * scale))
 
 
-def lat_count(size: int, scale: float) -> int:
-    base = LAT_COUNT.get(size) or 2_000
+def lat_count(size: int, scale: float, transport: str = "tcp") -> int:
+    base = (CURVE_LAT_COUNT if transport == CURVE else LAT_COUNT).get(size) or 2_000
     return max(200, int(base * scale))
+
+
+def sizes_for(args, transport: str) -> list[int]:
+    return args.curve_sizes if transport == CURVE else args.sizes
 
 
 # ----------------------------------------------------------------------------------------
@@ -122,7 +140,9 @@ class CTools(Impl):
             return Run([[str(b / tool), str(size), str(count)]], self.env())
         addr = ep.zmq(transport)
         local, remote = ("local_thr", "remote_thr") if kind == "thr" else ("local_lat", "remote_lat")
-        return Run([[str(b / local), addr, str(size), str(count)], [str(b / remote), addr, str(size), str(count)]],
+        curve = ["1"] if transport == CURVE else []  # <enable_curve>
+        return Run([[str(b / local), addr, str(size), str(count), *curve],
+                    [str(b / remote), addr, str(size), str(count), *curve]],
                    self.env(), ep.listen(transport))
 
     def describe(self):
@@ -190,10 +210,10 @@ class Endpoint:
         self.ipc = tmpdir / f"b{seq}.ipc"
 
     def zmq(self, transport):
-        return f"tcp://127.0.0.1:{self.port}" if transport == "tcp" else f"ipc://{self.ipc}"
+        return f"tcp://127.0.0.1:{self.port}" if transport in ("tcp", CURVE) else f"ipc://{self.ipc}"
 
     def listen(self, transport):
-        return ("tcp", self.port) if transport == "tcp" else ("ipc", self.ipc)
+        return ("tcp", self.port) if transport in ("tcp", CURVE) else ("ipc", self.ipc)
 
 
 def free_port() -> int:
@@ -299,7 +319,7 @@ def bench(args, impls: list[Impl]) -> dict:
     """Interleaved rounds; returns samples[(transport, kind, size, impl)] = [result, ...]."""
     samples: dict[tuple, list] = {}
     failures: list[str] = []
-    cells = [(t, k, s) for t in args.transports for k in KINDS for s in args.sizes]
+    cells = [(t, k, s) for t in args.transports for k in KINDS for s in sizes_for(args, t)]
     plan = []
     for r in range(args.rounds):
         order = impls if r % 2 == 0 else list(reversed(impls))  # A B, then B A: no side always first
@@ -311,7 +331,7 @@ def bench(args, impls: list[Impl]) -> dict:
     seq = 0
     try:
         for r, (t, k, s), impl in plan:
-            count = thr_count(s, args.scale) if k == "thr" else lat_count(s, args.scale)
+            count = thr_count(s, args.scale, t) if k == "thr" else lat_count(s, args.scale, t)
             seq += 1
             run = impl.run(k, t, s, count, Endpoint(tmp, seq))
             if run is None:
@@ -337,23 +357,25 @@ def bench(args, impls: list[Impl]) -> dict:
 
 
 def callgrind(args, impls: list[Impl]) -> dict:
-    """Ir per message for sender and receiver of the tcp throughput pair, by difference of two
-    counts (N and N/10) so process start-up and connection set-up cancel out."""
+    """Ir per message for sender and receiver of the tcp throughput pair (and of the tcp-curve
+    pair), by difference of two counts (N and N/10) so process start-up and connection set-up
+    (the CURVE handshake included) cancel out."""
     if not shutil.which("valgrind"):
         return {"error": "valgrind not installed"}
-    n = args.callgrind_count
-    counts = [n // 10, n]
+    transports = ["tcp"] + ([CURVE] if CURVE in args.transports else [])
+    ns = {"tcp": args.callgrind_count, CURVE: args.callgrind_curve_count}
     sizes = args.callgrind_sizes
     results = {}
     tmp = Path(tempfile.mkdtemp(prefix="oxmq-cg-"))
-    todo = [(impl, s, c) for s in sizes for impl in impls if isinstance(impl, CTools) for c in counts]
+    todo = [(t, impl, s, c) for t in transports for s in sizes for impl in impls if isinstance(impl, CTools)
+            for c in (ns[t] // 10, ns[t])]
     prog = Progress(len(todo))
     try:
         seq = 0
-        for impl, size, count in todo:
+        for t, impl, size, count in todo:
             seq += 1
-            prog.show(f"callgrind tcp thr {size} B x{count} {impl.name}")
-            run = impl.run("thr", "tcp", size, count, Endpoint(tmp, seq))
+            prog.show(f"callgrind {t} thr {size} B x{count} {impl.name}")
+            run = impl.run("thr", t, size, count, Endpoint(tmp, seq))
             files = [tmp / f"cg.{seq}.recv", tmp / f"cg.{seq}.send"]
 
             def wrap(i, cmd, files=files):
@@ -362,27 +384,28 @@ def callgrind(args, impls: list[Impl]) -> dict:
 
             out, err = execute(run, wrap=wrap, timeout=900)
             if err:
-                results.setdefault((impl.name, size), {})["error"] = err
+                results.setdefault((t, impl.name, size), {})["error"] = err
             else:
                 ir = [read_callgrind_total(f) for f in files]
-                results.setdefault((impl.name, size), {})[count] = ir
+                results.setdefault((t, impl.name, size), {})[count] = ir
             prog.step()
     finally:
         prog.end()
         shutil.rmtree(tmp, ignore_errors=True)
     table = {}
-    for (impl, size), by_count in results.items():
+    for (t, impl, size), by_count in results.items():
         if "error" in by_count or len(by_count) < 2:
-            table[(impl, size)] = {"error": by_count.get("error", "incomplete")}
+            table[(t, impl, size)] = {"error": by_count.get("error", "incomplete")}
             continue
+        counts = [ns[t] // 10, ns[t]]
         lo, hi = by_count[counts[0]], by_count[counts[1]]
-        table[(impl, size)] = {
+        table[(t, impl, size)] = {
             "recv": (hi[0] - lo[0]) / (counts[1] - counts[0]),
             "send": (hi[1] - lo[1]) / (counts[1] - counts[0]),
             "recv_total": hi[0] / counts[1],
             "send_total": hi[1] / counts[1],
         }
-    return {"count": n, "sizes": sizes, "table": table}
+    return {"counts": ns, "transports": transports, "sizes": sizes, "table": table}
 
 
 def read_callgrind_total(path: Path) -> int:
@@ -472,13 +495,13 @@ def report(args, impls, res, cg, mach, started) -> str:
         "(A B, then B A, ...), each cell a fresh pair of processes; medians with min–max over rounds. "
         "Throughput: local_thr/remote_thr (PUSH/PULL), timed by the receiver. Latency: "
         "local_lat/remote_lat (REQ/REP), one-way = round trip / 2. Same C sources compiled against "
-        "each library. The limit: plain blocking TCP moving the same bytes (1 MiB writes) and a "
+        "each library; tcp-curve: the same tools with <enable_curve> = 1 (CURVE, fixed test keys). The limit: plain blocking TCP moving the same bytes (1 MiB writes) and a "
         "ping-pong of the same size, no messaging layer.", "",
         "Implementations:", "",
     ]
     lines += [f"- **{i.name}**: {i.describe()}" for i in impls]
     lines.append("")
-    for t in args.transports:
+    for t in [] if args.callgrind_only else args.transports:
         for k in KINDS:
             title = "throughput, msg/s (higher is better)" if k == "thr" else "one-way latency, µs (lower is better)"
             lines += [f"## {t} {title}", ""]
@@ -492,7 +515,7 @@ def report(args, impls, res, cg, mach, started) -> str:
             lines.append("| " + " | ".join(hdr) + " |")
             lines.append("|" + "---|" * len(hdr))
             metric = "msgs" if k == "thr" else "lat"
-            for s in args.sizes:
+            for s in sizes_for(args, t):
                 row = [f"{s} B"]
                 meds = {}
                 for n in names:
@@ -516,22 +539,25 @@ def report(args, impls, res, cg, mach, started) -> str:
             lines += [f"not measured: {cg['error']}", ""]
         else:
             lines += [
-                f"Total instructions (all threads, I/O threads included) of each process, by difference "
-                f"between runs of {cg['count'] // 10} and {cg['count']} messages, divided by the difference: "
-                "start-up and connection set-up cancel out.", "",
-                "| size | impl | receiver Ir/msg | sender Ir/msg |", "|---|---|---|---|"]
-            for s in cg["sizes"]:
-                for n in names:
-                    r = cg["table"].get((n, s))
-                    if r is None:
-                        continue
-                    if "error" in r:
-                        lines.append(f"| {s} B | {n} | {r['error'][:60]} | |")
-                    else:
-                        lines.append(f"| {s} B | {n} | {r['recv']:,.0f} | {r['send']:,.0f} |")
-                a, b = cg["table"].get(("oxmq", s)), cg["table"].get(("libzmq", s))
-                if a and b and "error" not in a and "error" not in b:
-                    lines.append(f"| {s} B | oxmq/libzmq | {a['recv'] / b['recv']:.2f}× | {a['send'] / b['send']:.2f}× |")
+                "Total instructions (all threads, I/O threads included) of each process, by difference "
+                "between runs of N/10 and N messages, divided by the difference: start-up and connection "
+                "set-up (the CURVE handshake too) cancel out. N: "
+                + ", ".join(f"{t} {cg['counts'][t]}" for t in cg["transports"]) + ".", "",
+                "| transport | size | impl | receiver Ir/msg | sender Ir/msg |", "|---|---|---|---|---|"]
+            for t in cg["transports"]:
+                for s in cg["sizes"]:
+                    for n in names:
+                        r = cg["table"].get((t, n, s))
+                        if r is None:
+                            continue
+                        if "error" in r:
+                            lines.append(f"| {t} | {s} B | {n} | {r['error'][:60]} | |")
+                        else:
+                            lines.append(f"| {t} | {s} B | {n} | {r['recv']:,.0f} | {r['send']:,.0f} |")
+                    a, b = cg["table"].get((t, "oxmq", s)), cg["table"].get((t, "libzmq", s))
+                    if a and b and "error" not in a and "error" not in b:
+                        lines.append(f"| {t} | {s} B | oxmq/libzmq | {a['recv'] / b['recv']:.2f}× "
+                                     f"| {a['send'] / b['send']:.2f}× |")
             lines.append("")
     if res["failures"]:
         lines += ["## Failed runs", ""] + [f"- {f}" for f in res["failures"]] + [""]
@@ -558,7 +584,7 @@ def charts(args, impls, res, stem: Path) -> list[Path]:
         for ax, t in zip(axes[0], args.transports):
             for impl in impls:
                 xs, ys, lo, hi = [], [], [], []
-                for s in args.sizes:
+                for s in sizes_for(args, t):
                     vals = [x[metric] for x in samples.get((t, k, s, impl.name), [])]
                     if vals:
                         m, a, b = stats(vals)
@@ -597,15 +623,20 @@ def main():
     ap.add_argument("--callgrind-only", action="store_true", help="only the callgrind measurement")
     ap.add_argument("--callgrind-count", type=int, default=200_000)
     ap.add_argument("--callgrind-sizes", default="1,256")
+    ap.add_argument("--callgrind-curve-count", type=int, default=50_000)
+    ap.add_argument("--curve-sizes", default=",".join(map(str, CURVE_SIZES)), help="sizes of the tcp-curve rows")
     ap.add_argument("--no-charts", action="store_true")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     args.sizes = [int(x) for x in args.sizes.split(",") if x]
     args.transports = [x for x in args.transports.split(",") if x]
     args.callgrind_sizes = [int(x) for x in args.callgrind_sizes.split(",") if x]
+    args.curve_sizes = [int(x) for x in args.curve_sizes.split(",") if x]
     if args.quick:
         args.rounds, args.sizes, args.scale = 1, [1, 4096], min(args.scale, 0.1)
+        args.curve_sizes = [1]
         args.callgrind_count = min(args.callgrind_count, 20_000)
+        args.callgrind_curve_count = min(args.callgrind_curve_count, 10_000)
 
     load_plugins()
     wanted = set(args.impls.split(",")) if args.impls else None
@@ -640,7 +671,7 @@ def main():
            "samples": [{"transport": t, "kind": k, "size": s, "impl": i, "runs": v}
                        for (t, k, s, i), v in res["samples"].items()],
            "failures": res["failures"],
-           "callgrind": None if not cg else {f"{k[0]}:{k[1]}": v for k, v in cg.get("table", {}).items()}}
+           "callgrind": None if not cg else {f"{k[0]}:{k[1]}:{k[2]}": v for k, v in cg.get("table", {}).items()}}
     stem.with_suffix(".json").write_text(json.dumps(raw, indent=1))
     print(text)
     print(f"\nwritten: {stem.with_suffix('.md')}" + "".join(f", {p}" for p in made), file=sys.stderr)

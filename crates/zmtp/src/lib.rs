@@ -20,6 +20,8 @@
 //! Every malformed input from the peer is reported as a typed error; nothing
 //! the peer sends can make this crate panic or allocate more than it sent.
 
+// No unsafe code, except SSE2 intrinsics in the CURVE data-phase cipher
+// (mechanism/secretbox.rs), allowed there item by item.
 #![forbid(unsafe_code)]
 #![deny(unused_must_use)]
 #![warn(missing_docs)]

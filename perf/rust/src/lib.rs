@@ -14,10 +14,15 @@
 //!   divided by twice the round trips.
 //! - `inproc_thr` / `inproc_lat <message-size> <count>`: both ends in one process over inproc.
 //!
+//! The four TCP tools take an optional last argument `<enable_curve>`, as libzmq's perf tools
+//! do: a non-zero number turns CURVE on, the binding side being the server and the connecting
+//! side the client, with fixed test keys ([`SERVER_SECRET`] and friends) so the two processes
+//! need not exchange keys.
+//!
 //! The hot loops allocate nothing themselves: receivers reuse one [`Msg`]; senders clone one
 //! prepared body (a reference-count bump for large bodies, an inline copy for small ones).
 
-use oxmq::{Context, Msg, SocketType};
+use oxmq::{opt, Context, Msg, SocketType};
 use std::fmt;
 use std::time::Instant;
 
@@ -42,6 +47,32 @@ fn step<T>(what: &str, r: oxmq::Result<T>) -> Result<T, PerfError> {
     r.map_err(|e| PerfError(format!("error in {what}: {e}")))
 }
 
+/// The perf tools' CURVE keys: the example pairs of zmq_curve(7) (Z85), the same as
+/// `perf/c/perf_curve.h` uses, so C and Rust tools can face each other.
+pub const SERVER_PUBLIC: &str = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+/// Server secret key.
+pub const SERVER_SECRET: &str = "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh6";
+/// Client public key.
+pub const CLIENT_PUBLIC: &str = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
+/// Client secret key.
+pub const CLIENT_SECRET: &str = "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs";
+
+/// Makes `s` a CURVE server (`server`) or client with the fixed keys, when `curve` is set.
+pub fn curve_setup(s: &mut oxmq::Socket, curve: bool, server: bool) -> Result<(), PerfError> {
+    if !curve {
+        return Ok(());
+    }
+    let set = |s: &mut oxmq::Socket, o: i32, v: &[u8]| step("zmq_setsockopt", s.setsockopt(o, v));
+    if server {
+        step("zmq_setsockopt", s.set_int(opt::CURVE_SERVER, 1))?;
+        set(s, opt::CURVE_SECRETKEY, SERVER_SECRET.as_bytes())
+    } else {
+        set(s, opt::CURVE_SERVERKEY, SERVER_PUBLIC.as_bytes())?;
+        set(s, opt::CURVE_PUBLICKEY, CLIENT_PUBLIC.as_bytes())?;
+        set(s, opt::CURVE_SECRETKEY, CLIENT_SECRET.as_bytes())
+    }
+}
+
 fn check_size(msg: &Msg, size: usize) -> Result<(), PerfError> {
     if msg.len() != size {
         return Err(PerfError("message of incorrect size received".into()));
@@ -49,29 +80,35 @@ fn check_size(msg: &Msg, size: usize) -> Result<(), PerfError> {
     Ok(())
 }
 
-/// Arguments of every tool: endpoint (absent for the inproc tools), size, count.
+/// Arguments of every tool: endpoint (absent for the inproc tools), size, count, and for the
+/// TCP tools the optional `<enable_curve>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Args {
     pub endpoint: String,
     pub size: usize,
     pub count: u64,
+    pub curve: bool,
 }
 
-/// Parses `<endpoint> <message-size> <count>` (or `<message-size> <count>` when `endpoint` is
-/// false). `None` means: print the usage line and exit 1, as libzmq does.
+/// Parses `<endpoint> <message-size> <count> [<enable_curve>]` (or `<message-size> <count>`
+/// when `endpoint` is false). `None` means: print the usage line and exit 1, as libzmq does.
 pub fn parse_args(argv: &[String], endpoint: bool) -> Option<Args> {
     let want = if endpoint { 4 } else { 3 };
-    if argv.len() != want {
+    if argv.len() != want && !(endpoint && argv.len() == want + 1) {
         return None;
     }
-    let rest = &argv[want - 2..];
+    let rest = &argv[want - 2..want];
     let size = rest[0].trim().parse::<usize>().ok()?;
     let count = rest[1].trim().parse::<u64>().ok()?;
     if count == 0 {
         return None;
     }
+    let curve = match argv.get(want) {
+        Some(c) => c.trim().parse::<i64>().ok()? != 0,
+        None => false,
+    };
     let endpoint = if endpoint { argv[1].clone() } else { String::new() };
-    Some(Args { endpoint, size, count })
+    Some(Args { endpoint, size, count, curve })
 }
 
 /// Throughput measured by the receiving side.
@@ -139,7 +176,13 @@ fn body(size: usize) -> Msg {
 
 /// PULL side of the throughput test. Blocks until `count` messages have arrived.
 pub fn local_thr(ctx: &Context, bind_to: &str, size: usize, count: u64) -> Result<ThrReport, PerfError> {
+    local_thr_curve(ctx, bind_to, size, count, false)
+}
+
+/// [`local_thr`], as a CURVE server when `curve` is set.
+pub fn local_thr_curve(ctx: &Context, bind_to: &str, size: usize, count: u64, curve: bool) -> Result<ThrReport, PerfError> {
     let mut s = step("zmq_socket", ctx.socket(SocketType::Pull))?;
+    curve_setup(&mut s, curve, true)?;
     step("zmq_bind", s.bind(bind_to))?;
     pull_loop(&mut s, size, count)
 }
@@ -159,7 +202,13 @@ fn pull_loop(s: &mut oxmq::Socket, size: usize, count: u64) -> Result<ThrReport,
 /// PUSH side of the throughput test. Returns once the socket is closed, which (LINGER being
 /// infinite) means every message was handed to the peer.
 pub fn remote_thr(ctx: &Context, connect_to: &str, size: usize, count: u64) -> Result<(), PerfError> {
+    remote_thr_curve(ctx, connect_to, size, count, false)
+}
+
+/// [`remote_thr`], as a CURVE client when `curve` is set.
+pub fn remote_thr_curve(ctx: &Context, connect_to: &str, size: usize, count: u64, curve: bool) -> Result<(), PerfError> {
     let mut s = step("zmq_socket", ctx.socket(SocketType::Push))?;
+    curve_setup(&mut s, curve, false)?;
     step("zmq_connect", s.connect(connect_to))?;
     push_loop(&mut s, size, count)
 }
@@ -175,7 +224,13 @@ fn push_loop(s: &mut oxmq::Socket, size: usize, count: u64) -> Result<(), PerfEr
 
 /// REP side of the latency test: echoes `roundtrips` messages.
 pub fn local_lat(ctx: &Context, bind_to: &str, size: usize, roundtrips: u64) -> Result<(), PerfError> {
+    local_lat_curve(ctx, bind_to, size, roundtrips, false)
+}
+
+/// [`local_lat`], as a CURVE server when `curve` is set.
+pub fn local_lat_curve(ctx: &Context, bind_to: &str, size: usize, roundtrips: u64, curve: bool) -> Result<(), PerfError> {
     let mut s = step("zmq_socket", ctx.socket(SocketType::Rep))?;
+    curve_setup(&mut s, curve, true)?;
     step("zmq_bind", s.bind(bind_to))?;
     echo_loop(&mut s, size, roundtrips)
 }
@@ -192,7 +247,13 @@ fn echo_loop(s: &mut oxmq::Socket, size: usize, roundtrips: u64) -> Result<(), P
 
 /// REQ side of the latency test.
 pub fn remote_lat(ctx: &Context, connect_to: &str, size: usize, roundtrips: u64) -> Result<LatReport, PerfError> {
+    remote_lat_curve(ctx, connect_to, size, roundtrips, false)
+}
+
+/// [`remote_lat`], as a CURVE client when `curve` is set.
+pub fn remote_lat_curve(ctx: &Context, connect_to: &str, size: usize, roundtrips: u64, curve: bool) -> Result<LatReport, PerfError> {
     let mut s = step("zmq_socket", ctx.socket(SocketType::Req))?;
+    curve_setup(&mut s, curve, false)?;
     step("zmq_connect", s.connect(connect_to))?;
     req_loop(&mut s, size, roundtrips)
 }
@@ -273,7 +334,12 @@ mod tests {
     #[test]
     fn parses_libzmq_command_lines() {
         let a = parse_args(&argv(&["local_thr", "tcp://*:5555", "100", "1000"]), true).unwrap();
-        assert_eq!(a, Args { endpoint: "tcp://*:5555".into(), size: 100, count: 1000 });
+        assert_eq!(a, Args { endpoint: "tcp://*:5555".into(), size: 100, count: 1000, curve: false });
+        let a = parse_args(&argv(&["local_thr", "tcp://*:5555", "100", "1000", "1"]), true).unwrap();
+        assert!(a.curve);
+        assert!(!parse_args(&argv(&["local_thr", "tcp://*:5555", "100", "1000", "0"]), true).unwrap().curve);
+        assert!(parse_args(&argv(&["local_thr", "tcp://*:5555", "100", "1000", "x"]), true).is_none());
+        assert!(parse_args(&argv(&["inproc_thr", "1", "10", "1"]), false).is_none());
         let a = parse_args(&argv(&["inproc_thr", "1", "10"]), false).unwrap();
         assert_eq!((a.size, a.count), (1, 10));
         assert!(parse_args(&argv(&["local_thr", "tcp://*:5555", "100"]), true).is_none());

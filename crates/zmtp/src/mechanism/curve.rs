@@ -43,6 +43,7 @@ use subtle::ConstantTimeEq;
 use x25519_dalek::{PublicKey, StaticSecret};
 use zeroize::{Zeroize, Zeroizing};
 
+use super::secretbox::SecretBox;
 use super::{peer_error_or_unexpected, split_command, CurveClientKeys, CurveServerKeys, Status, ZapMode};
 use crate::error::{CipherError, HandshakeError};
 use crate::frame::{encode_frame, encode_header, Frame};
@@ -149,6 +150,12 @@ impl CurveKeyPair {
 /// share. `None` when the peer's point is of small order (the shared secret
 /// would be all zeros, which libsodium refuses too).
 fn precompute(secret: &StaticSecret, public: &[u8; KEY_LEN]) -> Option<XSalsa20Poly1305> {
+    precompute_key(secret, public).map(|k| XSalsa20Poly1305::new(crypto_secretbox::Key::from_slice(&k[..])))
+}
+
+/// [`precompute`]'s key itself, for the session key that also drives the data phase's
+/// [`SecretBox`].
+fn precompute_key(secret: &StaticSecret, public: &[u8; KEY_LEN]) -> Option<Zeroizing<[u8; KEY_LEN]>> {
     let shared = secret.diffie_hellman(&PublicKey::from(*public));
     if !shared.was_contributory() {
         return None;
@@ -157,9 +164,17 @@ fn precompute(secret: &StaticSecret, public: &[u8; KEY_LEN]) -> Option<XSalsa20P
         salsa20::Key::from_slice(shared.as_bytes()),
         &Default::default(),
     );
-    let aead = XSalsa20Poly1305::new(&key);
+    let mut out = Zeroizing::new([0u8; KEY_LEN]);
+    out.copy_from_slice(&key);
     key.as_mut_slice().zeroize();
-    Some(aead)
+    Some(out)
+}
+
+/// The session key as both the handshake's AEAD (INITIATE, READY) and the data phase's
+/// [`SecretBox`].
+fn session_keys(secret: &StaticSecret, public: &[u8; KEY_LEN]) -> Option<(XSalsa20Poly1305, SecretBox)> {
+    let k = precompute_key(secret, public)?;
+    Some((XSalsa20Poly1305::new(crypto_secretbox::Key::from_slice(&k[..])), SecretBox::new(&k)))
 }
 
 fn nonce24(prefix: &[u8], tail: &[u8]) -> crypto_secretbox::Nonce {
@@ -217,6 +232,13 @@ fn command_frame(parts: &[&[u8]], out: &mut Vec<u8>) {
 
 // ----- data phase -----
 
+fn message_nonce(prefix: &[u8; 16], counter: &[u8]) -> [u8; 24] {
+    let mut n = [0u8; 24];
+    n[..16].copy_from_slice(prefix);
+    n[16..].copy_from_slice(counter);
+    n
+}
+
 /// The data-phase half of CURVE: turns frames into MESSAGE commands and
 /// back, with per-direction nonces. Sans-IO: the engine calls [`seal`]
 /// for each outgoing frame and [`open`]/[`open_in_place`] for each
@@ -226,7 +248,7 @@ fn command_frame(parts: &[&[u8]], out: &mut Vec<u8>) {
 /// [`open`]: Cipher::open
 /// [`open_in_place`]: Cipher::open_in_place
 pub struct Cipher {
-    aead: XSalsa20Poly1305,
+    sbox: SecretBox,
     send_prefix: &'static [u8; 16],
     recv_prefix: &'static [u8; 16],
     /// The nonce our next MESSAGE uses.
@@ -268,17 +290,14 @@ impl Cipher {
         encode_header(len, false, false, out);
         out.extend_from_slice(MESSAGE_NAME);
         out.extend_from_slice(&n.to_be_bytes());
-        let nonce = nonce24(self.send_prefix, &n.to_be_bytes());
+        let nonce = message_nonce(self.send_prefix, &n.to_be_bytes());
         let flags = (u8::from(more) * FLAG_MORE) | (u8::from(command) * FLAG_COMMAND);
         let tag_at = out.len();
         out.extend_from_slice(&[0u8; MAC_LEN]);
         let pt_at = out.len();
         out.push(flags);
         out.extend_from_slice(body);
-        let tag = self
-            .aead
-            .encrypt_in_place_detached(&nonce, b"", &mut out[pt_at..])
-            .map_err(|_| CipherError::Malformed)?;
+        let tag = self.sbox.seal(&nonce, &mut out[pt_at..]);
         out[tag_at..pt_at].copy_from_slice(&tag);
         Ok(())
     }
@@ -299,11 +318,10 @@ impl Cipher {
                 last: self.recv_nonce,
             });
         }
-        let nonce = nonce24(self.recv_prefix, &body[8..16]);
-        let tag = Tag::clone_from_slice(&body[16..32]);
-        self.aead
-            .decrypt_in_place_detached(&nonce, b"", &mut body[32..], &tag)
-            .map_err(|_| CipherError::Tampered)?;
+        let nonce = message_nonce(self.recv_prefix, &body[8..16]);
+        let mut tag = [0u8; MAC_LEN];
+        tag.copy_from_slice(&body[16..32]);
+        self.sbox.open(&nonce, &mut body[32..], &tag).map_err(|_| CipherError::Tampered)?;
         self.recv_nonce = n;
         let flags = body[32];
         let opened = Opened {
@@ -346,7 +364,7 @@ enum ClientState {
     /// HELLO sent (nonce 1); waiting for WELCOME.
     HelloSent,
     /// INITIATE sent (nonce 2) under the session key; waiting for READY.
-    InitiateSent { session: XSalsa20Poly1305 },
+    InitiateSent { session: XSalsa20Poly1305, data: SecretBox },
     Done,
 }
 
@@ -405,11 +423,11 @@ impl Client {
         let (name, _) = split_command(body)?;
         match (std::mem::replace(&mut self.state, ClientState::Done), name) {
             (ClientState::HelloSent, b"WELCOME") => {
-                let session = self.on_welcome(body, out)?;
-                self.state = ClientState::InitiateSent { session };
+                let (session, data) = self.on_welcome(body, out)?;
+                self.state = ClientState::InitiateSent { session, data };
                 Ok(Status::InProgress)
             }
-            (ClientState::InitiateSent { session }, b"READY") => {
+            (ClientState::InitiateSent { session, data }, b"READY") => {
                 if body.len() < READY_MIN {
                     return Err(HandshakeError::MalformedCommand { command: "READY" });
                 }
@@ -418,7 +436,7 @@ impl Client {
                     .ok_or(HandshakeError::Cryptographic { command: "READY" })?;
                 let meta = Metadata::parse_bytes(&Bytes::copy_from_slice(&pt))?;
                 self.cipher = Some(Cipher {
-                    aead: session,
+                    sbox: data,
                     send_prefix: MESSAGE_C,
                     recv_prefix: MESSAGE_S,
                     send_nonce: 3,
@@ -432,7 +450,7 @@ impl Client {
     }
 
     /// Opens WELCOME, queues INITIATE, returns the session key.
-    fn on_welcome(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<XSalsa20Poly1305, HandshakeError> {
+    fn on_welcome(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<(XSalsa20Poly1305, SecretBox), HandshakeError> {
         if body.len() != WELCOME_LEN {
             return Err(HandshakeError::MalformedCommand { command: "WELCOME" });
         }
@@ -441,7 +459,7 @@ impl Client {
         let pt = open(&long_term, &nonce24(WELCOME_PREFIX, &body[8..24]), &body[24..]).ok_or(bad.clone())?;
         let cn_server = key_at(&pt, 0);
         let cookie = &pt[32..128];
-        let session = precompute(&self.cn_secret, &cn_server).ok_or(bad)?;
+        let (session, data) = session_keys(&self.cn_secret, &cn_server).ok_or(bad)?;
 
         // vouch = nonce16 + Box[C' + S](C->S')
         let vouch_nonce = random16();
@@ -460,7 +478,7 @@ impl Client {
         let mut boxed = Vec::with_capacity(pt.len() + MAC_LEN);
         seal(&session, &nonce24(INITIATE_PREFIX, &2u64.to_be_bytes()), &pt, &mut boxed);
         command_frame(&[b"\x08INITIATE", cookie, &2u64.to_be_bytes(), &boxed], out);
-        Ok(session)
+        Ok((session, data))
     }
 }
 
@@ -494,6 +512,7 @@ enum ServerState {
     AwaitingZap {
         meta: Metadata,
         session: XSalsa20Poly1305,
+        data: SecretBox,
         initiate_nonce: u64,
     },
     Done,
@@ -631,7 +650,7 @@ impl Server {
             return Err(HandshakeError::InvalidNonce);
         }
         let bad = HandshakeError::Cryptographic { command: "INITIATE" };
-        let session = precompute(&self.cn_secret, cn_client).ok_or(bad.clone())?;
+        let (session, data) = session_keys(&self.cn_secret, cn_client).ok_or(bad.clone())?;
         let pt = open(&session, &nonce24(INITIATE_PREFIX, &body[105..113]), &body[113..]).ok_or(bad)?;
         if pt.len() < 128 {
             return Err(HandshakeError::MalformedCommand { command: "INITIATE" });
@@ -649,10 +668,10 @@ impl Server {
         let meta = Metadata::parse_bytes(&Bytes::copy_from_slice(&pt[128..]))?;
         self.client_key = Some(client_key);
         match self.zap {
-            ZapMode::Skip => self.send_ready(meta, session, n, out),
+            ZapMode::Skip => self.send_ready(meta, session, data, n, out),
             ZapMode::Refuse => Err(HandshakeError::NoZapHandler),
             ZapMode::Ask => {
-                self.state = ServerState::AwaitingZap { meta, session, initiate_nonce: n };
+                self.state = ServerState::AwaitingZap { meta, session, data, initiate_nonce: n };
                 Ok(Status::Zap(vec![Bytes::copy_from_slice(&client_key)]))
             }
         }
@@ -661,8 +680,8 @@ impl Server {
     /// ZAP approved the client's key: send READY and start the data phase.
     pub(crate) fn zap_approved(&mut self, out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
         match std::mem::replace(&mut self.state, ServerState::Done) {
-            ServerState::AwaitingZap { meta, session, initiate_nonce } => {
-                self.send_ready(meta, session, initiate_nonce, out)
+            ServerState::AwaitingZap { meta, session, data, initiate_nonce } => {
+                self.send_ready(meta, session, data, initiate_nonce, out)
             }
             _ => Err(HandshakeError::UnexpectedCommand(Bytes::from_static(b"ZAP"))),
         }
@@ -672,6 +691,7 @@ impl Server {
         &mut self,
         meta: Metadata,
         session: XSalsa20Poly1305,
+        data: SecretBox,
         n: u64,
         out: &mut Vec<u8>,
     ) -> Result<Status, HandshakeError> {
@@ -681,7 +701,7 @@ impl Server {
         seal(&session, &nonce24(READY_PREFIX, &1u64.to_be_bytes()), &ours, &mut boxed);
         command_frame(&[b"\x05READY", &1u64.to_be_bytes(), &boxed], out);
         self.cipher = Some(Cipher {
-            aead: session,
+            sbox: data,
             send_prefix: MESSAGE_S,
             recv_prefix: MESSAGE_C,
             send_nonce: 2,

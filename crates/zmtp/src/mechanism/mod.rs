@@ -16,6 +16,7 @@
 pub mod curve;
 pub mod null;
 pub mod plain;
+mod secretbox;
 
 use bytes::Bytes;
 use subtle::ConstantTimeEq;
