@@ -7,10 +7,18 @@ cd "$(dirname "$0")/.."
 
 echo "== setup"
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  if ! dpkg -s libzmq3-dev >/dev/null 2>&1 || ! command -v valgrind >/dev/null 2>&1; then
+  # libzmq3-dev: the system zmq.h and libzmq for the C tests; valgrind; a JDK and Maven for
+  # the JeroMQ peer of the draft-socket interop tests.
+  if ! dpkg -s libzmq3-dev >/dev/null 2>&1 || ! command -v valgrind >/dev/null 2>&1 \
+     || ! command -v javac >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
     timeout 600 apt-get update -qq || true
-    timeout 900 apt-get install -y -qq libzmq3-dev valgrind pkg-config >/dev/null
+    timeout 1200 apt-get install -y -qq libzmq3-dev valgrind pkg-config default-jdk-headless maven >/dev/null
   fi
+fi
+# JeroMQ 0.6.0 into the local Maven repository (the draft interop tests compile their peer
+# against it).
+if command -v mvn >/dev/null 2>&1 && [ ! -f "$HOME/.m2/repository/org/zeromq/jeromq/0.6.0/jeromq-0.6.0.jar" ]; then
+  timeout 600 mvn -q dependency:get -Dartifact=org.zeromq:jeromq:0.6.0 || true
 fi
 python3 -c "import zmq" 2>/dev/null || timeout 600 python3 -m pip install -q pyzmq
 command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup" >&2; exit 1; }
