@@ -75,12 +75,19 @@ impl Msg {
     }
 
     /// A zero-filled frame of `len` bytes, to be written through [`Msg::as_mut_slice`].
+    #[inline]
     pub fn with_size(len: usize) -> Msg {
         if len <= INLINE_CAP {
             Msg { body: Body::Inline { len: len as u8, buf: [0; INLINE_CAP] }, flags: 0, routing_id: 0, props: None }
         } else {
-            Msg { body: Body::Unique(arena::zeroed(len)), flags: 0, routing_id: 0, props: None }
+            Msg::with_size_large(len)
         }
+    }
+
+    /// `with_size` for bodies that do not fit inline, out of line like `copy_large`.
+    #[inline(never)]
+    fn with_size_large(len: usize) -> Msg {
+        Msg { body: Body::Unique(arena::zeroed(len)), flags: 0, routing_id: 0, props: None }
     }
 
     /// A frame holding a copy of `data` (inline when small).
