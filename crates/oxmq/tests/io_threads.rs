@@ -14,6 +14,15 @@ fn io_threads() -> usize {
         .count()
 }
 
+/// Polls `cond` every millisecond for up to 5 s.
+fn wait_for(cond: impl Fn() -> bool, what: &str) {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !cond() {
+        assert!(std::time::Instant::now() < end, "timed out: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 #[test]
 fn io_threads_sets_the_thread_count() {
     assert_eq!(io_threads(), 0);
@@ -26,10 +35,13 @@ fn io_threads_sets_the_thread_count() {
         s.bind("tcp://127.0.0.1:*").unwrap();
         socks.push(s);
     }
+    // A new thread names itself as it starts: wait for the names, then check no more appear.
+    wait_for(|| io_threads() >= 3, "three I/O threads named");
     assert_eq!(io_threads(), 3, "three I/O threads started");
     // Fixed once the threads run, as in libzmq.
     assert_eq!(ctx.set(opt::IO_THREADS, 1).unwrap_err(), Error::Invalid);
     drop(socks);
     ctx.term().unwrap();
-    assert_eq!(io_threads(), 0, "term stops them");
+    // Joined already; the kernel may list an exited thread for a moment after the join.
+    wait_for(|| io_threads() == 0, "term stops the I/O threads");
 }
