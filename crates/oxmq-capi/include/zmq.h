@@ -658,7 +658,8 @@ ZMQ_EXPORT int zmq_poller_wait (void *poller, zmq_poller_event_t *event, long ti
 /* The number of events written (at most n_events), or -1 with EAGAIN on timeout. */
 ZMQ_EXPORT int zmq_poller_wait_all (void *poller, zmq_poller_event_t *events, int n_events,
                                     long timeout);
-/* EINVAL: oxmq has no thread-safe sockets, so a poller has no descriptor of its own. */
+/* EINVAL: oxmq's poller has no descriptor of its own (libzmq has one only while thread-safe
+   sockets are registered; oxmq does not provide it yet, even for its thread-safe draft types). */
 ZMQ_EXPORT int zmq_poller_fd (void *poller, zmq_fd_t *fd);
 ZMQ_EXPORT int zmq_poller_add_fd (void *poller, zmq_fd_t fd, void *user_data, short events);
 ZMQ_EXPORT int zmq_poller_modify_fd (void *poller, zmq_fd_t fd, short events);

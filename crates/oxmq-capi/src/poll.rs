@@ -306,7 +306,8 @@ pub unsafe extern "C" fn zmq_poller_fd(p: *mut c_void, fd: *mut c_int) -> c_int 
         // SAFETY: C contract.
         unsafe { poller(p)? };
         non_null(fd)?;
-        // libzmq has a poller fd only when thread-safe sockets are registered; oxmq has none.
+        // libzmq has a poller fd only when thread-safe sockets are registered; oxmq does not
+        // provide one yet, even for its thread-safe draft types.
         Err(Error::Invalid)
     })
 }
