@@ -49,6 +49,30 @@ impl<'a> PollItem<'a> {
 /// Waits until at least one item is ready or `timeout_ms` passes (-1: forever, 0: check
 /// once). Returns how many items are ready; each item's `revents` says which events.
 pub fn poll(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
+    // A socket in level mode whose descriptor reports an event this poll does not ask for
+    // (OXMQ_FD_LEVEL = POLLIN|POLLOUT, polled for POLLIN) would keep its descriptor readable
+    // and turn the wait into a spin: narrow its mask to the events asked for while polling,
+    // and put it back after.
+    let mut narrowed = Vec::new();
+    for (i, it) in items.iter_mut().enumerate() {
+        if let PollItem::Socket { socket, events, .. } = it {
+            let mask = socket.fd_level();
+            if mask & !*events != 0 {
+                socket.set_fd_level(mask & *events)?;
+                narrowed.push((i, mask));
+            }
+        }
+    }
+    let r = poll_items(items, timeout_ms);
+    for (i, mask) in narrowed {
+        if let PollItem::Socket { socket, .. } = &mut items[i] {
+            socket.set_fd_level(mask)?;
+        }
+    }
+    r
+}
+
+fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
     let deadline = if timeout_ms < 0 { None } else { Some(Instant::now() + Duration::from_millis(timeout_ms as u64)) };
     let mut pfds: Vec<libc::pollfd> = items
         .iter()

@@ -336,3 +336,41 @@ fn poller_sockets_and_fds_add_modify_remove_timeout() {
         libc::close(fds[1]);
     }
 }
+
+/// CPU time this thread has used.
+fn thread_cpu() -> Duration {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid rusage to fill for the calling thread.
+    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) }, 0);
+    Duration::from_secs(ru.ru_utime.tv_sec as u64 + ru.ru_stime.tv_sec as u64)
+        + Duration::from_micros(ru.ru_utime.tv_usec as u64 + ru.ru_stime.tv_usec as u64)
+}
+
+#[test]
+fn zmq_poll_on_a_level_mode_socket_for_fewer_events_waits_without_spinning() {
+    let ctx = Context::new();
+    let ep = format!("inproc://{}", unique("level-poll"));
+    let mut a = ctx.socket(SocketType::Pair).unwrap();
+    let mut b = ctx.socket(SocketType::Pair).unwrap();
+    a.bind(&ep).unwrap();
+    b.connect(&ep).unwrap();
+    // Writable at once, so in level mode the descriptor is readable for POLLOUT.
+    a.set_fd_level(opt::POLLIN | opt::POLLOUT).unwrap();
+    assert_eq!(a.events().unwrap() & opt::POLLOUT, opt::POLLOUT);
+    let cpu = thread_cpu();
+    let start = Instant::now();
+    let n = {
+        let mut items = [oxmq::PollItem::socket(&mut a, opt::POLLIN)];
+        oxmq::poll(&mut items, 300).unwrap()
+    };
+    let waited = start.elapsed();
+    let used = thread_cpu() - cpu;
+    assert_eq!(n, 0, "nothing to receive");
+    assert!(waited >= Duration::from_millis(290), "waited {waited:?}");
+    assert!(used < Duration::from_millis(100), "the wait spun: {used:?} of CPU in {waited:?}");
+    assert_eq!(a.get_int(opt::OXMQ_FD_LEVEL).unwrap(), i32::from(opt::POLLIN | opt::POLLOUT), "mode restored");
+    // And a message still wakes it.
+    b.send("x", 0).unwrap();
+    let mut items = [oxmq::PollItem::socket(&mut a, opt::POLLIN)];
+    assert_eq!(oxmq::poll(&mut items, 5000).unwrap(), 1);
+}

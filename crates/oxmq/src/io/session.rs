@@ -890,6 +890,12 @@ impl Session {
             }
             self.event(mon::DISCONNECTED, self.fd());
         }
+        // A handshake that failed on a protocol error (a malformed or refused handshake, an
+        // ERROR from the peer, a ZAP refusal) ends a connecting session for good, as libzmq's
+        // engine_error(protocol_error) does: retrying would meet the same refusal. A timeout
+        // or a connection cut short still reconnects.
+        let protocol_failure =
+            matches!(&self.state, State::Connected(c) if c.handshake.as_ref().is_some_and(|h| h.error().is_some()));
         let state = std::mem::replace(&mut self.state, State::Idle);
         if let State::Connected(mut c) = state {
             if c.handshake.is_some() {
@@ -907,6 +913,10 @@ impl Session {
         }
         if self.target.is_none() {
             return false; // accept side: the peer will reconnect to us
+        }
+        if protocol_failure {
+            self.pipe = None;
+            return false;
         }
         // A pipe per connection: the socket forgets this peer. STREAM keeps its pipe, and so
         // the peer's routing id, across reconnects, as libzmq does.
