@@ -738,6 +738,16 @@ mod tests {
         hello: Bytes,
     }
 
+    /// Runs HELLO and WELCOME through the pair and returns the client's INITIATE body.
+    fn initiate_of(p: &mut Pair) -> Bytes {
+        let mut out = Vec::new();
+        p.server.on_command(&p.hello, &mut out).unwrap();
+        let welcome = bodies(&out).remove(0);
+        out.clear();
+        p.client.on_command(&welcome, &mut out).unwrap();
+        bodies(&out).remove(0)
+    }
+
     fn pair(server_key_seen_by_client: Option<[u8; 32]>) -> (Pair, CurveKeyPair, CurveKeyPair) {
         let s = CurveKeyPair::generate();
         let c = CurveKeyPair::generate();
@@ -885,12 +895,7 @@ mod tests {
     fn tampered_cookie_and_forged_vouch_are_refused() {
         // Cookie bit flipped.
         let (mut p, _, _) = pair(None);
-        let mut out = Vec::new();
-        p.server.on_command(&p.hello, &mut out).unwrap();
-        let welcome = bodies(&out).remove(0);
-        out.clear();
-        p.client.on_command(&welcome, &mut out).unwrap();
-        let mut initiate = bodies(&out).remove(0).to_vec();
+        let mut initiate = initiate_of(&mut p).to_vec();
         initiate[40] ^= 1;
         assert_eq!(
             p.server.on_command(&Bytes::from(initiate), &mut Vec::new()).unwrap_err(),
@@ -911,12 +916,7 @@ mod tests {
 
         // INITIATE box tampered.
         let (mut p, _, _) = pair(None);
-        let mut out = Vec::new();
-        p.server.on_command(&p.hello, &mut out).unwrap();
-        let welcome = bodies(&out).remove(0);
-        out.clear();
-        p.client.on_command(&welcome, &mut out).unwrap();
-        let mut initiate = bodies(&out).remove(0).to_vec();
+        let mut initiate = initiate_of(&mut p).to_vec();
         let last = initiate.len() - 1;
         initiate[last] ^= 0x80;
         assert_eq!(
@@ -929,12 +929,7 @@ mod tests {
     fn replayed_initiate_nonce_and_tampered_ready_and_welcome() {
         // An INITIATE whose nonce does not exceed HELLO's.
         let (mut p, _, _) = pair(None);
-        let mut out = Vec::new();
-        p.server.on_command(&p.hello, &mut out).unwrap();
-        let welcome = bodies(&out).remove(0);
-        out.clear();
-        p.client.on_command(&welcome, &mut out).unwrap();
-        let mut initiate = bodies(&out).remove(0).to_vec();
+        let mut initiate = initiate_of(&mut p).to_vec();
         initiate[105..113].copy_from_slice(&1u64.to_be_bytes());
         assert_eq!(
             p.server.on_command(&Bytes::from(initiate), &mut Vec::new()).unwrap_err(),
@@ -954,12 +949,7 @@ mod tests {
 
         // READY tampered.
         let (mut p, _, _) = pair(None);
-        let mut out = Vec::new();
-        p.server.on_command(&p.hello, &mut out).unwrap();
-        let welcome = bodies(&out).remove(0);
-        out.clear();
-        p.client.on_command(&welcome, &mut out).unwrap();
-        let initiate = bodies(&out).remove(0);
+        let initiate = initiate_of(&mut p);
         out.clear();
         p.server.on_command(&initiate, &mut out).unwrap();
         let mut ready = bodies(&out).remove(0).to_vec();
