@@ -149,8 +149,10 @@ fn oxmq_pub_libzmq_xsub_filters_on_publisher(setup: Setup) {
     }
     ox.send("A-end", 0).unwrap();
     assert_eq!(py_collect_until(&mut py, b"A-end"), vec![b"A1".to_vec()]);
-    py.send(&[b"\x01S"]);
+    // Cancel first: "SYNC-probe" also matches "S", so the probe getting through proves only
+    // what was sent before "S" has been applied.
     py.send(&[b"\x00A"]);
+    py.send(&[b"\x01S"]);
     py.send(&[b"\x01SYNC"]);
     sync_to_py(&mut ox, &mut py, b"SYNC-probe");
     for m in ["A2", "S1", "B2"] {
