@@ -50,6 +50,9 @@ pub(crate) enum IoCmd {
 pub(crate) struct IoThread {
     queue: Mutex<Vec<IoCmd>>,
     waker: Waker,
+    /// Our own handle on the reactor's epoll set, for interest changes made from application
+    /// threads (`Session::direct_arm`).
+    registry: mio::Registry,
     poll: Mutex<Option<Poll>>,
     handle: Mutex<Option<JoinHandle<()>>>,
 }
@@ -60,9 +63,11 @@ impl IoThread {
     pub(crate) fn start(index: usize) -> io::Result<Arc<IoThread>> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER)?;
+        let registry = poll.registry().try_clone()?;
         let t = Arc::new(IoThread {
             queue: Mutex::new(Vec::new()),
             waker,
+            registry,
             poll: Mutex::new(Some(poll)),
             handle: Mutex::new(None),
         });
@@ -86,6 +91,21 @@ impl IoThread {
         if was_empty {
             let _ = self.waker.wake();
         }
+    }
+
+    /// Sets the events `fd` (registered under `token`) reports to this thread, edge-triggered
+    /// as mio registers it. mio has no empty interest, which `Session::direct_arm` needs, so
+    /// this is the raw `epoll_ctl`; mio keeps no state of its own about a registration.
+    pub(crate) fn set_interest(&self, fd: std::os::fd::RawFd, token: usize, events: u32) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let mut ev = libc::epoll_event { events: events | libc::EPOLLET as u32, u64: token as u64 };
+        // SAFETY: `ev` is a valid epoll_event for the duration of the call; the epoll
+        // descriptor is owned by `self.registry`, and MOD changes only `fd`'s registration.
+        let rc = unsafe { libc::epoll_ctl(self.registry.as_raw_fd(), libc::EPOLL_CTL_MOD, fd, &mut ev) };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// Asks the thread to exit once its lingering sessions are done, and waits for it.

@@ -95,6 +95,41 @@ struct Conn {
     io_errno: i32,
     /// Heartbeat state; the data path only counts reads into it.
     beat: heartbeat::Beat,
+    /// A command frame the application thread's direct read decoded: commands need the I/O
+    /// thread (timers, replies), which handles it before decoding further.
+    deferred: Option<Msg>,
+    /// The application thread's direct read met a broken stream or a hostile frame: the I/O
+    /// thread ends the connection at its next turn.
+    failed: bool,
+    /// An application thread waits on this connection's input itself (`direct_arm`): the I/O
+    /// thread's epoll registration does not report it meanwhile.
+    armed: bool,
+    /// The events the I/O thread's registration reports now (`READ_EVENTS`, `WRITE_EVENTS`).
+    interest: u32,
+}
+
+/// epoll events for input (what mio's READABLE registers).
+const READ_EVENTS: u32 = (libc::EPOLLIN | libc::EPOLLRDHUP) as u32;
+/// epoll events for room to write.
+const WRITE_EVENTS: u32 = libc::EPOLLOUT as u32;
+
+impl Conn {
+    /// Brings the I/O thread's registration in line with what it needs: input unless an
+    /// application thread waits on it, room to write only while a write is blocked. A change
+    /// that adds an event already ready queues it, so nothing is missed; and since room to
+    /// write is asked for only after EAGAIN, giving input back never queues a spurious
+    /// writable event (which would wake the I/O thread for nothing).
+    fn update_interest(&mut self, io: &IoThread, token: usize) -> bool {
+        let want = if self.armed { 0 } else { READ_EVENTS } | if self.writable { 0 } else { WRITE_EVENTS };
+        if want == self.interest {
+            return true;
+        }
+        let ok = io.set_interest(self.stream.fd(), token, want).is_ok();
+        if ok {
+            self.interest = want;
+        }
+        ok
+    }
 }
 
 enum State {
@@ -127,9 +162,11 @@ pub(crate) struct Session {
     drained: bool,
     /// The owner registered for this session's pipe ends.
     owner: Arc<SessionOwner>,
-    /// When bytes were last written: the application writes directly only to a quiet
-    /// connection, so a stream keeps the I/O thread's batching.
+    /// When bytes were last written, and the connection's read count then: the application
+    /// writes directly only to a quiet connection or in an exchange, so a stream keeps the I/O
+    /// thread's batching.
     last_write: Instant,
+    reads_at_write: u64,
     /// This session's counters (see `socket/stats.rs`): written only by whoever drives it.
     counters: Arc<SessionCounters>,
 }
@@ -191,17 +228,129 @@ impl Session {
         if self.closing {
             return false;
         }
-        match &self.state {
-            State::Connected(c) if c.handshake.is_none() && c.writable => {}
+        let reads = match &self.state {
+            State::Connected(c) if c.handshake.is_none() && c.writable => c.beat.reads,
             _ => return false,
-        }
-        // A connection written to in the last DIRECT_QUIET is streaming: one system call per
-        // message from here would cost more than the hop it saves, so let the I/O thread
-        // batch. A request/reply exchange is always slower than this and goes direct.
-        if self.last_write.elapsed() < DIRECT_QUIET {
+        };
+        // A connection written to in the last DIRECT_QUIET with nothing read since is
+        // streaming: one system call per message from here would cost more than the hop it
+        // saves, so let the I/O thread batch. An exchange (input read since the last write,
+        // however fast the round trip) or a sporadic sender goes direct.
+        if reads == self.reads_at_write && self.last_write.elapsed() < DIRECT_QUIET {
             return false;
         }
         self.write_side().is_ok()
+    }
+
+    /// A waiting receiver takes this connection's input over (see [`Session::direct_read`]):
+    /// returns the descriptor to poll, and the I/O thread's registration stops reporting input
+    /// until [`Session::direct_disarm`]. None while only the I/O thread may read.
+    fn direct_arm(&mut self) -> Option<std::os::fd::RawFd> {
+        let token = self.token;
+        let State::Connected(c) = &self.state else { return None };
+        if !self.direct_readable(c) {
+            return None;
+        }
+        let State::Connected(c) = &mut self.state else { return None };
+        c.armed = true;
+        if !c.update_interest(&self.owner.io, token) {
+            c.armed = false;
+            return None;
+        }
+        Some(c.stream.fd())
+    }
+
+    /// The receiver stopped waiting: input is the I/O thread's again (any that arrived
+    /// meanwhile is reported to it at once).
+    fn direct_disarm(&mut self) {
+        if let State::Connected(c) = &mut self.state {
+            if c.armed {
+                c.armed = false;
+                c.update_interest(&self.owner.io, self.token);
+            }
+        }
+    }
+
+    fn direct_readable(&self, c: &Conn) -> bool {
+        !self.closing
+            && self.socket.kind != SocketType::Stream
+            && c.handshake.is_none()
+            && c.held.is_empty()
+            && c.deferred.is_none()
+            && !c.failed
+            && self.pipe.is_some()
+    }
+
+    /// The application thread's receive path (see [`SessionOwner`]): a receiver with nothing
+    /// queued reads and decodes this connection's input itself, so a message that arrives while
+    /// it waits costs one wake-up (its own) instead of two (the I/O thread's, then its). The
+    /// I/O thread still owns the connection: whatever this path cannot finish (a command frame,
+    /// a full pipe, the end of the stream, an error) is left in the session's state and handed
+    /// to it with a command. Returns true if it read anything.
+    fn direct_read(&mut self) -> bool {
+        let State::Connected(c) = &self.state else { return false };
+        if !self.direct_readable(c) {
+            return false;
+        }
+        let mut read = false;
+        let mut handoff = false;
+        let mut budget = READ_BUDGET;
+        loop {
+            let State::Connected(c) = &mut self.state else { break };
+            if c.rx.capacity() - c.rx.len() < 4096 {
+                c.rx.reserve(c.read_chunk);
+            }
+            match c.stream.read_into(&mut c.rx) {
+                Ok(0) => {
+                    // The end of the stream: the I/O thread closes the connection (what was
+                    // decoded before it is in the pipe already).
+                    c.io_errno = libc::EPIPE;
+                    c.failed = true;
+                    handoff = true;
+                    break;
+                }
+                Ok(n) => {
+                    read = true;
+                    budget = budget.saturating_sub(n);
+                    self.counters.wire_in(n);
+                    self.counters.direct_read();
+                    c.beat.reads += 1;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    c.io_errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    c.failed = true;
+                    handoff = true;
+                    break;
+                }
+            }
+            if self.decode(None).is_err() {
+                if let State::Connected(c) = &mut self.state {
+                    c.failed = true;
+                }
+                handoff = true;
+                break;
+            }
+            let State::Connected(c) = &self.state else { break };
+            if !self.direct_readable(c) || budget == 0 {
+                handoff = true; // a command, a full pipe, or a long stream: over to the I/O thread
+                break;
+            }
+        }
+        if let Some(p) = &mut self.pipe {
+            p.flush();
+            p.publish_written();
+        }
+        if handoff {
+            self.direct_disarm();
+            if let State::Connected(c) = &mut self.state {
+                c.read_pending = true;
+            }
+            let id = PipeId { slot: self.token, serial: self.serial };
+            self.owner.io.send(super::IoCmd::Pipe(id, Wake::Write));
+        }
+        read
     }
 
     pub(crate) fn accepted(
@@ -232,6 +381,7 @@ impl Session {
             drained: false,
             owner: SessionOwner::new(ctx.io.clone()),
             last_write: Instant::now(),
+            reads_at_write: 0,
             counters,
         };
         if s.begin_handshake(ctx, stream, false) {
@@ -278,6 +428,7 @@ impl Session {
             drained: false,
             owner,
             last_write: Instant::now(),
+            reads_at_write: 0,
             counters,
         }
     }
@@ -440,6 +591,10 @@ impl Session {
             peer_id: bytes::Bytes::new(),
             io_errno: 0,
             beat: heartbeat::Beat::new(),
+            deferred: None,
+            failed: false,
+            armed: false,
+            interest: READ_EVENTS | WRITE_EVENTS,
         }));
         if self.socket.kind == SocketType::Stream {
             self.raw_begin(); // no greeting: the link is up
@@ -537,7 +692,38 @@ impl SessionOwner {
     }
 }
 
+impl SessionOwner {
+    /// Runs `f` on the session if it is free (the I/O thread is not using it) and still the
+    /// one `id` names.
+    fn try_with<R>(&self, id: PipeId, f: impl FnOnce(&mut Session) -> Option<R>) -> Option<R> {
+        let s = self.me.get()?.upgrade()?;
+        let mut s = s.try_lock().ok()?;
+        if s.serial != id.serial {
+            return None;
+        }
+        f(&mut s)
+    }
+}
+
 impl crate::pipe::Owner for SessionOwner {
+    fn direct_arm(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
+        self.try_with(id, |s| s.direct_arm())
+    }
+
+    fn direct_disarm(&self, id: PipeId) {
+        // Waits for the session if the I/O thread has it: input must be handed back.
+        if let Some(s) = self.me.get().and_then(|w| w.upgrade()) {
+            let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
+            if s.serial == id.serial {
+                s.direct_disarm();
+            }
+        }
+    }
+
+    fn direct_read(&self, id: PipeId) -> bool {
+        self.try_with(id, |s| Some(s.direct_read())).unwrap_or(false)
+    }
+
     fn wake(&self, id: PipeId, what: Wake) {
         if what == Wake::Read {
             if let Some(s) = self.me.get().and_then(|w| w.upgrade()) {
@@ -609,7 +795,7 @@ impl Session {
         let mut budget = READ_BUDGET;
         loop {
             // Parse what is buffered first: a handshake or messages may be complete already.
-            self.decode(ctx)?;
+            self.decode(Some(&mut *ctx))?;
             let State::Connected(c) = &mut self.state else { return Ok(()) };
             if !c.held.is_empty() || !c.read_pending {
                 break;
@@ -648,7 +834,11 @@ impl Session {
     /// Frames are parsed with a cursor and the buffer is advanced once per batch, not once
     /// per frame; small bodies are copied out at the cursor, large ones are split off the
     /// buffer without copying (which needs the buffer advanced to them first).
-    fn decode(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
+    ///
+    /// `ctx` is the I/O thread's; without it (the application thread's direct read, which
+    /// only runs in the data phase) decoding stops at the first command frame and leaves it in
+    /// `deferred` for the I/O thread.
+    fn decode(&mut self, mut ctx: Option<&mut Ctx<'_>>) -> Result<(), Lost> {
         if self.socket.kind == SocketType::Stream {
             return self.raw_decode();
         }
@@ -656,6 +846,7 @@ impl Session {
         loop {
             let State::Connected(c) = &mut self.state else { return Ok(()) };
             if let Some(hs) = &mut c.handshake {
+                let Some(ctx) = ctx.as_deref_mut() else { return Ok(()) };
                 let id = PipeId { slot: self.token, serial: self.serial };
                 let r = hs.handle_input(&c.rx).and_then(|n| {
                     c.rx.advance(n);
@@ -691,6 +882,14 @@ impl Session {
         let (token, serial) = (self.token, self.serial);
         let State::Connected(c) = &mut self.state else { return Ok(()) };
         let Some(p) = &mut self.pipe else { return Err(Lost) };
+        if c.failed {
+            return Err(Lost);
+        }
+        if let Some(ctx) = ctx.as_deref_mut() {
+            if let Some(m) = c.deferred.take() {
+                command(kind, c, p, &m, ctx, (token, serial))?;
+            }
+        }
         let mut pos = 0usize;
         let result = loop {
             if !c.held.is_empty() {
@@ -738,6 +937,10 @@ impl Session {
                 Msg::from_bytes(c.rx.split_to(len).freeze())
             };
             if h.command {
+                let Some(ctx) = ctx.as_deref_mut() else {
+                    c.deferred = Some(msg);
+                    break Ok(());
+                };
                 match command(kind, c, p, &msg, ctx, (token, serial)) {
                     Ok(()) => continue,
                     Err(l) => break Err(l),
@@ -847,6 +1050,7 @@ impl Session {
                     Ok(n) => n,
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                         c.writable = false;
+                        c.update_interest(&self.owner.io, self.token);
                         return Ok(());
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -856,6 +1060,7 @@ impl Session {
             advance_written(c, n);
             self.counters.wire_out(n);
             self.last_write = Instant::now();
+            self.reads_at_write = c.beat.reads;
             if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
                 c.tx.clear();
                 c.tx_pos = 0;

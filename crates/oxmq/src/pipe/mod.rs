@@ -34,6 +34,26 @@ pub(crate) enum Wake {
 /// Receives wake-ups for one pipe end. Called from the peer's thread; must not block.
 pub(crate) trait Owner: Send + Sync {
     fn wake(&self, id: PipeId, what: Wake);
+
+    /// The descriptor to wait on for this owner's input, when the other end's thread may read
+    /// and decode it itself (an I/O session in its data phase; see [`Owner::direct_read`]).
+    /// None for every other owner, and whenever the owner's own thread must handle the input.
+    /// While armed, the owner's own thread is not woken by that input: every `Some` must be
+    /// followed by [`Owner::direct_disarm`].
+    fn direct_arm(&self, _id: PipeId) -> Option<std::os::fd::RawFd> {
+        None
+    }
+
+    /// Hands the input back to the owner's thread after [`Owner::direct_arm`].
+    fn direct_disarm(&self, _id: PipeId) {}
+
+    /// Reads the owner's input on the calling thread and delivers it into the pipe, without
+    /// blocking: true if it read anything. False when it could not run (busy on its own thread,
+    /// not in its data phase, or the input needs the owner's thread); the owner's thread then
+    /// handles the input as usual, so a caller that gets false waits for a wake-up.
+    fn direct_read(&self, _id: PipeId) -> bool {
+        false
+    }
 }
 
 /// Identifies a pipe end to its owner: a slot plus a serial that makes stale wake-ups for a
@@ -170,6 +190,12 @@ impl PipeEnd {
 
     fn me(&self) -> &Side {
         &self.shared.sides[self.side]
+    }
+
+    /// The owner registered for the other end (an I/O session's, for a tcp or ipc pipe), for
+    /// the direct read path of a waiting receiver.
+    pub(crate) fn peer_owner(&self) -> Option<(Arc<dyn Owner>, PipeId)> {
+        self.peer().owner.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     fn peer(&self) -> &Side {

@@ -10,6 +10,7 @@
 //! move between threads, but it is not `Sync`, exactly like a libzmq socket.
 
 mod dealer;
+mod direct;
 mod dist;
 mod fq;
 mod lb;
@@ -810,7 +811,7 @@ impl Socket {
         }
         let deadline = deadline(self.options.rcvtimeo);
         loop {
-            self.wait(deadline)?;
+            self.wait_input(deadline)?;
             match self.pattern.recv(&mut self.pipes) {
                 Err(Error::Again) => continue,
                 r => return self.received(r),
@@ -1041,6 +1042,9 @@ impl Drop for Socket {
 }
 
 /// A HWM option value as a pipe limit (0 = unlimited).
+/// Connections a waiting receiver reads itself at most (see `direct.rs`).
+const DIRECT_MAX: usize = 4;
+
 pub(crate) fn hwm(v: i32) -> u64 {
     v.max(0) as u64
 }

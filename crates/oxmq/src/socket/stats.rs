@@ -53,6 +53,9 @@ pub struct SocketStats {
     pub wire_bytes_in: u64,
     /// Bytes written to tcp/ipc connections (ZMTP framing included).
     pub wire_bytes_out: u64,
+    /// Reads of tcp/ipc input made by a receiving application thread itself, while it waited
+    /// in `recv`, rather than by an I/O thread (the direct receive path, `socket/direct.rs`).
+    pub direct_reads: u64,
 }
 
 /// One attached peer (pipe) and its queues, as [`Socket::peer_stats`] reports it.
@@ -119,6 +122,7 @@ pub(crate) struct SessionCounters {
     reconnects: AtomicU64,
     handshake_failures: AtomicU64,
     oversized: AtomicU64,
+    direct_reads: AtomicU64,
     /// 1 while connected past the handshake.
     connected: AtomicU64,
 }
@@ -154,6 +158,10 @@ impl SessionCounters {
     pub(crate) fn oversized(&self) {
         bump(&self.oversized, 1);
     }
+    #[inline]
+    pub(crate) fn direct_read(&self) {
+        bump(&self.direct_reads, 1);
+    }
 
     fn add_to(&self, s: &mut SocketStats, live: bool) {
         s.wire_bytes_in += self.wire_in.load(Relaxed);
@@ -162,6 +170,7 @@ impl SessionCounters {
         s.reconnects += self.reconnects.load(Relaxed);
         s.handshake_failures += self.handshake_failures.load(Relaxed);
         s.dropped_oversized += self.oversized.load(Relaxed);
+        s.direct_reads += self.direct_reads.load(Relaxed);
         if live {
             s.peers += self.connected.load(Relaxed);
         }
@@ -206,6 +215,7 @@ impl IoStats {
         s.reconnects += r.reconnects;
         s.handshake_failures += r.handshake_failures;
         s.dropped_oversized += r.dropped_oversized;
+        s.direct_reads += r.direct_reads;
         for c in &g.live {
             c.add_to(s, true);
         }

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod raw;
+
 use oxmq::{opt, Context, Error, Msg, Socket, SocketType};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

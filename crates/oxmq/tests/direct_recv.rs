@@ -1,0 +1,185 @@
+//! The direct receive path (`socket/direct.rs`): a receiver blocked in `recv` reads its tcp and
+//! ipc connections itself, and the I/O thread's epoll stops reporting their input meanwhile.
+//!
+//! What must hold whichever thread reads: the path is taken in an exchange; input goes back to
+//! the I/O thread when the wait ends (else a later message would never be read); a command frame
+//! read mid-wait (PING) is answered; the end of a stream and a hostile frame read mid-wait end
+//! the connection. Raw peers speak hand-written ZMTP (`common/raw.rs`).
+
+mod common;
+
+use common::raw::*;
+use common::*;
+use oxmq::{opt, poll, Context, Error, PollItem, SocketType as T};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// REQ/REP over tcp and ipc: every reply arrives in order, and the waits read input themselves.
+#[test]
+fn an_exchange_takes_the_direct_path() {
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let ctx = Context::new();
+        let (mut rep, mut req, _) = pair(&ctx, t, T::Rep, T::Req);
+        let server = std::thread::spawn(move || {
+            for _ in 0..300 {
+                let m = rep.recv(0).expect("request");
+                rep.send(m, 0).expect("reply");
+            }
+            rep.stats().direct_reads
+        });
+        for i in 0..300u32 {
+            req.send(&i.to_be_bytes()[..], 0).unwrap();
+            assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "{t:?} reply {i}");
+        }
+        let direct = server.join().expect("server") + req.stats().direct_reads;
+        // Each of the 600 waits arms its connection before the peer can answer, so the input is
+        // read by the waiting thread unless the I/O thread held the session at that moment.
+        assert!(direct > 0, "{t:?}: no input was read by a waiting receiver");
+    }
+}
+
+/// A wait that times out hands the connection's input back: a message sent afterwards reaches
+/// the socket through the I/O thread and its descriptor, with nobody in `recv`.
+#[test]
+fn input_goes_back_to_the_io_thread_when_a_wait_ends() {
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let ctx = Context::new();
+        let (mut a, mut b, _) = pair(&ctx, t, T::Pair, T::Pair);
+        b.send("hello", 0).unwrap();
+        assert_eq!(recv_bytes(&mut a), b"hello");
+        a.set_int(opt::RCVTIMEO, 30).unwrap();
+        for _ in 0..3 {
+            assert_eq!(a.recv(0).unwrap_err(), Error::Again, "nothing was sent yet");
+        }
+        b.send("late", 0).unwrap();
+        let mut items = [PollItem::socket(&mut a, opt::POLLIN)];
+        let n = poll(&mut items, 5_000).expect("poll");
+        assert_eq!(n, 1, "{t:?}: a message sent after a timed-out wait never became readable");
+        a.set_int(opt::RCVTIMEO, 0).unwrap();
+        assert_eq!(a.recv(0).expect("readable").to_vec(), b"late");
+    }
+}
+
+/// A raw ZMTP 3.1 DEALER connected to an oxmq DEALER that echoes, with its handshake done.
+struct RawPeer {
+    stream: TcpStream,
+    /// Everything read from oxmq so far (its greeting, READY, then frames).
+    seen: Vec<u8>,
+}
+
+impl RawPeer {
+    fn connect(ep: &str) -> RawPeer {
+        let addr = ep.trim_start_matches("tcp://");
+        let mut stream = TcpStream::connect(addr).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+        stream.write_all(&handshake(b"DEALER")).unwrap();
+        RawPeer { stream, seen: Vec::new() }
+    }
+
+    /// Reads until `needle` has been seen after `from`; panics at the deadline.
+    fn read_until(&mut self, from: usize, needle: &[u8], what: &str) -> usize {
+        let t0 = Instant::now();
+        let mut buf = [0u8; 4096];
+        loop {
+            if let Some(i) = self.seen[from..].windows(needle.len()).position(|w| w == needle) {
+                return from + i + needle.len();
+            }
+            assert!(t0.elapsed() < DEADLINE, "{what} did not arrive");
+            match self.stream.read(&mut buf) {
+                Ok(0) => panic!("oxmq closed the connection while waiting for {what}"),
+                Ok(n) => self.seen.extend_from_slice(&buf[..n]),
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(e) => panic!("read: {e}"),
+            }
+        }
+    }
+}
+
+/// An oxmq DEALER bound on tcp with a thread that echoes `count` messages back, returning the
+/// socket's count of direct reads.
+fn echo_server(ctx: &Context, count: usize) -> (String, std::thread::JoinHandle<u64>) {
+    let mut s = socket(ctx, T::Dealer);
+    let ep = bind(&mut s, Transport::Tcp);
+    let h = std::thread::spawn(move || {
+        for _ in 0..count {
+            let m = s.recv(0).expect("echo: message");
+            s.send(m, 0).expect("echo: send");
+        }
+        s.stats().direct_reads
+    });
+    (ep, h)
+}
+
+/// A PING arriving while the receiver waits is read by that thread, handed to the I/O thread
+/// (commands need its timers and replies), answered with a PONG, and the message behind it in
+/// the same read is still delivered, in order.
+#[test]
+fn a_command_read_mid_wait_is_handled() {
+    let ctx = Context::new();
+    let (ep, server) = echo_server(&ctx, 41);
+    let mut peer = RawPeer::connect(&ep);
+    peer.stream.write_all(&frame(0, b"first")).unwrap();
+    let mut at = peer.read_until(0, &frame(0, b"first"), "the first echo");
+    for i in 0..40u8 {
+        let context = [b'c', i];
+        let body = [b'm', i];
+        let mut bytes = ping(0, &context);
+        bytes.extend(frame(0, &body));
+        peer.stream.write_all(&bytes).unwrap();
+        let mut pong = vec![4];
+        pong.extend_from_slice(b"PONG");
+        pong.extend_from_slice(&context);
+        let pong_at = peer.read_until(at, &command(&pong), "a PONG");
+        at = peer.read_until(at, &frame(0, &body), "the echo after a PING").max(pong_at);
+    }
+    let direct = server.join().expect("echo server");
+    assert!(direct > 0, "no input was read by the waiting receiver");
+}
+
+/// The end of the stream read mid-wait: the connection ends (the I/O thread closes it) and the
+/// socket counts no peer.
+#[test]
+fn the_end_of_a_stream_read_mid_wait_ends_the_connection() {
+    let ctx = Context::new();
+    let mut s = socket(&ctx, T::Dealer);
+    let ep = bind(&mut s, Transport::Tcp);
+    let mut peer = RawPeer::connect(&ep);
+    peer.stream.write_all(&frame(0, b"hello")).unwrap();
+    assert_eq!(recv_bytes(&mut s), b"hello");
+    assert_eq!(s.stats().peers, 1);
+    s.set_int(opt::RCVTIMEO, 2_000).unwrap();
+    let waiter = std::thread::spawn(move || {
+        let r = s.recv(0).map(|m| m.to_vec());
+        (s, r)
+    });
+    drop(peer);
+    let (mut s, r) = waiter.join().expect("waiter");
+    assert_eq!(r, Err(Error::Again), "nothing was sent before the close");
+    eventually("the closed peer to be gone", || (s.stats().peers == 0).then_some(()));
+}
+
+/// A frame with reserved flag bits read mid-wait: oxmq drops that connection, delivers nothing
+/// of it, and the socket goes on serving others.
+#[test]
+fn a_hostile_frame_read_mid_wait_drops_the_connection() {
+    let ctx = Context::new();
+    let mut s = socket(&ctx, T::Dealer);
+    let ep = bind(&mut s, Transport::Tcp);
+    let mut hostile = RawPeer::connect(&ep);
+    hostile.stream.write_all(&frame(0, b"hello")).unwrap();
+    assert_eq!(recv_bytes(&mut s), b"hello");
+    s.set_int(opt::RCVTIMEO, 1_000).unwrap();
+    let waiter = std::thread::spawn(move || {
+        let r = s.recv(0).map(|m| m.to_vec());
+        (s, r)
+    });
+    hostile.stream.write_all(&frame(0xF0, b"evil")).unwrap();
+    expect_closed(&mut hostile.stream, DEADLINE, "sent reserved flag bits");
+    let (mut s, r) = waiter.join().expect("waiter");
+    assert_eq!(r, Err(Error::Again), "the hostile frame must not be delivered");
+    let mut good = RawPeer::connect(&ep);
+    good.stream.write_all(&frame(0, b"after")).unwrap();
+    s.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+    assert_eq!(recv_bytes(&mut s), b"after");
+}
