@@ -21,11 +21,14 @@
 //! `MAX_INLINE_MESSAGE` bytes are built inline per send (`Message::from_slice`), larger ones
 //! share one `Bytes` body (a reference-count bump), as oxmq's Rust tools clone one body.
 //!
+//! `OMQ_IO_THREADS=N` (N > 0) in the environment gives omq N I/O threads of its own instead,
+//! for comparison; the harness does not set it.
+//!
 //! CURVE (`<enable_curve>` non-zero): the binder is the server, the connecter the client, with
 //! the zmq_curve(7) example keys perf/c/perf_curve.h uses, so these tools can face the C ones.
 
 use bytes::Bytes;
-use omq_tokio::{Context, CurveKeypair, CurvePublicKey, CurveSecretKey, Error, Message, Options, Socket, SocketType};
+use omq_tokio::{Context, ContextConfig, CurveKeypair, CurvePublicKey, CurveSecretKey, Error, Message, Options, Socket, SocketType};
 use std::time::Instant;
 
 /// The perf tools' CURVE keys (Z85), the same as perf/c/perf_curve.h and perf/rust.
@@ -84,13 +87,21 @@ fn options(curve: bool, server: bool) -> Result<Options, PerfError> {
     }
 }
 
-/// Runs `f` on a current_thread runtime with `Context::current()`: I/O on this thread.
+/// Runs `f` on a current_thread runtime on this thread. The context is `Context::current()`
+/// (I/O on this thread) unless `OMQ_IO_THREADS` is set to N > 0: then omq owns N I/O threads
+/// (`Context::with_config`), libzmq's shape; the same switch as omq's `bench_peer_tokio`.
 pub fn run<T>(f: impl AsyncFnOnce(Context) -> Result<T, PerfError>) -> Result<T, PerfError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| PerfError(format!("error in tokio runtime: {e}")))?;
-    rt.block_on(async { f(Context::current()).await })
+    let owned = std::env::var_os("OMQ_IO_THREADS").is_some() && ContextConfig::from_env().io_threads > 0;
+    let (out, ctx) = rt.block_on(async {
+        let ctx = if owned { Context::with_config(ContextConfig::from_env()) } else { Context::current() };
+        (f(ctx.clone()).await, ctx)
+    });
+    ctx.term(); // joins owned I/O threads outside the runtime; a no-op for Context::current()
+    out
 }
 
 fn check_size(msg: &Message, size: usize) -> Result<(), PerfError> {
