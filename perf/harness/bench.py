@@ -24,7 +24,8 @@ blur on 2 shared cores; for CURVE too (tcp-curve, --callgrind-curve-count messag
 
 Adding an implementation (a column): subclass `Impl` (or instantiate `CTools` with another
 bin directory) and append it to `IMPLS`, or drop a module `perf/harness/impl_<name>.py` that
-defines `IMPL = <Impl instance>`: it is picked up automatically. An implementation returns the
+defines `IMPL = <Impl instance>`: it is picked up automatically (`impl_omq.py`, omq.rs's tools
+from perf/omq, is one; it drops out with the reason printed when they are not built). An implementation returns the
 command lines for a run, or None for a run it does not support; the harness parses the
 classic output lines (`mean throughput: N [msg/s]`, `average latency: N [us]`) from them.
 """
