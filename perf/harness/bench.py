@@ -24,7 +24,8 @@ blur on 2 shared cores; for CURVE too (tcp-curve, --callgrind-curve-count messag
 
 Adding an implementation (a column): subclass `Impl` (or instantiate `CTools` with another
 bin directory) and append it to `IMPLS`, or drop a module `perf/harness/impl_<name>.py` that
-defines `IMPL = <Impl instance>`: it is picked up automatically. An implementation returns the
+defines `IMPL = <Impl instance>`: it is picked up automatically (`impl_omq.py`, omq.rs's tools
+from perf/omq, is one; it drops out with the reason printed when they are not built). An implementation returns the
 command lines for a run, or None for a run it does not support; the harness parses the
 classic output lines (`mean throughput: N [msg/s]`, `average latency: N [us]`) from them.
 """
@@ -194,7 +195,9 @@ def load_plugins():
         spec.loader.exec_module(mod)  # type: ignore[union-attr]
         impl = getattr(mod, "IMPL", None)
         if impl is not None:
-            IMPLS.append(impl)
+            # before the plain-TCP limit, so the table reads: implementations, then the ceiling
+            at = next((i for i, x in enumerate(IMPLS) if isinstance(x, TcpLimit)), len(IMPLS))
+            IMPLS.insert(at, impl)
 
 
 # ----------------------------------------------------------------------------------------
@@ -495,7 +498,8 @@ def report(args, impls, res, cg, mach, started) -> str:
         "(A B, then B A, ...), each cell a fresh pair of processes; medians with min–max over rounds. "
         "Throughput: local_thr/remote_thr (PUSH/PULL), timed by the receiver. Latency: "
         "local_lat/remote_lat (REQ/REP), one-way = round trip / 2. Same C sources compiled against "
-        "each library; tcp-curve: the same tools with <enable_curve> = 1 (CURVE, fixed test keys). The limit: plain blocking TCP moving the same bytes (1 MiB writes) and a "
+        "each C library (oxmq, libzmq); an implementation with its own tools (omq.rs: perf/omq) "
+        "speaks the same command lines and stops the clock at the same points. tcp-curve: the same tools with <enable_curve> = 1 (CURVE, fixed test keys). The limit: plain blocking TCP moving the same bytes (1 MiB writes) and a "
         "ping-pong of the same size, no messaging layer.", "",
         "Implementations:", "",
     ]
@@ -506,8 +510,10 @@ def report(args, impls, res, cg, mach, started) -> str:
             title = "throughput, msg/s (higher is better)" if k == "thr" else "one-way latency, µs (lower is better)"
             lines += [f"## {t} {title}", ""]
             hdr = ["size"] + names
+            # oxmq against the reference, then every other implementation (omq.rs, ...) too
+            others = [n for n in names if n not in ("oxmq", base, "limit")] if base else []
             if base:
-                hdr += [f"oxmq/{base}"]
+                hdr += [f"oxmq/{base}"] + [f"{n}/{base}" for n in others]
             if "limit" in names and t == "tcp":
                 hdr += ["oxmq/limit"]
             if k == "thr":
@@ -526,6 +532,7 @@ def report(args, impls, res, cg, mach, started) -> str:
                     row.append(txt)
                 if base:
                     row.append(ratio(meds.get("oxmq"), meds.get(base)))
+                    row += [ratio(meds.get(n), meds.get(base)) for n in others]
                 if "limit" in names and t == "tcp":
                     row.append(ratio(meds.get("oxmq"), meds.get("limit")))
                 if k == "thr":
@@ -576,6 +583,7 @@ def charts(args, impls, res, stem: Path) -> list[Path]:
     samples = res["samples"]
     made = []
     style = {"oxmq": dict(color="tab:red", marker="o"), "libzmq": dict(color="tab:blue", marker="s"),
+             "omq": dict(color="tab:green", marker="D"),
              "limit": dict(color="gray", marker="^", linestyle="--")}
     for k, metric, ylabel, suffix in (("thr", "msgs", "throughput [msg/s]", "throughput"),
                                       ("thr", "mbps", "throughput [Mb/s]", "bandwidth"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The side-by-side benchmark, from a fresh machine: installs what it needs (Debian's libzmq
-# with its header, valgrind for --callgrind, matplotlib), builds oxmq's C library (dist/) and
-# the C perf tools for both libraries, then runs perf/harness/bench.py with the given options.
+# with its header, valgrind for --callgrind, matplotlib), builds oxmq's C library (dist/),
+# the C perf tools for both libraries and, if it can, omq.rs's tools (perf/omq, a third
+# column), then runs perf/harness/bench.py with the given options.
 #
 #   perf/harness/run.sh              # default: 3 interleaved rounds, all sizes and transports
 #   perf/harness/run.sh --quick      # CI smoke
@@ -30,6 +31,21 @@ fi
 echo "building dist/ and perf/c tools" >&2
 timeout 1200 scripts/build-dist.sh >&2
 make -s -C perf/c DIST="$root/dist" >&2
+
+# omq.rs tools (issue 6): a standalone Cargo project with pinned crates.io versions. Optional:
+# when the build fails (no registry access, an older rustc than omq's rust-version 1.93, ...)
+# the omq column is dropped with the reason below, and the benchmark runs without it.
+echo "building perf/omq (omq.rs tools)" >&2
+omq_log="$(mktemp)"
+if timeout 1800 cargo build --release --manifest-path perf/omq/Cargo.toml >"$omq_log" 2>&1; then
+  rm -f "$omq_log"
+else
+  echo "perf/omq did not build: no omq column in this run. Last lines of the build:" >&2
+  tail -n 15 "$omq_log" >&2
+  rm -f "$omq_log"
+  # stale tools from an older build would measure other sources: hide them from the harness
+  rm -f perf/omq/target/release/{local,remote}_{thr,lat}
+fi
 
 status=0
 timeout 3000 python3 perf/harness/bench.py "$@" || status=$?
