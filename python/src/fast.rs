@@ -12,11 +12,12 @@
 //! `send(data, flags)`. Anything else (keywords such as `copy=False`, `track=True`) is handed
 //! to the ordinary PyO3 methods, so behaviour and errors are identical on both paths.
 
-use crate::socket::{to_py_frame, Socket};
+use crate::socket::Socket;
 use pyo3::exceptions::{PyTypeError, PySystemError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::Borrowed;
 use std::ffi::c_int;
 use std::panic::AssertUnwindSafe;
 use std::ptr::null_mut;
@@ -142,14 +143,12 @@ unsafe extern "C" fn recv_fast(
     // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
     unsafe {
         guard(|py| {
-            let slf = Bound::from_borrowed_ptr(py, slf);
             if !kwnames.is_null() || nargs > 1 {
+                let slf = Bound::from_borrowed_ptr(py, slf);
                 return slow(py, &SLOW.get().expect("installed").0, &slf, args, nargs, kwnames);
             }
             let flags = if nargs == 1 { Bound::from_borrowed_ptr(py, *args).extract::<i32>()? } else { 0 };
-            let sock = slf.cast::<Socket>()?;
-            let m = sock.get().recv_one(py, flags)?;
-            Ok(to_py_frame(py, m, true)?.into_ptr())
+            socket(py, slf).recv_bytes(py, flags)
         })
     }
 }
@@ -163,14 +162,26 @@ unsafe extern "C" fn send_fast(
     // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
     unsafe {
         guard(|py| {
-            let slf = Bound::from_borrowed_ptr(py, slf);
             if !kwnames.is_null() || !(1..=2).contains(&nargs) {
+                let slf = Bound::from_borrowed_ptr(py, slf);
                 return slow(py, &SLOW.get().expect("installed").1, &slf, args, nargs, kwnames);
             }
-            let data = Bound::from_borrowed_ptr(py, *args);
+            let data = Borrowed::from_ptr(py, *args);
             let flags = if nargs == 2 { Bound::from_borrowed_ptr(py, *args.offset(1)).extract::<i32>()? } else { 0 };
-            slf.cast::<Socket>()?.get().send_one(py, &data, flags)?;
+            socket(py, slf).send_one(py, &data, flags)?;
             Ok(py.None().into_ptr())
         })
     }
+}
+
+/// The `_oxmq.Socket` that `slf` is, without a type check.
+///
+/// SAFETY: `slf` must be the `self` of a call through one of our method descriptors: CPython
+/// has then checked it is an instance of `_oxmq.Socket` (`descr_check`, both when the method
+/// is called on the instance and when it is bound first), so the check PyO3's `cast` would
+/// repeat (a `PyType_IsSubtype` walk, as `oxmq.Socket` is a subclass) is skipped.
+#[inline(always)]
+unsafe fn socket<'a>(py: Python<'a>, slf: *mut ffi::PyObject) -> &'a Socket {
+    // SAFETY: see above; the object outlives this call, which borrows it from CPython.
+    unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Socket>().get() }
 }
