@@ -95,12 +95,17 @@ pub fn _install_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResul
 unsafe fn guard(f: impl FnOnce(Python<'_>) -> PyResult<*mut ffi::PyObject>) -> *mut ffi::PyObject {
     // SAFETY: the caller guarantees the GIL is held.
     let py = unsafe { Python::assume_attached() };
-    match std::panic::catch_unwind(AssertUnwindSafe(|| f(py))) {
-        Ok(Ok(p)) => p,
-        Ok(Err(e)) => {
+    // The error is raised inside the closure, so what crosses `catch_unwind` is one pointer,
+    // not a whole `PyResult` moved in and out of its return slot on every call.
+    let call = || match f(py) {
+        Ok(p) => p,
+        Err(e) => {
             e.restore(py);
             null_mut()
         }
+    };
+    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+        Ok(p) => p,
         Err(_) => {
             PySystemError::new_err("panic inside oxmq").restore(py);
             null_mut()

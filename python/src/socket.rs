@@ -132,6 +132,18 @@ fn wait_loop<T>(
         Err(oxmq::Error::Again) => {}
         r => return r.py_err(py),
     }
+    wait_after_again(py, s, block, limit, op)
+}
+
+/// [`wait_loop`] once a first attempt has said EAGAIN: for callers that made it themselves.
+#[inline(never)]
+fn wait_after_again<T>(
+    py: Python<'_>,
+    s: &mut oxmq::Socket,
+    block: bool,
+    limit: Limit,
+    mut op: impl FnMut(&mut oxmq::Socket) -> oxmq::Result<T>,
+) -> PyResult<T> {
     if !block {
         return Err(to_py(py, oxmq::Error::Again));
     }
@@ -385,7 +397,7 @@ impl Socket {
         match s.recv(opt::DONTWAIT) {
             Ok(m) => new_bytes(py, &m),
             Err(oxmq::Error::Again) => {
-                let m = wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| {
+                let m = wait_after_again(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| {
                     s.recv(opt::DONTWAIT)
                 })?;
                 new_bytes(py, &m)
@@ -418,7 +430,7 @@ impl Socket {
         match s.send_msg(m, f) {
             Ok(()) => Ok(()),
             Err(oxmq::Error::Again) => {
-                wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(m, f))
+                wait_after_again(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(m, f))
             }
             Err(e) => Err(to_py(py, e)),
         }
