@@ -389,7 +389,7 @@ impl Socket {
 
     /// `recv()` as bytes, the call a messaging loop makes per message: the message is turned
     /// into a `bytes` where it is received, with the socket held once, and only a call that
-    /// has to wait goes through [`wait_loop`]. Returns a new reference.
+    /// has to wait goes on to [`wait_after_again`]. Returns a new reference.
     #[inline]
     pub(crate) fn recv_bytes(&self, py: Python<'_>, flags: i32) -> PyResult<*mut ffi::PyObject> {
         let mut g = self.lock(py)?;
@@ -411,8 +411,9 @@ impl Socket {
     ///
     /// The common case, a small `bytes`, builds its frame in place and sends it in one inlined
     /// branch: merging it with the general case's frame made the compiler shuffle the frame's
-    /// 56 bytes between stack slots, a few dozen instructions per message.
-    #[inline]
+    /// 56 bytes between stack slots, a few dozen instructions per message. Inlined into the
+    /// fast call, so one function frame and no `PyResult` return slot sit between them.
+    #[inline(always)]
     pub(crate) fn send_one(&self, py: Python<'_>, data: &Bound<'_, PyAny>, flags: i32) -> PyResult<()> {
         if let Some(s) = small_bytes(data) {
             let mut m = Msg::copy_from(s);
