@@ -774,7 +774,7 @@ fn again_type(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     Ok(e.get_type(py).into_any())
 }
 
-fn done_tracker(py: Python<'_>) -> PyResult<Py<PyAny>> {
+pub(crate) fn done_tracker(py: Python<'_>) -> PyResult<Py<PyAny>> {
     Ok(py.import("oxmq")?.getattr("_DONE_TRACKER")?.unbind())
 }
 
