@@ -6,8 +6,12 @@ per round, alternating which goes first (A B, B A, A B), so both see the same ma
 Prints a markdown table of medians with min-max and the oxmq/pyzmq ratio. Given the JSON
 results of perf/harness/bench.py (C tools against oxmq and libzmq), it adds the Python/C
 ratios: oxmq-python against oxmq's C ABI, pyzmq against libzmq (the papers' comparison).
+With --c-tools it runs the C tools itself (perf/c/build/{oxmq,libzmq}, as bench.py builds
+them) inside the same interleaved rounds, so each Python/C ratio compares runs made minutes,
+not a whole benchmark, apart: on shared cores whose speed swings 2x that is the fair ratio.
 
-    perf/harness/python_bench.py [C-RESULTS.json] [--rounds 3] [--sizes 1,16,256,4096,65536]
+    perf/harness/python_bench.py [C-RESULTS.json] [--c-tools] [--rounds 3]
+                                 [--sizes 1,16,256,4096,65536]
                                  [--python /path/to/venv/bin/python] [--json OUT.json]
 
 The Python interpreter must have both `oxmq` and `zmq` (pyzmq) importable; by default the one
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -32,6 +37,11 @@ SIZES = [1, 16, 256, 4096, 65536]
 # Chosen so one run takes ~0.2-1 s for either implementation.
 THR_COUNT = {1: 400_000, 16: 400_000, 256: 300_000, 4096: 100_000, 65536: 10_000}
 LAT_COUNT = {1: 3_000, 16: 3_000, 256: 3_000, 4096: 2_000, 65536: 1_000}
+# The C tools run bench.py's counts (they are 2-5x faster than the Python ones).
+C_THR_COUNT = {1: 2_000_000, 16: 2_000_000, 256: 1_000_000, 4096: 200_000, 65536: 20_000}
+C_LAT_COUNT = {1: 5_000, 16: 5_000, 256: 5_000, 4096: 4_000, 65536: 1_500}
+# perf/c/build/<impl> and the library it runs on (None: the system's libzmq).
+C_TOOLS = {"oxmq": (ROOT / "perf/c/build/oxmq", ROOT / "dist/lib"), "libzmq": (ROOT / "perf/c/build/libzmq", None)}
 RUN_TIMEOUT = 60
 
 
@@ -42,15 +52,25 @@ def free_port() -> int:
 
 
 def run_pair(py: str, kind: str, impl: str, size: int) -> float:
-    """One run: the bound side reports (thr: msg/s; lat: us)."""
+    """One run: the bound side reports (thr: msg/s; lat: us). `impl` is a Python one (oxmq,
+    pyzmq) or, prefixed with "c-", one of C_TOOLS."""
     port = free_port()
-    count = THR_COUNT[size] if kind == "thr" else LAT_COUNT[size]
-    local, remote = (f"local_{kind}.py", f"remote_{kind}.py")
     ep = f"tcp://127.0.0.1:{port}"
-    args = [ep, str(size), str(count), f"--impl={impl}"]
-    srv = subprocess.Popen([py, str(TOOLS / local)] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    local, remote = (f"local_{kind}", f"remote_{kind}")
+    env = None
+    if impl.startswith("c-"):
+        bindir, libdir = C_TOOLS[impl[2:]]
+        count = C_THR_COUNT[size] if kind == "thr" else C_LAT_COUNT[size]
+        args = [ep, str(size), str(count)]
+        cmds = [[str(bindir / local)] + args, [str(bindir / remote)] + args]
+        env = dict(os.environ, LD_LIBRARY_PATH=str(libdir) if libdir else "")
+    else:
+        count = THR_COUNT[size] if kind == "thr" else LAT_COUNT[size]
+        args = [ep, str(size), str(count), f"--impl={impl}"]
+        cmds = [[py, str(TOOLS / f"{local}.py")] + args, [py, str(TOOLS / f"{remote}.py")] + args]
+    srv = subprocess.Popen(cmds[0], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     time.sleep(0.3)  # the bound side must be up first (connect retries anyway)
-    cli = subprocess.run([py, str(TOOLS / remote)] + args, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    cli = subprocess.run(cmds[1], capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
     out, err = srv.communicate(timeout=RUN_TIMEOUT)
     text = out + cli.stdout
     for line in text.splitlines():
@@ -94,6 +114,8 @@ def fmt(kind: str, v: float) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("c_results", nargs="?", help="JSON from perf/harness/bench.py (for Python/C ratios)")
+    ap.add_argument("--c-tools", action="store_true",
+                    help="run the C tools (perf/c/build/oxmq on dist/lib, perf/c/build/libzmq) in the same rounds")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--kinds", default="thr,lat")
@@ -106,10 +128,17 @@ def main() -> int:
         if subprocess.run([a.python, "-c", f"import {mod}"], capture_output=True).returncode != 0:
             print(f"{a.python} cannot import {mod}; pip install ./python pyzmq", file=sys.stderr)
             return 2
+    impls = IMPLS + (["c-oxmq", "c-libzmq"] if a.c_tools else [])
+    if a.c_tools:
+        for name, (bindir, libdir) in C_TOOLS.items():
+            if not (bindir / "local_thr").exists() or (libdir and not libdir.exists()):
+                print(f"missing {bindir} or {libdir}: scripts/build-dist.sh && make -C perf/c DIST=$PWD/dist",
+                      file=sys.stderr)
+                return 2
     samples: dict = {}
     t0 = time.time()
     for r in range(a.rounds):
-        order = IMPLS if r % 2 == 0 else IMPLS[::-1]
+        order = impls if r % 2 == 0 else impls[::-1]
         for kind in kinds:
             for size in sizes:
                 for impl in order:
@@ -117,15 +146,21 @@ def main() -> int:
                     samples.setdefault((kind, size, impl), []).append(v)
                     print(f"round {r + 1} {kind} {size:>6} B {impl:6} {fmt(kind, v)}", file=sys.stderr)
     c = c_numbers(a.c_results)
+    if a.c_tools:
+        c = {(k, sz, i[2:]): statistics.median(v) for (k, sz, i), v in samples.items() if i.startswith("c-")}
     ver = subprocess.run([a.python, "-c", "import zmq, oxmq; print(zmq.__version__, zmq.zmq_version(), oxmq.__version__)"],
                          capture_output=True, text=True).stdout.split()
     print(f"\n### Python: oxmq vs pyzmq {ver[0] if ver else '?'} (libzmq {ver[1] if len(ver) > 1 else '?'}), tcp loopback, "
-          f"{a.rounds} interleaved rounds, median (min-max), {time.time() - t0:.0f} s\n")
+          f"{a.rounds} interleaved rounds, median (min-max), {time.time() - t0:.0f} s"
+          f"{'; C tools in the same rounds' if a.c_tools else ''}\n")
     head = "| kind | size | oxmq-python | pyzmq | oxmq/pyzmq |"
     sep = "|---|---|---|---|---|"
     if c:
         head += " oxmq-py / oxmq-C | pyzmq / libzmq-C |"
         sep += "---|---|"
+        if a.c_tools:
+            head += " oxmq-C | libzmq-C |"
+            sep += "---|---|"
     print(head)
     print(sep)
     for kind in kinds:
@@ -139,6 +174,8 @@ def main() -> int:
                 co, cl = c.get((kind, size, "oxmq")), c.get((kind, size, "libzmq"))
                 row += f" {mo / co:.2f} |" if co else " — |"
                 row += f" {mp / cl:.2f} |" if cl else " — |"
+                if a.c_tools:
+                    row += f" {fmt(kind, co)} | {fmt(kind, cl)} |"
             print(row)
     print("\nthroughput: higher is better (ratio > 1 favours oxmq); latency: one-way, lower is better "
           "(ratio < 1 favours oxmq). Python/C: throughput as a fraction of C, latency as a multiple of C.")

@@ -8,15 +8,19 @@
 //! of the stable ABI too, so on 3.10+ we install `send`/`recv` as `METH_FASTCALL` method
 //! descriptors that read their arguments straight from the interpreter's stack.
 //!
-//! Only the common shapes take the fast path: `recv()`, `recv(flags)`, `send(data)`,
-//! `send(data, flags)`. Anything else (keywords such as `copy=False`, `track=True`) is handed
-//! to the ordinary PyO3 methods, so behaviour and errors are identical on both paths.
+//! `recv()`, `recv(flags)`, `send(data)` and `send(data, flags)` take the shortest path; the
+//! other shapes of `flags`, `copy` and `track`, positional or keyword (`recv(copy=False)`,
+//! `send(frame, copy=False)`), are parsed here too, since building a tuple and a dict for the
+//! ordinary method tripled the cost of such a call. Anything else (an unknown keyword, too
+//! many arguments, one given twice) is handed to the ordinary PyO3 methods, so behaviour and
+//! errors are identical on both paths.
 
-use crate::socket::{to_py_frame, Socket};
+use crate::socket::{done_tracker, to_py_frame, Socket};
 use pyo3::exceptions::{PyTypeError, PySystemError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::Borrowed;
 use std::ffi::c_int;
 use std::panic::AssertUnwindSafe;
 use std::ptr::null_mut;
@@ -94,12 +98,17 @@ pub fn _install_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResul
 unsafe fn guard(f: impl FnOnce(Python<'_>) -> PyResult<*mut ffi::PyObject>) -> *mut ffi::PyObject {
     // SAFETY: the caller guarantees the GIL is held.
     let py = unsafe { Python::assume_attached() };
-    match std::panic::catch_unwind(AssertUnwindSafe(|| f(py))) {
-        Ok(Ok(p)) => p,
-        Ok(Err(e)) => {
+    // The error is raised inside the closure, so what crosses `catch_unwind` is one pointer,
+    // not a whole `PyResult` moved in and out of its return slot on every call.
+    let call = || match f(py) {
+        Ok(p) => p,
+        Err(e) => {
             e.restore(py);
             null_mut()
         }
+    };
+    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+        Ok(p) => p,
         Err(_) => {
             PySystemError::new_err("panic inside oxmq").restore(py);
             null_mut()
@@ -142,14 +151,24 @@ unsafe extern "C" fn recv_fast(
     // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
     unsafe {
         guard(|py| {
-            let slf = Bound::from_borrowed_ptr(py, slf);
-            if !kwnames.is_null() || nargs > 1 {
-                return slow(py, &SLOW.get().expect("installed").0, &slf, args, nargs, kwnames);
+            if kwnames.is_null() && nargs <= 1 {
+                // recv() and recv(flags): the messaging loop's call.
+                let flags = if nargs == 1 { Bound::from_borrowed_ptr(py, *args).extract::<i32>()? } else { 0 };
+                return socket(py, slf).recv_bytes(py, flags);
             }
-            let flags = if nargs == 1 { Bound::from_borrowed_ptr(py, *args).extract::<i32>()? } else { 0 };
-            let sock = slf.cast::<Socket>()?;
-            let m = sock.get().recv_one(py, flags)?;
-            Ok(to_py_frame(py, m, true)?.into_ptr())
+            let Some([flags, copy, track]) = options(py, args, nargs, kwnames, 0)? else {
+                let slf = Bound::from_borrowed_ptr(py, slf);
+                return slow(py, &SLOW.get().expect("installed").0, &slf, args, nargs, kwnames);
+            };
+            let flags = flags.map_or(Ok(0), |f| f.extract::<i32>())?;
+            let copy = copy.map_or(Ok(true), |c| c.extract::<bool>())?;
+            // Checked as the ordinary method does, then not needed (nothing to track on recv).
+            track.map_or(Ok(false), |t| t.extract::<bool>())?;
+            if copy {
+                return socket(py, slf).recv_bytes(py, flags);
+            }
+            let m = socket(py, slf).recv_one(py, flags)?;
+            Ok(to_py_frame(py, m, false)?.into_ptr())
         })
     }
 }
@@ -163,14 +182,81 @@ unsafe extern "C" fn send_fast(
     // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
     unsafe {
         guard(|py| {
-            let slf = Bound::from_borrowed_ptr(py, slf);
-            if !kwnames.is_null() || !(1..=2).contains(&nargs) {
-                return slow(py, &SLOW.get().expect("installed").1, &slf, args, nargs, kwnames);
+            if kwnames.is_null() && (nargs == 1 || nargs == 2) {
+                // send(data) and send(data, flags): the messaging loop's call.
+                let data = Borrowed::from_ptr(py, *args);
+                let flags = if nargs == 2 { Bound::from_borrowed_ptr(py, *args.offset(1)).extract::<i32>()? } else { 0 };
+                socket(py, slf).send_one(py, &data, flags)?;
+                return Ok(py.None().into_ptr());
             }
-            let data = Bound::from_borrowed_ptr(py, *args);
-            let flags = if nargs == 2 { Bound::from_borrowed_ptr(py, *args.offset(1)).extract::<i32>()? } else { 0 };
-            slf.cast::<Socket>()?.get().send_one(py, &data, flags)?;
+            let opts = if nargs >= 1 { options(py, args, nargs, kwnames, 1)? } else { None };
+            let Some([flags, copy, track]) = opts else {
+                let slf = Bound::from_borrowed_ptr(py, slf);
+                return slow(py, &SLOW.get().expect("installed").1, &slf, args, nargs, kwnames);
+            };
+            let data = Borrowed::from_ptr(py, *args);
+            let flags = flags.map_or(Ok(0), |f| f.extract::<i32>())?;
+            // `copy` is accepted and checked as the ordinary method does, then not needed:
+            // bytes are copied or shared by size, mutable buffers always copied.
+            copy.map_or(Ok(true), |c| c.extract::<bool>())?;
+            let track = track.map_or(Ok(false), |t| t.extract::<bool>())?;
+            socket(py, slf).send_one(py, &data, flags)?;
+            if track {
+                return Ok(done_tracker(py)?.into_ptr());
+            }
             Ok(py.None().into_ptr())
         })
     }
+}
+
+/// The `flags`, `copy` and `track` arguments of a call whose first `first` positional
+/// arguments come before them (recv: 0, send: 1), by position or by keyword; None (take the
+/// ordinary method, which raises what PyO3 raises) for any other shape: more positionals,
+/// another keyword, or one given twice.
+///
+/// SAFETY: the FASTCALL layout, as for [`slow`].
+unsafe fn options<'py>(
+    py: Python<'py>,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+    first: ffi::Py_ssize_t,
+) -> PyResult<Option<[Option<Borrowed<'py, 'py, PyAny>>; 3]>> {
+    const NAMES: [&std::ffi::CStr; 3] = [c"flags", c"copy", c"track"];
+    let mut out = [None, None, None];
+    if nargs - first > 3 {
+        return Ok(None);
+    }
+    for i in first..nargs {
+        // SAFETY: i < nargs.
+        out[(i - first) as usize] = Some(unsafe { Borrowed::from_ptr(py, *args.offset(i)) });
+    }
+    if !kwnames.is_null() {
+        // SAFETY: kwnames is a tuple of str, one per value after the positionals.
+        let nkw = unsafe { ffi::PyTuple_Size(kwnames) };
+        for j in 0..nkw {
+            let name = unsafe { ffi::PyTuple_GetItem(kwnames, j) };
+            let Some(k) = NAMES.iter().position(|n| unsafe { ffi::PyUnicode_CompareWithASCIIString(name, n.as_ptr()) } == 0)
+            else {
+                return Ok(None);
+            };
+            if out[k].is_some() {
+                return Ok(None);
+            }
+            out[k] = Some(unsafe { Borrowed::from_ptr(py, *args.offset(nargs + j)) });
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The `_oxmq.Socket` that `slf` is, without a type check.
+///
+/// SAFETY: `slf` must be the `self` of a call through one of our method descriptors: CPython
+/// has then checked it is an instance of `_oxmq.Socket` (`descr_check`, both when the method
+/// is called on the instance and when it is bound first), so the check PyO3's `cast` would
+/// repeat (a `PyType_IsSubtype` walk, as `oxmq.Socket` is a subclass) is skipped.
+#[inline(always)]
+unsafe fn socket<'a>(py: Python<'a>, slf: *mut ffi::PyObject) -> &'a Socket {
+    // SAFETY: see above; the object outlives this call, which borrows it from CPython.
+    unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Socket>().get() }
 }
