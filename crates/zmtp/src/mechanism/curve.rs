@@ -43,7 +43,7 @@ use subtle::ConstantTimeEq;
 use x25519_dalek::{PublicKey, StaticSecret};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::secretbox::SecretBox;
+use super::secretbox::{MessageBox, SecretBox};
 use super::{peer_error_or_unexpected, split_command, CurveClientKeys, CurveServerKeys, Status, ZapMode};
 use crate::error::{CipherError, HandshakeError};
 use crate::frame::{encode_frame, encode_header, Frame};
@@ -232,13 +232,6 @@ fn command_frame(parts: &[&[u8]], out: &mut Vec<u8>) {
 
 // ----- data phase -----
 
-fn message_nonce(prefix: &[u8; 16], counter: &[u8]) -> [u8; 24] {
-    let mut n = [0u8; 24];
-    n[..16].copy_from_slice(prefix);
-    n[16..].copy_from_slice(counter);
-    n
-}
-
 /// The data-phase half of CURVE: turns frames into MESSAGE commands and
 /// back, with per-direction nonces. Sans-IO: the engine calls [`seal`]
 /// for each outgoing frame and [`open`]/[`open_in_place`] for each
@@ -248,9 +241,10 @@ fn message_nonce(prefix: &[u8; 16], counter: &[u8]) -> [u8; 24] {
 /// [`open`]: Cipher::open
 /// [`open_in_place`]: Cipher::open_in_place
 pub struct Cipher {
-    sbox: SecretBox,
-    send_prefix: &'static [u8; 16],
-    recv_prefix: &'static [u8; 16],
+    /// Seals our MESSAGEs (the HSalsa20 subkey of our nonce prefix).
+    tx: MessageBox,
+    /// Opens the peer's.
+    rx: MessageBox,
     /// The nonce our next MESSAGE uses.
     send_nonce: u64,
     /// The last nonce accepted from the peer.
@@ -276,6 +270,15 @@ pub struct Opened {
 }
 
 impl Cipher {
+    fn new(data: &SecretBox, send_prefix: &[u8; 16], recv_prefix: &[u8; 16], send_nonce: u64, recv_nonce: u64) -> Cipher {
+        Cipher {
+            tx: data.with_prefix(send_prefix),
+            rx: data.with_prefix(recv_prefix),
+            send_nonce,
+            recv_nonce,
+        }
+    }
+
     /// Appends one whole frame, a MESSAGE command wrapping `body` with the
     /// frame's MORE and COMMAND flags.
     pub fn seal(&mut self, more: bool, command: bool, body: &[u8], out: &mut Vec<u8>) -> Result<(), CipherError> {
@@ -290,14 +293,13 @@ impl Cipher {
         encode_header(len, false, false, out);
         out.extend_from_slice(MESSAGE_NAME);
         out.extend_from_slice(&n.to_be_bytes());
-        let nonce = message_nonce(self.send_prefix, &n.to_be_bytes());
         let flags = (u8::from(more) * FLAG_MORE) | (u8::from(command) * FLAG_COMMAND);
         let tag_at = out.len();
         out.extend_from_slice(&[0u8; MAC_LEN]);
         let pt_at = out.len();
         out.push(flags);
         out.extend_from_slice(body);
-        let tag = self.sbox.seal(&nonce, &mut out[pt_at..]);
+        let tag = self.tx.seal(&n.to_be_bytes(), &mut out[pt_at..]);
         out[tag_at..pt_at].copy_from_slice(&tag);
         Ok(())
     }
@@ -318,10 +320,10 @@ impl Cipher {
                 last: self.recv_nonce,
             });
         }
-        let nonce = message_nonce(self.recv_prefix, &body[8..16]);
+        let tail = n.to_be_bytes();
         let mut tag = [0u8; MAC_LEN];
         tag.copy_from_slice(&body[16..32]);
-        self.sbox.open(&nonce, &mut body[32..], &tag).map_err(|_| CipherError::Tampered)?;
+        self.rx.open(&tail, &mut body[32..], &tag).map_err(|_| CipherError::Tampered)?;
         self.recv_nonce = n;
         let flags = body[32];
         let opened = Opened {
@@ -435,13 +437,7 @@ impl Client {
                 let pt = open(&session, &nonce24(READY_PREFIX, &body[6..14]), &body[14..])
                     .ok_or(HandshakeError::Cryptographic { command: "READY" })?;
                 let meta = Metadata::parse_bytes(&Bytes::copy_from_slice(&pt))?;
-                self.cipher = Some(Cipher {
-                    sbox: data,
-                    send_prefix: MESSAGE_C,
-                    recv_prefix: MESSAGE_S,
-                    send_nonce: 3,
-                    recv_nonce: n,
-                });
+                self.cipher = Some(Cipher::new(&data, MESSAGE_C, MESSAGE_S, 3, n));
                 Ok(Status::Complete(meta))
             }
             (ClientState::HelloSent | ClientState::InitiateSent { .. }, _) => Err(peer_error_or_unexpected(body)),
@@ -700,13 +696,7 @@ impl Server {
         let mut boxed = Vec::with_capacity(ours.len() + MAC_LEN);
         seal(&session, &nonce24(READY_PREFIX, &1u64.to_be_bytes()), &ours, &mut boxed);
         command_frame(&[b"\x05READY", &1u64.to_be_bytes(), &boxed], out);
-        self.cipher = Some(Cipher {
-            sbox: data,
-            send_prefix: MESSAGE_S,
-            recv_prefix: MESSAGE_C,
-            send_nonce: 2,
-            recv_nonce: n,
-        });
+        self.cipher = Some(Cipher::new(&data, MESSAGE_S, MESSAGE_C, 2, n));
         Ok(Status::Complete(meta))
     }
 }

@@ -283,11 +283,29 @@ pub(crate) fn split_command(body: &[u8]) -> Result<(&[u8], &[u8]), HandshakeErro
 /// The ERROR a peer sent during a PLAIN or CURVE handshake, or the error for
 /// a command that has no place here.
 pub(crate) fn peer_error_or_unexpected(body: &Bytes) -> HandshakeError {
+    if let Some(reason) = libzmq_plain_error_reason(body) {
+        return HandshakeError::PeerError { reason };
+    }
     match crate::command::Command::parse_bytes(body) {
         Ok(crate::command::Command::Error { reason }) => HandshakeError::PeerError { reason },
         Ok(other) => HandshakeError::UnexpectedCommand(Bytes::copy_from_slice(other.name())),
         Err(e) => e.into(),
     }
+}
+
+/// The reason of the ERROR libzmq 4.3's PLAIN server actually sends. Its prefix is the C
+/// literal `"\x05ERROR"`, and a C hex escape takes every hex digit that follows, `E` included:
+/// the bytes on the wire are `0x5E "RROR"`, a 5-byte name with no length, then the reason's
+/// length and the reason (`\x5eRROR\x03400` after a ZAP refusal). libzmq's PLAIN client
+/// matches the same five bytes and reports the status code (HANDSHAKE_FAILED_AUTH 400), so a
+/// client of ours reads it as that ERROR too. As libzmq's client, bytes after the reason are
+/// ignored; a reason longer than what follows is not this command.
+pub(crate) fn libzmq_plain_error_reason(body: &Bytes) -> Option<Bytes> {
+    const PREFIX: &[u8] = b"\x5eRROR";
+    let rest = body.strip_prefix(PREFIX)?;
+    let (&len, reason) = rest.split_first()?;
+    let len = usize::from(len);
+    (len <= reason.len()).then(|| body.slice(PREFIX.len() + 1..PREFIX.len() + 1 + len))
 }
 
 #[cfg(test)]

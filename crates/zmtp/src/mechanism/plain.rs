@@ -18,7 +18,7 @@
 
 use bytes::Bytes;
 
-use super::{peer_error_or_unexpected, split_command, PlainCredentials, SecretBytes, Status, ZapMode};
+use super::{libzmq_plain_error_reason, peer_error_or_unexpected, split_command, PlainCredentials, SecretBytes, Status, ZapMode};
 use crate::error::HandshakeError;
 use crate::frame::encode_frame;
 use crate::metadata::Metadata;
@@ -83,6 +83,12 @@ impl Client {
         body: &Bytes,
         out: &mut Vec<u8>,
     ) -> Result<Status, HandshakeError> {
+        // libzmq 4.3's ERROR has no valid name length: look for it before splitting.
+        if matches!(self.phase, ClientPhase::HelloSent | ClientPhase::InitiateSent) {
+            if let Some(reason) = libzmq_plain_error_reason(body) {
+                return Err(HandshakeError::PeerError { reason });
+            }
+        }
         let (name, data) = split_command(body)?;
         match (&self.phase, name) {
             (ClientPhase::HelloSent, b"WELCOME") => {
@@ -305,6 +311,26 @@ mod tests {
         c.start(&Metadata::new(), &mut Vec::new());
         let err = c.on_command(&Bytes::from_static(b"\x05ERROR\x03400"), &mut Vec::new()).unwrap_err();
         assert_eq!(err.zap_status_code(), Some(400));
+        // libzmq 4.3.5's PLAIN server sends its ERROR as `0x5E "RROR"` (a C hex escape that
+        // swallowed the E; bytes captured from pyzmq 27): the same refusal, status 400.
+        for (phase, welcome) in [("HELLO sent", false), ("INITIATE sent", true)] {
+            let mut c = Client::new(PlainCredentials::new(b"u", b"p").unwrap());
+            c.start(&Metadata::new(), &mut Vec::new());
+            if welcome {
+                c.on_command(&Bytes::from_static(b"\x07WELCOME"), &mut Vec::new()).unwrap();
+            }
+            let err = c.on_command(&Bytes::from_static(b"\x5eRROR\x03400"), &mut Vec::new()).unwrap_err();
+            assert_eq!(err.zap_status_code(), Some(400), "{phase}");
+            assert!(err.is_auth_failure() && !err.is_protocol_error(), "{phase}");
+        }
+        // Truncated or empty forms of it are not an ERROR.
+        for bad in [&b"\x5eRROR"[..], b"\x5eRROR\x04400", b"\x5eRRO"] {
+            let mut c = Client::new(PlainCredentials::new(b"u", b"p").unwrap());
+            c.start(&Metadata::new(), &mut Vec::new());
+            let err = c.on_command(&Bytes::copy_from_slice(bad), &mut Vec::new()).unwrap_err();
+            assert_eq!(err.zap_status_code(), None, "{bad:?}");
+            assert!(err.is_protocol_error(), "{bad:?}");
+        }
         // WELCOME with data is malformed.
         let mut c = Client::new(PlainCredentials::new(b"u", b"p").unwrap());
         c.start(&Metadata::new(), &mut Vec::new());
