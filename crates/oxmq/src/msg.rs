@@ -367,6 +367,23 @@ impl Msg {
     }
 }
 
+impl Msg {
+    /// [`Msg::replace_with`] for a frame read from a pipe, which gets the connection's
+    /// `props`: when the frame being replaced already holds the same properties (the caller
+    /// reuses its `Msg` for each receive, as `zmq_msg_recv` loops do), their reference passes
+    /// from the old frame to the new one instead of a count up and a count down.
+    #[inline(always)]
+    pub(crate) fn replace_with_props(&mut self, mut m: Msg, props: &Option<Arc<Properties>>) {
+        let same = match (&self.props, props) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        m.props = if same { self.props.take() } else { props.clone() };
+        self.replace_with(m);
+    }
+}
+
 /// Drops what `m` owns, leaving it empty (and owning nothing), out of line.
 #[inline(never)]
 fn clear_slow(m: &mut Msg) {
@@ -380,6 +397,7 @@ fn drop_slow(m: Msg) {
 }
 
 impl Default for Msg {
+    #[inline]
     fn default() -> Msg {
         Msg::new()
     }

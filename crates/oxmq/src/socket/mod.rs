@@ -260,12 +260,25 @@ impl Pipes {
     /// when the pipe is empty or closed (and then retired, as by `read`).
     #[inline(always)]
     pub(crate) fn read_into(&mut self, i: usize, out: &mut Msg) -> bool {
-        match self.read(i) {
-            Read::Msg(m) => {
-                out.replace_with(m);
-                true
+        loop {
+            let slot = self.get(i);
+            match slot.end.read_into(out) {
+                None => return true,
+                Some(Read::Msg(m)) if m.is_routing_id() => {
+                    slot.peer_id = Some(m.into_bytes());
+                }
+                Some(Read::Msg(m)) => {
+                    out.replace_with(m);
+                    return true;
+                }
+                Some(Read::Closed) => {
+                    if !self.retired.contains(&i) {
+                        self.retired.push(i);
+                    }
+                    return false;
+                }
+                Some(Read::Empty) => return false,
             }
-            _ => false,
         }
     }
 
@@ -293,6 +306,12 @@ impl Pipes {
     #[inline(always)]
     pub(crate) fn write(&mut self, i: usize, msg: Msg) {
         self.get(i).end.write(msg)
+    }
+
+    /// [`Pipes::write`] of `*msg`, leaving it empty, with one copy of the frame.
+    #[inline(always)]
+    pub(crate) fn write_take(&mut self, i: usize, msg: &mut Msg) {
+        self.get(i).end.write_take(msg)
     }
 
     #[inline]
@@ -742,6 +761,7 @@ impl Socket {
 
     /// Sends one frame: `flags` is `opt::DONTWAIT` and/or `opt::SNDMORE`. On success `msg` is
     /// left empty; on error it is untouched (as `zmq_msg_send`).
+    #[inline]
     pub fn send_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         self.check_term()?;
         self.process_commands();
@@ -800,6 +820,7 @@ impl Socket {
     }
 
     /// Receives one frame into `msg` (as `zmq_msg_recv`); on error `msg` is untouched.
+    #[inline]
     pub fn recv_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         self.check_term()?;
         self.process_commands();
