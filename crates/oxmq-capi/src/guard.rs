@@ -103,6 +103,25 @@ pub(crate) fn guard<T>(fail: T, body: impl FnOnce() -> Result<T, Error>) -> T {
     }
 }
 
+/// [`guard`] for exports that never lock a thread-safe socket with [`hold`] (the `zmq_msg_*`
+/// family: sending and receiving use the socket's own waiting calls), so there is nothing to
+/// release: saves a load and a branch per call on the per-message path, and lets a body that
+/// cannot panic compile to no unwinding code at all.
+#[inline(always)]
+pub(crate) fn guard_unlocked<T>(fail: T, body: impl FnOnce() -> Result<T, Error>) -> T {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            set_errno(e.errno());
+            fail
+        }
+        Err(_) => {
+            set_errno(libc::EFAULT);
+            fail
+        }
+    }
+}
+
 /// Like [`guard`] for exports that return nothing (`void`): a panic is swallowed (errno EFAULT).
 #[inline(always)]
 pub(crate) fn guard_void(body: impl FnOnce()) {

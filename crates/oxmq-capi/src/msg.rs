@@ -8,13 +8,16 @@
 //! double close, a use after close and most uses of a never-initialised message (garbage that
 //! happens to equal the 64-bit tag is the only miss).
 //!
+//! No export here locks a thread-safe socket (send and receive use its waiting calls), so
+//! they run under `guard_unlocked`, which has no locks to release.
+//!
 //! `zmq_msg_init_data` is the zero-copy path: the caller's buffer becomes the body of a `Bytes`
 //! whose owner calls the caller's free function exactly once, when the last reference (in the
 //! application, a queue or an I/O thread) is dropped. Bodies of up to `oxmq::msg::INLINE_CAP`
 //! bytes are copied inline instead, and the free function is then called before
 //! `zmq_msg_init_data` returns.
 
-use crate::guard::{guard, len_to_int, non_null};
+use crate::guard::{guard_unlocked, len_to_int, non_null};
 use crate::socket::{handle, Handle};
 use bytes::Bytes;
 use oxmq::{opt, Error, Msg, Result, SocketType};
@@ -86,13 +89,17 @@ unsafe fn init(m: *mut zmq_msg_t, msg: Msg) -> Result<c_int> {
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_init(m: *mut zmq_msg_t) -> c_int {
     // SAFETY: C contract: `m` is null or a zmq_msg_t.
-    guard(-1, || unsafe { init(m, Msg::new()) })
+    guard_unlocked(-1, || unsafe { init(m, Msg::new()) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_init_size(m: *mut zmq_msg_t, size: usize) -> c_int {
-    // SAFETY: C contract: `m` is null or a zmq_msg_t.
-    guard(-1, || unsafe { init(m, Msg::with_size(size)) })
+    // libzmq does not clear the data either ("for performance reasons zmq_msg_init_size()
+    // shall not clear the message data"): a large body is handed out uninitialised.
+    // SAFETY: C contract: `m` is null or a zmq_msg_t; the caller fills the `size` bytes at
+    // `zmq_msg_data` before the message is used (a C program that sends them unwritten, as
+    // the perf tools do, sends whatever the memory held, as it would with libzmq).
+    guard_unlocked(-1, || unsafe { init(m, Msg::with_size_uninit(size)) })
 }
 
 #[no_mangle]
@@ -101,7 +108,7 @@ pub unsafe extern "C" fn zmq_msg_init_buffer(
     buf: *const c_void,
     size: usize,
 ) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C promises `size` readable bytes at `buf`.
         let data = unsafe { crate::socket::in_slice(buf, size)? };
         // SAFETY: C contract: `m` is null or a zmq_msg_t.
@@ -147,7 +154,7 @@ pub unsafe extern "C" fn zmq_msg_init_data(
     ffn: Option<zmq_free_fn>,
     hint: *mut c_void,
 ) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         non_null(m)?;
         let msg = if data.is_null() {
             if size != 0 {
@@ -165,13 +172,16 @@ pub unsafe extern "C" fn zmq_msg_init_data(
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_close(m: *mut zmq_msg_t) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C contract: `m` is null or the caller's zmq_msg_t.
         let msg = unsafe { live(m)? };
         // SAFETY: `msg` is a live `Msg` in place; the tag is cleared right after so it is never
         // dropped twice.
         unsafe {
-            std::ptr::drop_in_place(msg as *mut Msg);
+            // An inline or empty body owns nothing: skip the drop glue (a call) for it.
+            if msg.needs_drop() {
+                std::ptr::drop_in_place(msg as *mut Msg);
+            }
             std::ptr::addr_of_mut!((*m).tag).write(DEAD);
         }
         Ok(0)
@@ -180,7 +190,7 @@ pub unsafe extern "C" fn zmq_msg_close(m: *mut zmq_msg_t) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_move(dest: *mut zmq_msg_t, src: *mut zmq_msg_t) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         if dest == src {
             // SAFETY: C contract.
             unsafe { live(src)? };
@@ -200,7 +210,7 @@ pub unsafe extern "C" fn zmq_msg_move(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_copy(dest: *mut zmq_msg_t, src: *mut zmq_msg_t) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         if dest == src {
             // SAFETY: C contract.
             unsafe { live(src)? };
@@ -217,7 +227,7 @@ pub unsafe extern "C" fn zmq_msg_copy(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_data(m: *mut zmq_msg_t) -> *mut c_void {
-    guard(std::ptr::null_mut(), || {
+    guard_unlocked(std::ptr::null_mut(), || {
         // SAFETY: C contract: `m` is the caller's zmq_msg_t.
         let msg = unsafe { live(m)? };
         // Writable: a body shared with another message is copied first, so a write through
@@ -229,18 +239,18 @@ pub unsafe extern "C" fn zmq_msg_data(m: *mut zmq_msg_t) -> *mut c_void {
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_size(m: *const zmq_msg_t) -> usize {
     // SAFETY: C contract: `m` is the caller's zmq_msg_t; only read here.
-    guard(0, || Ok(unsafe { live(m.cast_mut())? }.len()))
+    guard_unlocked(0, || Ok(unsafe { live(m.cast_mut())? }.len()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_more(m: *const zmq_msg_t) -> c_int {
     // SAFETY: C contract: `m` is the caller's zmq_msg_t; only read here.
-    guard(0, || Ok(c_int::from(unsafe { live(m.cast_mut())? }.more())))
+    guard_unlocked(0, || Ok(c_int::from(unsafe { live(m.cast_mut())? }.more())))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_get(m: *const zmq_msg_t, property: c_int) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C contract: `m` is the caller's zmq_msg_t; only read here.
         let msg = unsafe { live(m.cast_mut())? };
         match property {
@@ -254,7 +264,7 @@ pub unsafe extern "C" fn zmq_msg_get(m: *const zmq_msg_t, property: c_int) -> c_
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_set(m: *mut zmq_msg_t, _property: c_int, _value: c_int) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C contract.
         unsafe { live(m)? };
         // libzmq has no settable message property either.
@@ -264,7 +274,7 @@ pub unsafe extern "C" fn zmq_msg_set(m: *mut zmq_msg_t, _property: c_int, _value
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_gets(m: *const zmq_msg_t, property: *const c_char) -> *const c_char {
-    guard(std::ptr::null(), || {
+    guard_unlocked(std::ptr::null(), || {
         // SAFETY: C contract: `m` is the caller's zmq_msg_t.
         let msg = unsafe { live(m.cast_mut())? };
         // SAFETY: `property` is null or NUL-terminated (C contract).
@@ -279,7 +289,7 @@ pub unsafe extern "C" fn zmq_msg_gets(m: *const zmq_msg_t, property: *const c_ch
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_send(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
         let (h, msg) = unsafe { (handle(s)?, live(m)?) };
         let n = msg.len();
@@ -314,7 +324,7 @@ unsafe fn send_draft(h: Handle<'_>, m: *mut zmq_msg_t, msg: &mut Msg, flags: c_i
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_recv(m: *mut zmq_msg_t, s: *mut c_void, flags: c_int) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C contract: `s` is a socket handle, `m` the caller's zmq_msg_t.
         let (h, msg) = unsafe { (handle(s)?, live(m)?) };
         match h {
@@ -375,7 +385,7 @@ pub unsafe extern "C" fn zmq_recvmsg(s: *mut c_void, m: *mut zmq_msg_t, flags: c
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_set_routing_id(m: *mut zmq_msg_t, routing_id: u32) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C contract.
         unsafe { live(m)? }.set_routing_id(routing_id)?;
         Ok(0)
@@ -385,12 +395,12 @@ pub unsafe extern "C" fn zmq_msg_set_routing_id(m: *mut zmq_msg_t, routing_id: u
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_routing_id(m: *mut zmq_msg_t) -> u32 {
     // SAFETY: C contract.
-    guard(0, || unsafe { live(m) }.map(|m| m.routing_id()))
+    guard_unlocked(0, || unsafe { live(m) }.map(|m| m.routing_id()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_set_group(m: *mut zmq_msg_t, group: *const c_char) -> c_int {
-    guard(-1, || {
+    guard_unlocked(-1, || {
         // SAFETY: C contract.
         unsafe { live(m)? };
         non_null(group)?;
@@ -409,7 +419,7 @@ pub unsafe extern "C" fn zmq_msg_set_group(m: *mut zmq_msg_t, group: *const c_ch
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_group(m: *mut zmq_msg_t) -> *const c_char {
-    guard(std::ptr::null(), || {
+    guard_unlocked(std::ptr::null(), || {
         // SAFETY: C contract.
         unsafe { live(m)? };
         // SAFETY: live (checked above).

@@ -66,6 +66,25 @@ pub(crate) fn zeroed(len: usize) -> BytesMut {
     carve(len, |b| b.resize(len, 0))
 }
 
+/// A body of `len` bytes left as the chunk (or a fresh allocation) had them: no clearing.
+/// For `zmq_msg_init_size`, which libzmq documents as not clearing the data.
+///
+/// # Safety
+/// The caller must write all `len` bytes before anything reads them.
+#[inline]
+pub(crate) unsafe fn uninit(len: usize) -> BytesMut {
+    if len > MAX_CARVED {
+        let mut b = BytesMut::with_capacity(len);
+        // SAFETY: within the capacity just allocated; the caller writes the bytes before
+        // they are read (its contract).
+        unsafe { b.set_len(len) };
+        return b;
+    }
+    // SAFETY: `carve` hands an empty buffer with room for `len` bytes (it reserves a chunk
+    // when the current one is short); the caller writes them before they are read.
+    carve(len, |b| unsafe { b.set_len(len) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

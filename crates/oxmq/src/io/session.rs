@@ -914,7 +914,10 @@ impl Session {
                 pos = 0;
                 let want = (total - avail).min(READ_CHUNK as u64 * 4) as usize;
                 if c.rx.capacity() - c.rx.len() < want {
-                    c.rx.reserve(want);
+                    // At least a whole read chunk: growing copies the partial frame into the
+                    // new buffer, and a buffer sized to this frame alone would make the next
+                    // frame straddle its end too (a copy of half a frame per large frame).
+                    c.rx.reserve(want.max(c.read_chunk));
                 }
                 break Ok(());
             }
@@ -1334,12 +1337,17 @@ fn encode(c: &mut Conn, m: Msg, sub: bool) {
     let len = m.len();
     if let Some((len8, buf)) = m.inline_body() {
         // One append per small frame: short header (flags, length) and body, assembled with
-        // a fixed-size copy of the whole inline buffer (no length-dependent memcpy call).
+        // a fixed-size copy of the whole inline buffer and appended whole, then cut back to
+        // the frame's length: constant-size copies, no length-dependent memcpy call.
         let mut f = [0u8; INLINE_CAP + 2];
         f[0] = more as u8;
         f[1] = len8;
         f[2..].copy_from_slice(buf);
-        c.tx.extend_from_slice(&f[..2 + len8 as usize]);
+        let end = c.tx.len() + 2 + len8 as usize;
+        c.tx.extend_from_slice(&f);
+        c.tx.truncate(end);
+        // Owns nothing: skip the drop glue (a call).
+        m.discard();
     } else if len >= ZERO_COPY_MIN {
         zmtp::encode_header(len, more, false, &mut c.tx);
         c.big_bytes += len;

@@ -249,6 +249,23 @@ impl PipeEnd {
         *self.shared.slots[1 - self.side].msg.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
     }
 
+    /// [`PipeEnd::write`] of `*msg`, leaving it empty: the frame is copied once, from the
+    /// caller's `Msg` straight into the queue (the send path of the load balancer).
+    #[inline(always)]
+    pub(crate) fn write_take(&mut self, msg: &mut Msg) {
+        if self.conflate_out {
+            return self.write_conflated(std::mem::take(msg));
+        }
+        let more = msg.more();
+        let id = msg.is_routing_id();
+        self.out.push_take(msg);
+        self.out_mid = more;
+        if !more {
+            self.written_msgs += u64::from(!id);
+            self.complete_upto = self.out.written();
+        }
+    }
+
     #[inline(always)]
     fn write_queued(&mut self, msg: Msg) {
         let more = msg.more();
@@ -398,6 +415,34 @@ impl PipeEnd {
                 Read::Msg(msg)
             }
             None => self.read_empty(),
+        }
+    }
+
+    /// [`PipeEnd::read`] into `out` (its old frame dropped): `None` when a data frame was
+    /// read into `out`; otherwise what `read` returns (a routing-id frame, a conflated read,
+    /// `Empty` or `Closed`), with `out` untouched. Gives the frame the connection's properties
+    /// without touching their reference count when `out` already holds them.
+    #[inline(always)]
+    pub(crate) fn read_into(&mut self, out: &mut Msg) -> Option<Read> {
+        if self.conflate {
+            return Some(self.read_conflated());
+        }
+        match self.inp.pop() {
+            Some(mut msg) if msg.is_routing_id() => {
+                self.tag(&mut msg);
+                Some(Read::Msg(msg))
+            }
+            Some(msg) => {
+                if !msg.more() {
+                    self.read_msgs += 1;
+                    if self.read_msgs - self.read_published >= self.lwm {
+                        self.publish_read();
+                    }
+                }
+                out.replace_with_props(msg, &self.props);
+                None
+            }
+            None => Some(self.read_empty()),
         }
     }
 

@@ -125,6 +125,22 @@ impl<T> Writer<T> {
         self.written += 1;
     }
 
+    /// [`Writer::push`] of `*item`, leaving `T::default()` in its place: the item is copied
+    /// once, straight into its slot (a `push(mem::take(item))` goes through a temporary).
+    #[inline(always)]
+    pub fn push_take(&mut self, item: &mut T)
+    where
+        T: Default,
+    {
+        if self.pos == CHUNK {
+            self.grow();
+        }
+        // SAFETY: as in `push`: the slot is beyond everything published.
+        unsafe { (*(*self.chunk).slots[self.pos].get()).write(std::mem::take(item)) };
+        self.pos += 1;
+        self.written += 1;
+    }
+
     #[cold]
     fn grow(&mut self) {
         let mut next = self.shared.spare.swap(ptr::null_mut(), Ordering::Acquire);

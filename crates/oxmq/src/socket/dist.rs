@@ -43,9 +43,13 @@ impl Dist {
     }
 
     /// Writes a frame to the current targets.
-    pub(crate) fn send(&mut self, pipes: &mut Pipes, msg: Msg) {
+    pub(crate) fn send(&mut self, pipes: &mut Pipes, mut msg: Msg) {
         let more = msg.more();
         if let Some((&last, rest)) = self.targets.split_last() {
+            if !rest.is_empty() {
+                // Shared, so each target's clone is a reference count, not a copy.
+                msg.freeze();
+            }
             for &s in rest {
                 pipes.write(s, msg.clone());
             }

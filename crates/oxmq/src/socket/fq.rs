@@ -82,6 +82,31 @@ impl Fq {
         Err(Error::Again)
     }
 
+    /// [`Fq::recv`] into `out` (see `Pattern::recv_into`); returns the slot read from.
+    #[inline(always)]
+    pub(crate) fn recv_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<usize> {
+        while self.active > 0 {
+            let slot = self.pipes[self.current];
+            if pipes.read_into(slot, out) {
+                self.more = out.more();
+                if !self.more {
+                    self.current += 1;
+                    if self.current >= self.active {
+                        self.current = 0;
+                    }
+                }
+                return Ok(slot);
+            }
+            self.more = false;
+            self.active -= 1;
+            self.pipes.swap(self.current, self.active);
+            if self.current == self.active {
+                self.current = 0;
+            }
+        }
+        Err(Error::Again)
+    }
+
     pub(crate) fn has_in(&mut self, pipes: &mut Pipes) -> bool {
         if self.more {
             return true;

@@ -72,7 +72,7 @@ impl Lb {
             let slot = self.pipes[self.current];
             if pipes.check_write(slot) {
                 let more = msg.more();
-                pipes.write(slot, std::mem::take(msg));
+                pipes.write_take(slot, msg);
                 self.more = more;
                 if !more {
                     pipes.flush(slot);

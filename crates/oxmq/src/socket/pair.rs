@@ -51,6 +51,14 @@ impl Pattern for Pair {
             _ => Err(Error::Again),
         }
     }
+    fn recv_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
+        let Some(p) = self.pipe else { return Err(Error::Again) };
+        if pipes.read_into(p, out) {
+            Ok(())
+        } else {
+            Err(Error::Again)
+        }
+    }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
         matches!(self.pipe, Some(p) if pipes.has_data(p))
     }

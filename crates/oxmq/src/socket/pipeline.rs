@@ -74,6 +74,9 @@ impl Pattern for Pull {
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
         self.fq.recv(pipes).map(|(m, _)| m)
     }
+    fn recv_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
+        self.fq.recv_into(pipes, out).map(|_| ())
+    }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
         self.fq.has_in(pipes)
     }

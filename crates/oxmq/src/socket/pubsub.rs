@@ -335,8 +335,9 @@ impl Sub {
 
     /// Sends a message to every publisher (XSUB's upstream direction), regardless of HWM as
     /// for subscriptions.
-    fn send_upstream(&mut self, pipes: &mut Pipes, msg: Msg) {
+    fn send_upstream(&mut self, pipes: &mut Pipes, mut msg: Msg) {
         let more = msg.more();
+        msg.freeze(); // shared by every publisher's clone
         for &slot in &self.pipes {
             pipes.write(slot, msg.clone());
             if !more {
