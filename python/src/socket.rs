@@ -156,6 +156,7 @@ fn wait_after_again<T>(
     }
     let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
     let fd = s.fd();
+    let receiving = matches!(limit, Limit::Option(opt::RCVTIMEO));
     loop {
         let slice = match deadline {
             None => SLICE_MS as i32,
@@ -167,12 +168,21 @@ fn wait_after_again<T>(
         // The fd is readable whenever the socket's state may have changed (a command is
         // pending); `op` drains it. Edge-triggered like ZMQ_FD, so waiting after a failed
         // attempt cannot miss a wake-up.
-        py.detach(|| {
-            let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-            // SAFETY: one valid pollfd for the duration of the call. EINTR is fine: the loop
-            // checks signals and retries.
-            unsafe { libc::poll(&mut pfd, 1, slice) };
-        });
+        if receiving {
+            // A receive waits in the core, which reads the connections on this thread where it
+            // can (one wake-up per message instead of two). Its result only says why the slice
+            // ended: timeout, signal and shutdown are all seen below.
+            py.detach(|| {
+                let _ = s.wait_recv(Some(Duration::from_millis(slice as u64)));
+            });
+        } else {
+            py.detach(|| {
+                let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+                // SAFETY: one valid pollfd for the duration of the call. EINTR is fine: the
+                // loop checks signals and retries.
+                unsafe { libc::poll(&mut pfd, 1, slice) };
+            });
+        }
         py.check_signals()?;
         match op(s) {
             Err(oxmq::Error::Again) => {}
@@ -534,6 +544,7 @@ impl Socket {
             ("handshake_failures", st.handshake_failures),
             ("wire_bytes_in", st.wire_bytes_in),
             ("wire_bytes_out", st.wire_bytes_out),
+            ("direct_reads", st.direct_reads),
         ] {
             d.set_item(k, v)?;
         }

@@ -50,3 +50,32 @@ def test_level_fd_in_a_select_loop():
     pull.close(0)
     push.close(0)
     ctx.term()
+
+
+def test_a_waiting_recv_reads_its_connection_itself():
+    # The direct receive path: a Python recv that has to wait reads the tcp connection on its
+    # own thread (one wake-up per message), and the counter says so.
+    import threading
+
+    ctx = zmq.Context()
+    rep = ctx.socket(zmq.REP)
+    req = ctx.socket(zmq.REQ)
+    for s in (rep, req):
+        s.rcvtimeo = 5000
+    port = rep.bind_to_random_port("tcp://127.0.0.1")
+    req.connect("tcp://127.0.0.1:%d" % port)
+
+    def serve():
+        for _ in range(200):
+            rep.send(rep.recv())
+
+    t = threading.Thread(target=serve)
+    t.start()
+    for i in range(200):
+        req.send(b"%d" % i)
+        assert req.recv() == b"%d" % i
+    t.join(10)
+    assert req.stats()["direct_reads"] + rep.stats()["direct_reads"] > 0
+    req.close(0)
+    rep.close(0)
+    ctx.term()

@@ -26,6 +26,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 impl Socket {
+    /// Waits up to `timeout` (None: no limit) for something that may let `recv` succeed,
+    /// reading the socket's connections on the calling thread where it can, without receiving.
+    /// `Ok(())` when the socket's state changed (try `recv` again), `Err(Again)` at the timeout,
+    /// `Err(Intr)` when a signal interrupted the wait, `Err(Term)` on shutdown. For bindings
+    /// that wait in slices (to look for signals between them) instead of blocking in `recv`.
+    pub fn wait_recv(&mut self, timeout: Option<std::time::Duration>) -> Result<()> {
+        self.check_term()?;
+        self.wait_input(timeout.map(|t| Instant::now() + t))
+    }
+
     /// Waits for input until `deadline`, as [`Socket::wait`] does, reading the connections
     /// directly where it can. Returns once a command (a message among them) is processed;
     /// `Err(Again)` on timeout, `Err(Term)` on shutdown, `Err(Intr)` on a signal.
