@@ -58,28 +58,39 @@ impl Fq {
             let slot = self.pipes[self.current];
             match pipes.read(slot) {
                 Read::Msg(m) => {
-                    self.more = m.more();
-                    if !self.more {
-                        self.current += 1;
-                        if self.current >= self.active {
-                            self.current = 0;
-                        }
-                    }
+                    self.took(m.more());
                     return Ok((m, slot));
                 }
-                Read::Empty | Read::Closed => {
-                    // Whole messages are published at once, so a pipe is never empty
-                    // mid-message unless its peer vanished; then the rest never comes.
-                    self.more = false;
-                    self.active -= 1;
-                    self.pipes.swap(self.current, self.active);
-                    if self.current == self.active {
-                        self.current = 0;
-                    }
-                }
+                Read::Empty | Read::Closed => self.ran_dry(),
             }
         }
         Err(Error::Again)
+    }
+
+    /// A frame came from the current pipe: stay on it until the message's last frame, then
+    /// move on.
+    #[inline(always)]
+    fn took(&mut self, more: bool) {
+        self.more = more;
+        if !more {
+            self.current += 1;
+            if self.current >= self.active {
+                self.current = 0;
+            }
+        }
+    }
+
+    /// The current pipe has nothing: it leaves the active set. Whole messages are published at
+    /// once, so a pipe is never empty mid-message unless its peer vanished; then the rest
+    /// never comes.
+    #[inline(always)]
+    fn ran_dry(&mut self) {
+        self.more = false;
+        self.active -= 1;
+        self.pipes.swap(self.current, self.active);
+        if self.current == self.active {
+            self.current = 0;
+        }
     }
 
     /// [`Fq::recv`] into `out` (see `Pattern::recv_into`); returns the slot read from.
@@ -88,21 +99,10 @@ impl Fq {
         while self.active > 0 {
             let slot = self.pipes[self.current];
             if pipes.read_into(slot, out) {
-                self.more = out.more();
-                if !self.more {
-                    self.current += 1;
-                    if self.current >= self.active {
-                        self.current = 0;
-                    }
-                }
+                self.took(out.more());
                 return Ok(slot);
             }
-            self.more = false;
-            self.active -= 1;
-            self.pipes.swap(self.current, self.active);
-            if self.current == self.active {
-                self.current = 0;
-            }
+            self.ran_dry();
         }
         Err(Error::Again)
     }
