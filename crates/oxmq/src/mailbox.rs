@@ -56,19 +56,7 @@ impl Signaler {
 
     /// Waits until signalled or until `deadline` (None = forever). Returns false on timeout.
     pub(crate) fn wait(&self, deadline: Option<Instant>) -> io::Result<bool> {
-        let timeout = match deadline {
-            None => -1,
-            Some(d) => {
-                let now = Instant::now();
-                if d <= now {
-                    0
-                } else {
-                    // Round up so we never wake a hair before the deadline and spin.
-                    let us = (d - now).as_micros();
-                    (us.div_ceil(1000)).min(i32::MAX as u128) as i32
-                }
-            }
-        };
+        let timeout = poll_timeout(deadline);
         let mut pfd = libc::pollfd { fd: self.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
         // SAFETY: one valid pollfd for the duration of the call.
         let rc = unsafe { libc::poll(&mut pfd, 1, timeout) };
@@ -80,6 +68,22 @@ impl Signaler {
 
     pub(crate) fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()
+    }
+}
+
+/// `poll(2)`'s timeout in milliseconds for a deadline (None: -1, forever), rounded up so a
+/// wait never ends a hair before the deadline and spins.
+pub(crate) fn poll_timeout(deadline: Option<Instant>) -> i32 {
+    match deadline {
+        None => -1,
+        Some(d) => {
+            let now = Instant::now();
+            if d <= now {
+                0
+            } else {
+                (d - now).as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
+            }
+        }
     }
 }
 

@@ -137,22 +137,33 @@ fn a_command_read_mid_wait_is_handled() {
     assert!(direct > 0, "no input was read by the waiting receiver");
 }
 
+/// An oxmq DEALER bound on tcp with one raw peer whose first message has arrived.
+fn dealer_with_raw_peer(ctx: &Context) -> (oxmq::Socket, String, RawPeer) {
+    let mut s = socket(ctx, T::Dealer);
+    let ep = bind(&mut s, Transport::Tcp);
+    let mut peer = RawPeer::connect(&ep);
+    peer.stream.write_all(&frame(0, b"hello")).unwrap();
+    assert_eq!(recv_bytes(&mut s), b"hello");
+    (s, ep, peer)
+}
+
+/// A thread waiting in `recv` on `s` for up to `ms`; joining it gives the socket back.
+fn waiting_receiver(mut s: oxmq::Socket, ms: i32) -> std::thread::JoinHandle<(oxmq::Socket, oxmq::Result<Vec<u8>>)> {
+    s.set_int(opt::RCVTIMEO, ms).unwrap();
+    std::thread::spawn(move || {
+        let r = s.recv(0).map(|m| m.to_vec());
+        (s, r)
+    })
+}
+
 /// The end of the stream read mid-wait: the connection ends (the I/O thread closes it) and the
 /// socket counts no peer.
 #[test]
 fn the_end_of_a_stream_read_mid_wait_ends_the_connection() {
     let ctx = Context::new();
-    let mut s = socket(&ctx, T::Dealer);
-    let ep = bind(&mut s, Transport::Tcp);
-    let mut peer = RawPeer::connect(&ep);
-    peer.stream.write_all(&frame(0, b"hello")).unwrap();
-    assert_eq!(recv_bytes(&mut s), b"hello");
+    let (mut s, _, peer) = dealer_with_raw_peer(&ctx);
     assert_eq!(s.stats().peers, 1);
-    s.set_int(opt::RCVTIMEO, 2_000).unwrap();
-    let waiter = std::thread::spawn(move || {
-        let r = s.recv(0).map(|m| m.to_vec());
-        (s, r)
-    });
+    let waiter = waiting_receiver(s, 2_000);
     drop(peer);
     let (mut s, r) = waiter.join().expect("waiter");
     assert_eq!(r, Err(Error::Again), "nothing was sent before the close");
@@ -164,16 +175,8 @@ fn the_end_of_a_stream_read_mid_wait_ends_the_connection() {
 #[test]
 fn a_hostile_frame_read_mid_wait_drops_the_connection() {
     let ctx = Context::new();
-    let mut s = socket(&ctx, T::Dealer);
-    let ep = bind(&mut s, Transport::Tcp);
-    let mut hostile = RawPeer::connect(&ep);
-    hostile.stream.write_all(&frame(0, b"hello")).unwrap();
-    assert_eq!(recv_bytes(&mut s), b"hello");
-    s.set_int(opt::RCVTIMEO, 1_000).unwrap();
-    let waiter = std::thread::spawn(move || {
-        let r = s.recv(0).map(|m| m.to_vec());
-        (s, r)
-    });
+    let (s, ep, mut hostile) = dealer_with_raw_peer(&ctx);
+    let waiter = waiting_receiver(s, 1_000);
     hostile.stream.write_all(&frame(0xF0, b"evil")).unwrap();
     expect_closed(&mut hostile.stream, DEADLINE, "sent reserved flag bits");
     let (mut s, r) = waiter.join().expect("waiter");

@@ -73,14 +73,7 @@ impl Socket {
             if self.shared.mailbox.has_pending() || m == 1 {
                 return self.wait(deadline);
             }
-            let timeout = match deadline {
-                None => -1,
-                Some(d) => {
-                    let now = Instant::now();
-                    // Rounded up so the wait never ends a hair early and spins.
-                    if d <= now { 0 } else { (d - now).as_micros().div_ceil(1000).min(i32::MAX as u128) as i32 }
-                }
-            };
+            let timeout = crate::mailbox::poll_timeout(deadline);
             // SAFETY: `fds[..m]` are initialised pollfds that live across the call.
             let rc = unsafe { libc::poll(fds.as_mut_ptr(), m as libc::nfds_t, timeout) };
             if rc < 0 {
