@@ -38,8 +38,10 @@ POLLOUT = 2
 POLLERR = 4
 POLLPRI = 8
 
-# oxmq's own socket options (not in libzmq): level-triggered FD readiness, see zmq.h.
+# oxmq's own socket options (not in libzmq), see zmq.h: level-triggered FD readiness, and how
+# many microseconds a blocking receive polls before it sleeps.
 OXMQ_FD_LEVEL = 0x4F580001
+OXMQ_RECV_SPIN = 0x4F580002
 
 # Socket options.
 AFFINITY = 4

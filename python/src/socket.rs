@@ -545,6 +545,7 @@ impl Socket {
             ("wire_bytes_in", st.wire_bytes_in),
             ("wire_bytes_out", st.wire_bytes_out),
             ("direct_reads", st.direct_reads),
+            ("spun_waits", st.spun_waits),
         ] {
             d.set_item(k, v)?;
         }

@@ -62,6 +62,9 @@ def test_a_waiting_recv_reads_its_connection_itself():
     req = ctx.socket(zmq.REQ)
     for s in (rep, req):
         s.rcvtimeo = 5000
+        # A one-second spin window outlasts every reply, so waits catch input while polling.
+        s.setsockopt(zmq.OXMQ_RECV_SPIN, 1_000_000)
+    assert req.getsockopt(zmq.OXMQ_RECV_SPIN) == 1_000_000
     port = rep.bind_to_random_port("tcp://127.0.0.1")
     req.connect("tcp://127.0.0.1:%d" % port)
 
@@ -76,6 +79,7 @@ def test_a_waiting_recv_reads_its_connection_itself():
         assert req.recv() == b"%d" % i
     t.join(10)
     assert req.stats()["direct_reads"] + rep.stats()["direct_reads"] > 0
+    assert req.stats()["spun_waits"] + rep.stats()["spun_waits"] > 0
     req.close(0)
     rep.close(0)
     ctx.term()

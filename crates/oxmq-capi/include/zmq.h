@@ -528,6 +528,13 @@ ZMQ_EXPORT void zmq_threadclose (void *thread_);
    mode for the sockets it holds. The option number is far above libzmq's range. */
 #define ZMQ_OXMQ_FD_LEVEL 0x4f580001
 
+/* Microseconds a blocking receive keeps polling its connections before it sleeps, while the
+   socket's recent waits were that short (a request/reply exchange): waking a sleeping thread
+   costs tens of microseconds, more than a loopback round trip. An int, 0 (off) to 1000000.
+   The default is 50, or the environment variable OXMQ_RECV_SPIN_US when set, and 0 on a
+   machine with one CPU. */
+#define ZMQ_OXMQ_RECV_SPIN 0x4f580002
+
 /* A socket's counters, all since the socket was created (see oxmq::SocketStats). */
 typedef struct zmq_socket_stats_t
 {

@@ -86,6 +86,13 @@ pub const NOTIFY_DISCONNECT: i32 = 2;
 /// the socket can receive (`POLLIN`) or send (`POLLOUT`) without blocking.
 pub const OXMQ_FD_LEVEL: i32 = 0x4f58_0001;
 
+/// Microseconds a blocking receive keeps polling its connections before it sleeps, when the
+/// socket's recent waits were that short (a request/reply exchange): a sleeping thread costs
+/// tens of microseconds to wake, more than a loopback round trip. 0 turns it off; at most
+/// 1,000,000. The default is 50, or the environment variable `OXMQ_RECV_SPIN_US` when set
+/// (read once per process), and 0 on a machine with one CPU. See `ARCHITECTURE.md`.
+pub const OXMQ_RECV_SPIN: i32 = 0x4f58_0002;
+
 // Context options.
 pub const IO_THREADS: i32 = 1;
 pub const MAX_SOCKETS: i32 = 2;

@@ -186,3 +186,48 @@ fn a_hostile_frame_read_mid_wait_drops_the_connection() {
     s.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
     assert_eq!(recv_bytes(&mut s), b"after");
 }
+
+/// The receive spin (`OXMQ_RECV_SPIN`): with a window far longer than a round trip, replies in
+/// a REQ/REP exchange arrive while the waits still poll; with the window at 0 no wait spins.
+#[test]
+fn replies_arrive_while_a_wait_spins_and_never_with_the_spin_off() {
+    for (window, spins) in [(1_000_000, true), (0, false)] {
+        let ctx = Context::new();
+        let (mut rep, mut req, _) = pair(&ctx, Transport::Tcp, T::Rep, T::Req);
+        req.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
+        rep.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
+        assert_eq!(req.get_int(opt::OXMQ_RECV_SPIN).unwrap(), window);
+        let server = std::thread::spawn(move || {
+            for _ in 0..200 {
+                let m = rep.recv(0).expect("request");
+                rep.send(m, 0).expect("reply");
+            }
+            rep.stats().spun_waits
+        });
+        for i in 0..200u32 {
+            req.send(&i.to_be_bytes()[..], 0).unwrap();
+            assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "reply {i}");
+        }
+        let spun = server.join().expect("server") + req.stats().spun_waits;
+        if spins {
+            // A one-second window outlasts any reply here, so only waits that could not poll
+            // their connection (the I/O thread held its session) sleep.
+            assert!(spun > 0, "no reply arrived while a wait spun");
+        } else {
+            assert_eq!(spun, 0, "a wait spun with OXMQ_RECV_SPIN at 0");
+        }
+    }
+}
+
+/// OXMQ_RECV_SPIN takes 0 to 1,000,000 microseconds as a 4-byte int, and nothing else.
+#[test]
+fn the_spin_option_rejects_bad_values() {
+    let ctx = Context::new();
+    let mut s = ctx.socket(T::Pair).unwrap();
+    for bad in [-1, 1_000_001, i32::MIN] {
+        assert_eq!(s.set_int(opt::OXMQ_RECV_SPIN, bad).unwrap_err(), Error::Invalid, "{bad}");
+    }
+    assert_eq!(s.setsockopt(opt::OXMQ_RECV_SPIN, &[1, 0]).unwrap_err(), Error::Invalid);
+    s.set_int(opt::OXMQ_RECV_SPIN, 250).unwrap();
+    assert_eq!(s.get_int(opt::OXMQ_RECV_SPIN).unwrap(), 250);
+}

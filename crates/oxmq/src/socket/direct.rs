@@ -15,15 +15,85 @@
 //! mailbox for that connection. While the receiver waits on a connection, the I/O thread's
 //! epoll registration stops reporting its input (`Owner::direct_arm`), or every message would
 //! wake that thread too, for nothing, and it would hold the session just when the receiver
-//! wants to write its reply; a guard gives the input back however the wait ends. Only sockets with a few connections take this path: a fan-in socket keeps the
-//! I/O thread's batching, and a wait never costs more than one `poll` over a handful of
-//! descriptors.
+//! wants to write its reply; a guard gives the input back however the wait ends. Only sockets
+//! with a few connections take this path: a fan-in socket keeps the I/O thread's batching, and
+//! a wait never costs more than one `poll` over a handful of descriptors.
+//!
+//! Even one wake-up is most of a loopback round trip on a machine whose idle cores sleep: the
+//! kernel delivers the bytes in microseconds, then the scheduler takes tens to run the thread
+//! that waits for them. So a wait whose socket's recent waits were short (a request/reply
+//! exchange, a burst) first keeps polling without sleeping, for up to
+//! [`crate::opt::OXMQ_RECV_SPIN`] microseconds (50 by default), yielding the CPU between polls
+//! so a runnable thread on that core (the peer, the sender's I/O thread) is not starved. A wait
+//! that outlasts that window sleeps as before, and the socket's next wait does not spin until
+//! one ends within the window again: a socket that receives now and then never spins, and an
+//! exchange pays at most one window of CPU per wait.
 
 use super::{Socket, DIRECT_MAX};
 use crate::pipe::{Owner, PipeId};
 use crate::{Error, Result};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The default spin window (see the module comment).
+const SPIN_DEFAULT_US: u32 = 50;
+/// The largest window `OXMQ_RECV_SPIN` accepts: a second.
+const SPIN_MAX_US: u32 = 1_000_000;
+
+/// A socket's spin window and whether its last wait ended within it.
+#[derive(Debug)]
+pub(super) struct Spin {
+    window: Duration,
+    hot: bool,
+}
+
+impl Spin {
+    pub(super) fn new() -> Spin {
+        static DEFAULT: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+        let us = *DEFAULT.get_or_init(|| {
+            // One CPU: spinning only keeps the peer that would answer off it.
+            if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+                return 0;
+            }
+            std::env::var("OXMQ_RECV_SPIN_US")
+                .ok()
+                .and_then(|v| v.trim().parse::<u32>().ok())
+                .map_or(SPIN_DEFAULT_US, |v| v.min(SPIN_MAX_US))
+        });
+        Spin { window: Duration::from_micros(u64::from(us)), hot: true }
+    }
+
+    pub(super) fn micros(&self) -> i32 {
+        self.window.as_micros() as i32
+    }
+
+    /// `OXMQ_RECV_SPIN`: an int of microseconds, 0 to `SPIN_MAX_US`.
+    pub(super) fn set(&mut self, value: &[u8]) -> Result<()> {
+        let v = i32::from_ne_bytes(value.try_into().map_err(|_| Error::Invalid)?);
+        if !(0..=SPIN_MAX_US as i32).contains(&v) {
+            return Err(Error::Invalid);
+        }
+        self.window = Duration::from_micros(v as u64);
+        self.hot = true;
+        Ok(())
+    }
+
+    /// When a wait that starts at `start` stops spinning, if it spins at all.
+    fn until(&self, start: Instant, deadline: Option<Instant>) -> Option<Instant> {
+        if !self.hot || self.window.is_zero() {
+            return None;
+        }
+        let end = start + self.window;
+        Some(deadline.map_or(end, |d| d.min(end)))
+    }
+
+    /// A wait that started at `start` ended (with input, or at its deadline).
+    fn ended(&mut self, start: Instant) {
+        if !self.window.is_zero() {
+            self.hot = start.elapsed() <= self.window;
+        }
+    }
+}
 
 impl Socket {
     /// Waits up to `timeout` (None: no limit) for something that may let `recv` succeed,
@@ -69,11 +139,22 @@ impl Socket {
                 m += 1;
             }
         }
+        let start = Instant::now();
+        let mut spin = self.spin.until(start, deadline);
         loop {
             if self.shared.mailbox.has_pending() || m == 1 {
+                if m > 1 {
+                    self.spin.ended(start); // input came while the connections were polled
+                    if spin.is_some() {
+                        self.counters.spun_waits += 1;
+                    }
+                }
                 return self.wait(deadline);
             }
-            let timeout = crate::mailbox::poll_timeout(deadline);
+            let timeout = match spin {
+                Some(_) => 0,
+                None => crate::mailbox::poll_timeout(deadline),
+            };
             // SAFETY: `fds[..m]` are initialised pollfds that live across the call.
             let rc = unsafe { libc::poll(fds.as_mut_ptr(), m as libc::nfds_t, timeout) };
             if rc < 0 {
@@ -82,6 +163,15 @@ impl Socket {
             }
             self.check_term()?;
             if rc == 0 {
+                if let Some(until) = spin {
+                    if Instant::now() < until {
+                        std::thread::yield_now();
+                    } else {
+                        spin = None; // sleep from now on
+                    }
+                    continue;
+                }
+                self.spin.ended(start);
                 return Err(Error::Again);
             }
             // Connections this thread could not read (busy, or input only the I/O thread may
@@ -126,5 +216,47 @@ impl Drop for Armed<'_> {
         for i in 0..DIRECT_MAX {
             self.off(i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spin(us: u64) -> Spin {
+        Spin { window: Duration::from_micros(us), hot: true }
+    }
+
+    #[test]
+    fn a_wait_longer_than_the_window_stops_the_next_from_spinning() {
+        let mut s = spin(50);
+        let now = Instant::now();
+        assert_eq!(s.until(now, None), Some(now + Duration::from_micros(50)));
+        s.ended(now - Duration::from_millis(5));
+        assert_eq!(s.until(now, None), None, "cold after a long wait");
+        s.ended(Instant::now());
+        assert!(s.until(now, None).is_some(), "hot again after a short one");
+    }
+
+    #[test]
+    fn the_spin_never_outlasts_the_deadline_and_a_zero_window_never_spins() {
+        let s = spin(1_000);
+        let now = Instant::now();
+        let soon = now + Duration::from_micros(10);
+        assert_eq!(s.until(now, Some(soon)), Some(soon));
+        let mut off = spin(0);
+        assert_eq!(off.until(now, None), None);
+        off.ended(now - Duration::from_secs(1));
+        assert_eq!(off.until(now, None), None);
+    }
+
+    #[test]
+    fn the_option_round_trips_and_rearms() {
+        let mut s = spin(50);
+        s.ended(Instant::now() - Duration::from_secs(1));
+        s.set(&7i32.to_ne_bytes()).unwrap();
+        assert_eq!(s.micros(), 7);
+        assert!(s.hot, "a new window starts hot");
+        assert_eq!(s.set(&(-5i32).to_ne_bytes()), Err(Error::Invalid));
     }
 }

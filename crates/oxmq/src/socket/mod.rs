@@ -450,6 +450,8 @@ pub struct Socket {
     level: level::Level,
     /// Counters kept by the application thread (`stats.rs`).
     counters: stats::AppCounters,
+    /// How long a blocking receive polls before it sleeps (`direct.rs`).
+    spin: direct::Spin,
 }
 
 
@@ -484,6 +486,7 @@ impl Socket {
             next_endpoint_id: 1,
             level: Default::default(),
             counters: Default::default(),
+            spin: direct::Spin::new(),
         })
     }
 
@@ -956,6 +959,9 @@ impl Socket {
         if option == opt::OXMQ_FD_LEVEL {
             return self.set_level(value);
         }
+        if option == opt::OXMQ_RECV_SPIN {
+            return self.spin.set(value);
+        }
         if let Some(r) = self.pattern.setsockopt(&mut self.pipes, option, value) {
             self.reap();
             return r;
@@ -994,6 +1000,7 @@ impl Socket {
             opt::FD => return i(self.fd()),
             opt::EVENTS => return i(self.events()? as i32),
             opt::OXMQ_FD_LEVEL => return i(self.level.mask as i32),
+            opt::OXMQ_RECV_SPIN => return i(self.spin.micros()),
             opt::LAST_ENDPOINT => {
                 let mut v = self.last_endpoint.clone().into_bytes();
                 v.push(0);
@@ -1099,10 +1106,10 @@ impl Drop for Socket {
     }
 }
 
-/// A HWM option value as a pipe limit (0 = unlimited).
 /// Connections a waiting receiver reads itself at most (see `direct.rs`).
 const DIRECT_MAX: usize = 4;
 
+/// A HWM option value as a pipe limit (0 = unlimited).
 pub(crate) fn hwm(v: i32) -> u64 {
     v.max(0) as u64
 }

@@ -56,6 +56,9 @@ pub struct SocketStats {
     /// Reads of tcp/ipc input made by a receiving application thread itself, while it waited
     /// in `recv`, rather than by an I/O thread (the direct receive path, `socket/direct.rs`).
     pub direct_reads: u64,
+    /// Blocking receives whose input arrived while they were still polling, before they slept
+    /// (the receive spin, [`crate::opt::OXMQ_RECV_SPIN`]).
+    pub spun_waits: u64,
 }
 
 /// One attached peer (pipe) and its queues, as [`Socket::peer_stats`] reports it.
@@ -79,6 +82,7 @@ pub(crate) struct AppCounters {
     bytes_in: u64,
     msgs_out: u64,
     bytes_out: u64,
+    pub(crate) spun_waits: u64,
 }
 
 impl AppCounters {
@@ -237,6 +241,7 @@ impl Socket {
             dropped_hwm: drops.hwm,
             dropped_no_route: drops.no_route,
             dropped_malformed: drops.malformed,
+            spun_waits: c.spun_waits,
             ..Default::default()
         };
         s.peers = self
