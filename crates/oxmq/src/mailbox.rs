@@ -90,20 +90,26 @@ pub(crate) fn poll_timeout(deadline: Option<Instant>) -> i32 {
 struct Queue {
     cmds: Vec<Command>,
     closed: bool,
+    /// The eventfd was signalled and not drained since.
+    signalled: bool,
 }
 
 /// The command queue plus its signaler.
 pub(crate) struct Mailbox {
     queue: Mutex<Queue>,
     pending: AtomicBool,
+    /// The owning thread is awake and will look at `pending` before it sleeps (it is reading
+    /// its connections itself, `socket/direct.rs`): a command posted meanwhile needs no signal.
+    quiet: AtomicBool,
     signaler: Signaler,
 }
 
 impl Mailbox {
     pub(crate) fn new() -> io::Result<Mailbox> {
         Ok(Mailbox {
-            queue: Mutex::new(Queue { cmds: Vec::new(), closed: false }),
+            queue: Mutex::new(Queue { cmds: Vec::new(), closed: false, signalled: false }),
             pending: AtomicBool::new(false),
+            quiet: AtomicBool::new(false),
             signaler: Signaler::new()?,
         })
     }
@@ -121,9 +127,22 @@ impl Mailbox {
         let was_empty = q.cmds.is_empty();
         q.cmds.push(cmd);
         if was_empty {
-            self.pending.store(true, Ordering::Release);
-            self.signaler.signal();
+            // SeqCst with `set_quiet`: either the owner's look at `pending` after it stops
+            // being quiet sees this store, or this load sees it is no longer quiet and signals.
+            self.pending.store(true, Ordering::SeqCst);
+            if !self.quiet.load(Ordering::SeqCst) {
+                q.signalled = true;
+                self.signaler.signal();
+            }
         }
+    }
+
+    /// The owning thread marks the stretch in which it is awake and looks at `pending` before
+    /// sleeping (its own direct reads post a command per message they deliver; the signal and
+    /// its drain were two syscalls per message for a thread that was never asleep).
+    #[inline]
+    pub(crate) fn set_quiet(&self, quiet: bool) {
+        self.quiet.store(quiet, Ordering::SeqCst);
     }
 
     /// Cheap check for the hot path: one relaxed load.
@@ -139,7 +158,9 @@ impl Mailbox {
         self.pending.store(false, Ordering::Release);
         // Reset under the lock: a sender that pushes after we release sees an empty queue and
         // signals again, so no command is left without a signal.
-        self.signaler.drain();
+        if std::mem::take(&mut q.signalled) {
+            self.signaler.drain();
+        }
     }
 
     /// As [`Mailbox::drain_into`], but leaves the eventfd as it is: in level-triggered
@@ -153,6 +174,8 @@ impl Mailbox {
 
     /// Makes the eventfd readable (level mode: the socket has something for its user).
     pub(crate) fn signal(&self) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.signalled = true;
         self.signaler.signal();
     }
 
@@ -161,10 +184,11 @@ impl Mailbox {
     /// seen here and keeps the descriptor readable: no wake-up is lost. Returns true when the
     /// descriptor was reset.
     pub(crate) fn clear_if_idle(&self) -> bool {
-        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         if !q.cmds.is_empty() {
             return false;
         }
+        q.signalled = false;
         self.signaler.drain();
         true
     }
@@ -209,6 +233,21 @@ mod tests {
         assert_eq!(v.len(), 1);
         assert!(!mb.has_pending());
         assert!(!mb.wait(Some(Instant::now())).unwrap());
+    }
+
+    #[test]
+    fn a_quiet_owner_gets_the_command_without_a_signal() {
+        let mb = Mailbox::new().unwrap();
+        mb.set_quiet(true);
+        mb.send(Command::Stop);
+        mb.set_quiet(false);
+        assert!(mb.has_pending(), "the owner finds the command by looking");
+        assert!(!mb.wait(Some(Instant::now())).unwrap(), "no signal while quiet");
+        let mut v = Vec::new();
+        mb.drain_into(&mut v);
+        assert_eq!(v.len(), 1);
+        mb.send(Command::Stop);
+        assert!(mb.wait(Some(Instant::now())).unwrap(), "signalled again once awake");
     }
 
     #[test]

@@ -133,7 +133,7 @@ impl Socket {
         for (i, (owner, id)) in peers[..n].iter().flatten().enumerate() {
             if let Some(fd) = owner.direct_arm(*id) {
                 armed.on[i] = true;
-                owner.direct_read(*id);
+                self.read_direct(owner.as_ref(), *id);
                 fds[m] = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
                 who[m] = i;
                 m += 1;
@@ -181,7 +181,7 @@ impl Socket {
                 if fds[k].revents != 0 {
                     fds[k].revents = 0;
                     let (owner, id) = peers[who[k]].as_ref().expect("polled peers are gathered");
-                    if !owner.direct_read(*id) {
+                    if !self.read_direct(owner.as_ref(), *id) {
                         armed.off(who[k]);
                         fds[k] = fds[m - 1];
                         who[k] = who[m - 1];
@@ -192,6 +192,28 @@ impl Socket {
                 k += 1;
             }
         }
+    }
+}
+
+impl Socket {
+    /// Reads one connection on this thread. The mailbox is quiet meanwhile: the read posts a
+    /// command for each message it delivers to this very thread, which looks at the mailbox
+    /// next anyway, so signalling the eventfd (and draining it) would only cost two syscalls.
+    /// Not in level-triggered mode, where the eventfd's state is the user's readiness.
+    fn read_direct(&self, owner: &dyn Owner, id: PipeId) -> bool {
+        if self.level.mask != 0 {
+            return owner.direct_read(id);
+        }
+        /// Ends the quiet stretch however the read ends.
+        struct Quiet<'a>(&'a crate::mailbox::Mailbox);
+        impl Drop for Quiet<'_> {
+            fn drop(&mut self) {
+                self.0.set_quiet(false);
+            }
+        }
+        self.shared.mailbox.set_quiet(true);
+        let _quiet = Quiet(&self.shared.mailbox);
+        owner.direct_read(id)
     }
 }
 
