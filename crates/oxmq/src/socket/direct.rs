@@ -142,14 +142,27 @@ impl Socket {
         let start = Instant::now();
         let mut spin = self.spin.until(start, deadline);
         loop {
-            if self.shared.mailbox.has_pending() || m == 1 {
-                if m > 1 {
-                    self.spin.ended(start); // input came while the connections were polled
-                    if spin.is_some() {
-                        self.counters.spun_waits += 1;
-                    }
+            if self.shared.mailbox.has_pending() {
+                self.spin.ended(start);
+                if spin.is_some() {
+                    self.counters.spun_waits += 1;
                 }
                 return self.wait(deadline);
+            }
+            if m == 1 {
+                // No connection to poll (inproc peers, or sessions the I/O thread holds): the
+                // input comes through the mailbox, which the spin watches without a syscall.
+                match spin {
+                    Some(until) if Instant::now() < until => {
+                        std::thread::yield_now();
+                        continue;
+                    }
+                    _ => {
+                        let r = self.wait(deadline);
+                        self.spin.ended(start);
+                        return r;
+                    }
+                }
             }
             let timeout = match spin {
                 Some(_) => 0,
