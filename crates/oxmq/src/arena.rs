@@ -1,88 +1,64 @@
-//! Message bodies carved from per-thread chunks instead of allocated one by one.
-//!
-//! A body too large to live inline in a [`Msg`](crate::Msg) (over 38 bytes) used to be its own
-//! heap allocation, made on the application thread and freed on the I/O thread after the write:
-//! at 256 B that malloc/free pair across threads cost more instructions than the rest of the
-//! send path together. Instead, each thread keeps one chunk and cuts bodies off its front, so
-//! a body costs a copy and a reference-count increment; the chunk is freed (or, if every body
-//! cut from it is already gone when it runs out, reused in place) as a whole.
+//! The application thread's bodies: message bodies built by `Msg::with_size`,
+//! `zmq_msg_init_size` and `Msg::copy_from` are cut from this thread's [`Carver`]
+//! (`chunk.rs`), so a body costs a copy and a local count here and one atomic decrement on
+//! the thread that drops it (usually an I/O thread, after the write), instead of a malloc
+//! here and a free there. Bodies over [`MAX_PIECE`] get a chunk of their own.
 //!
 //! The price is that a body keeps its whole chunk alive: an application that holds on to one
-//! small message for a long time pins up to [`CHUNK`] bytes. Bodies above [`MAX_CARVED`] get their own
-//! allocation, so the pinning is bounded by the chunk size, not by message sizes.
+//! small message for a long time pins up to [`crate::chunk::CHUNK`] bytes.
 
-use bytes::BytesMut;
+use crate::chunk::{Carver, Piece, MAX_PIECE};
 use std::cell::RefCell;
 
-/// Size of one chunk.
-pub(crate) const CHUNK: usize = 32 * 1024;
-/// Largest body carved from a chunk; larger ones are allocated on their own.
-pub(crate) const MAX_CARVED: usize = 2048;
-
 thread_local! {
-    static ARENA: RefCell<Option<BytesMut>> = const { RefCell::new(None) };
+    static ARENA: RefCell<Carver> = const { RefCell::new(Carver::new()) };
 }
 
-/// Runs `fill` on an empty buffer with room for `len` bytes from this thread's chunk; `fill`
-/// must append exactly `len` bytes. Returns those bytes as a unique, writable body.
+/// Runs `carve` on this thread's carver; during thread teardown (the thread-local is gone),
+/// on a carver of its own instead.
+#[inline(always)]
+fn with_carver(carve: impl Fn(&mut Carver) -> Piece) -> Piece {
+    ARENA.try_with(|a| carve(&mut a.borrow_mut())).unwrap_or_else(|_| carve(&mut Carver::new()))
+}
+
+/// A body holding a copy of `data` (not empty).
 #[inline]
-fn carve(len: usize, fill: impl FnOnce(&mut BytesMut)) -> BytesMut {
-    debug_assert!(len <= MAX_CARVED);
-    let mut fill = Some(fill);
-    let carved = ARENA.try_with(|a| {
-        let mut a = a.borrow_mut();
-        let buf = a.get_or_insert_with(|| BytesMut::with_capacity(CHUNK));
-        if buf.capacity() < len {
-            // Reuses the chunk in place if every body cut from it has been dropped; otherwise
-            // leaves it to its bodies and starts a new one.
-            buf.reserve(CHUNK);
-        }
-        (fill.take().expect("called once"))(buf);
-        debug_assert_eq!(buf.len(), len);
-        buf.split()
-    });
-    // Only during thread teardown (the thread-local is gone): allocate on its own.
-    carved.unwrap_or_else(|_| {
-        let mut b = BytesMut::with_capacity(len);
-        (fill.take().expect("not called by the arena"))(&mut b);
-        b
-    })
-}
-
-/// A body holding a copy of `data`.
-#[inline]
-pub(crate) fn copy(data: &[u8]) -> BytesMut {
-    if data.len() > MAX_CARVED {
-        return BytesMut::from(data);
+pub(crate) fn copy(data: &[u8]) -> Piece {
+    if data.len() > MAX_PIECE {
+        // SAFETY: every byte is written right away.
+        let mut p = unsafe { Piece::alloc(data.len()) };
+        // SAFETY: the only piece over these bytes.
+        unsafe { p.as_mut_slice() }.copy_from_slice(data);
+        return p;
     }
-    carve(data.len(), |b| b.extend_from_slice(data))
+    with_carver(|c| c.copy(data))
 }
 
-/// A zero-filled body of `len` bytes.
-pub(crate) fn zeroed(len: usize) -> BytesMut {
-    if len > MAX_CARVED {
-        return BytesMut::zeroed(len);
+/// A zero-filled body of `len` (non-zero) bytes.
+pub(crate) fn zeroed(len: usize) -> Piece {
+    if len > MAX_PIECE {
+        // SAFETY: every byte is written right away.
+        let mut p = unsafe { Piece::alloc(len) };
+        // SAFETY: the only piece over these bytes.
+        unsafe { p.as_mut_slice() }.fill(0);
+        return p;
     }
-    carve(len, |b| b.resize(len, 0))
+    with_carver(|c| c.zeroed(len))
 }
 
-/// A body of `len` bytes left as the chunk (or a fresh allocation) had them: no clearing.
-/// For `zmq_msg_init_size`, which libzmq documents as not clearing the data.
+/// A body of `len` (non-zero) bytes left as the chunk (or a fresh allocation) had them: no
+/// clearing. For `zmq_msg_init_size`, which libzmq documents as not clearing the data.
 ///
 /// # Safety
 /// The caller must write all `len` bytes before anything reads them.
 #[inline]
-pub(crate) unsafe fn uninit(len: usize) -> BytesMut {
-    if len > MAX_CARVED {
-        let mut b = BytesMut::with_capacity(len);
-        // SAFETY: within the capacity just allocated; the caller writes the bytes before
-        // they are read (its contract).
-        unsafe { b.set_len(len) };
-        return b;
+pub(crate) unsafe fn uninit(len: usize) -> Piece {
+    if len > MAX_PIECE {
+        // SAFETY: the caller's contract.
+        return unsafe { Piece::alloc(len) };
     }
-    // SAFETY: `carve` hands an empty buffer with room for `len` bytes (it reserves a chunk
-    // when the current one is short); the caller writes them before they are read.
-    carve(len, |b| unsafe { b.set_len(len) })
+    // SAFETY: the caller's contract.
+    with_carver(|c| unsafe { c.uninit(len) })
 }
 
 #[cfg(test)]
@@ -92,35 +68,19 @@ mod tests {
     #[test]
     fn bodies_are_cut_from_one_chunk_and_independent() {
         let a = copy(&[1u8; 100]);
-        let mut b = zeroed(200);
-        assert_eq!(&a[..], &[1u8; 100][..]);
-        assert!(b.iter().all(|&x| x == 0));
-        b[0] = 7; // writable in place, and does not touch `a`
-        assert_eq!(a[0], 1);
-        // Adjacent in memory: the second body was cut right after the first.
-        assert_eq!(unsafe { a.as_ptr().add(100) }, b.as_ptr());
-    }
-
-    #[test]
-    fn exhausted_chunk_is_reused_when_its_bodies_are_gone_and_kept_when_not() {
-        // Fill this thread's chunk with bodies that are dropped at once...
-        let first = copy(&[1u8; 64]).as_ptr();
-        for _ in 0..(CHUNK / 64) * 3 {
-            drop(copy(&[2u8; 64]));
-        }
-        // ...then a held body keeps its chunk alive while new bodies come from elsewhere.
-        let held = copy(&[3u8; 1000]);
-        for _ in 0..(CHUNK / 1000) * 2 {
-            drop(copy(&[4u8; 1000]));
-        }
-        assert_eq!(&held[..], &[3u8; 1000][..], "a held body is never overwritten");
-        let _ = first;
+        let b = zeroed(200);
+        assert_eq!(a.as_slice(), &[1u8; 100][..]);
+        assert!(b.as_slice().iter().all(|&x| x == 0));
+        // Adjacent in memory: the second body was cut right after the first (unless the first
+        // ended this thread's chunk).
+        let next = a.as_slice().as_ptr_range().end;
+        assert!(b.as_slice().as_ptr() == next || a.as_slice().len() + 200 > crate::chunk::CHUNK);
     }
 
     #[test]
     fn large_bodies_are_allocated_on_their_own() {
-        let big = copy(&vec![5u8; MAX_CARVED + 1]);
-        assert_eq!(big.len(), MAX_CARVED + 1);
-        assert!(zeroed(MAX_CARVED + 1).iter().all(|&x| x == 0));
+        let big = copy(&vec![5u8; MAX_PIECE + 1]);
+        assert_eq!(big.len(), MAX_PIECE + 1);
+        assert!(zeroed(MAX_PIECE + 1).as_slice().iter().all(|&x| x == 0));
     }
 }

@@ -20,6 +20,7 @@
 #![deny(unused_must_use)]
 
 mod arena;
+mod chunk;
 pub mod auth;
 mod context;
 pub mod error;

@@ -3,14 +3,16 @@
 //! Small bodies (up to [`INLINE_CAP`] bytes) live inside the struct, so the hot path for small
 //! messages never touches the allocator. Larger bodies are a reference-counted [`Bytes`], so
 //! fan-out (PUB to many peers) clones a pointer rather than the data, and a body decoded off the
-//! wire can point straight into the receive buffer it arrived in.
+//! wire can point straight into the receive buffer it arrived in. Bodies up to 2 KiB built by
+//! the application or decoded off the wire are [`Piece`]s of a shared chunk (`chunk.rs`).
 //!
 //! The struct is at most 56 bytes and 8-aligned, so the C ABI can store it inside the 64-byte
 //! `zmq_msg_t` with room left for its own tag.
 
 use crate::arena;
+use crate::chunk::Piece;
 use crate::properties::Properties;
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -31,10 +33,13 @@ pub(crate) const COMMAND: u8 = 0x02;
 enum Body {
     Inline { len: u8, buf: [u8; INLINE_CAP] },
     Shared(Bytes),
-    /// A body only this frame references, writable in place (`with_size`, carved from the
-    /// thread's arena). Frozen into `Shared` before fan-out clones it (`Dist`), so the clones
-    /// share it instead of copying; a single-destination send passes it on as it is.
-    Unique(BytesMut),
+    /// Bytes of a counted chunk (`chunk.rs`): bodies the application builds (cut from its
+    /// thread's chunk, or a chunk of their own when large) and mid-size bodies decoded off
+    /// the wire (cut from the connection's chunk). `unique`: no other frame refers to these
+    /// bytes, so they may be written in place (`with_size`, `zmq_msg_init_size`,
+    /// `zmq_msg_data` on a received frame). Fan-out freezes a body (`Msg::freeze`: the flag
+    /// goes) before cloning it, so the clones share it; a clone of a unique body is a copy.
+    Piece { piece: Piece, unique: bool },
 }
 
 impl Clone for Body {
@@ -43,7 +48,8 @@ impl Clone for Body {
             Body::Inline { len, buf } => Body::Inline { len: *len, buf: *buf },
             Body::Shared(b) => Body::Shared(b.clone()),
             // Two frames may not write the same memory: a clone of a unique body is a copy.
-            Body::Unique(b) => Body::Shared(Bytes::from(arena::copy(b))),
+            Body::Piece { piece, unique: true } => Body::Piece { piece: arena::copy(piece.as_slice()), unique: false },
+            Body::Piece { piece, unique: false } => Body::Piece { piece: piece.clone(), unique: false },
         }
     }
 }
@@ -103,13 +109,13 @@ impl Msg {
     #[inline(never)]
     unsafe fn with_size_uninit_large(len: usize) -> Msg {
         // SAFETY: the caller's contract is `arena::uninit`'s.
-        Msg { body: Body::Unique(unsafe { arena::uninit(len) }), flags: 0, routing_id: 0, props: None }
+        Msg { body: Body::Piece { piece: unsafe { arena::uninit(len) }, unique: true }, flags: 0, routing_id: 0, props: None }
     }
 
     /// `with_size` for bodies that do not fit inline, out of line like `copy_large`.
     #[inline(never)]
     fn with_size_large(len: usize) -> Msg {
-        Msg { body: Body::Unique(arena::zeroed(len)), flags: 0, routing_id: 0, props: None }
+        Msg { body: Body::Piece { piece: arena::zeroed(len), unique: true }, flags: 0, routing_id: 0, props: None }
     }
 
     /// A frame holding a copy of `data` (inline when small).
@@ -128,7 +134,14 @@ impl Msg {
     /// small enough to inline into decoders.
     #[inline(never)]
     fn copy_large(data: &[u8]) -> Msg {
-        Msg { body: Body::Shared(arena::copy(data).freeze()), flags: 0, routing_id: 0, props: None }
+        Msg { body: Body::Piece { piece: arena::copy(data), unique: false }, flags: 0, routing_id: 0, props: None }
+    }
+
+    /// A frame whose body is `piece`, which no other frame refers to (a body decoded off the
+    /// wire into the connection's chunk).
+    #[inline(always)]
+    pub(crate) fn from_piece(piece: Piece) -> Msg {
+        Msg { body: Body::Piece { piece, unique: true }, flags: 0, routing_id: 0, props: None }
     }
 
     /// A frame whose body is `bytes`, shared without copying (small bodies are moved inline so
@@ -153,7 +166,7 @@ impl Msg {
         match &self.body {
             Body::Inline { len, .. } => *len as usize,
             Body::Shared(b) => b.len(),
-            Body::Unique(b) => b.len(),
+            Body::Piece { piece, .. } => piece.len(),
         }
     }
 
@@ -169,7 +182,7 @@ impl Msg {
         match &self.body {
             Body::Inline { len, buf } => &buf[..*len as usize],
             Body::Shared(b) => b,
-            Body::Unique(b) => b,
+            Body::Piece { piece, .. } => piece.as_slice(),
         }
     }
 
@@ -187,14 +200,19 @@ impl Msg {
     /// The body, writable. A shared body is copied first unless this frame is its only owner
     /// (copy on write), so writing never changes what another clone sees.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        if let Body::Shared(b) = &mut self.body {
-            if !b.is_unique() {
-                *b = Bytes::from(b.to_vec());
+        match &mut self.body {
+            Body::Shared(b) if !b.is_unique() => *b = Bytes::from(b.to_vec()),
+            Body::Piece { piece, unique } if !*unique => {
+                *piece = arena::copy(piece.as_slice());
+                *unique = true;
             }
+            _ => {}
         }
         match &mut self.body {
             Body::Inline { len, buf } => &mut buf[..*len as usize],
-            Body::Unique(b) => b,
+            // SAFETY: a unique piece is referred to by this frame alone (made so just above
+            // for a shared one), and `&mut self` keeps it from being cloned meanwhile.
+            Body::Piece { piece, .. } => unsafe { piece.as_mut_slice() },
             Body::Shared(b) => {
                 let (ptr, len) = (b.as_ptr() as *mut u8, b.len());
                 // SAFETY: `b` is the unique owner of its heap buffer (checked or made so above:
@@ -211,7 +229,8 @@ impl Msg {
         match &self.body {
             Body::Inline { len, buf } => Bytes::copy_from_slice(&buf[..*len as usize]),
             Body::Shared(b) => b.clone(),
-            Body::Unique(b) => Bytes::copy_from_slice(b),
+            Body::Piece { piece, unique: true } => Bytes::copy_from_slice(piece.as_slice()),
+            Body::Piece { piece, unique: false } => piece.clone().into_bytes(),
         }
     }
 
@@ -219,7 +238,7 @@ impl Msg {
     pub fn into_bytes(self) -> Bytes {
         match self.body {
             Body::Shared(b) => b,
-            Body::Unique(b) => b.freeze(),
+            Body::Piece { piece, .. } => piece.into_bytes(),
             Body::Inline { .. } => self.to_bytes(),
         }
     }
@@ -242,30 +261,15 @@ impl Msg {
 
     /// True when the body is shared with other frames or a receive buffer.
     pub fn is_shared(&self) -> bool {
-        matches!(self.body, Body::Shared(_))
+        matches!(self.body, Body::Shared(_) | Body::Piece { unique: false, .. })
     }
 
-    /// Turns a unique body into a shared one (no copy), as the frame enters a socket: from
-    /// then on clones share it.
+    /// Turns a unique body into a shared one (no copy) before fan-out: from then on clones
+    /// share it.
     #[inline]
     pub(crate) fn freeze(&mut self) {
-        if let Body::Unique(_) = self.body {
-            self.freeze_unique();
-        }
-    }
-
-    /// `freeze` of a unique body, out of line. Moves the body out (leaving an empty inline
-    /// one, which owns nothing) rather than `mem::take`-ing the `BytesMut`, which would build
-    /// an empty `BytesMut` only to call its drop when the shared body is stored.
-    #[inline(never)]
-    fn freeze_unique(&mut self) {
-        let body = std::mem::replace(&mut self.body, Body::Inline { len: 0, buf: [0; INLINE_CAP] });
-        if let Body::Unique(b) = body {
-            let frozen = Body::Shared(b.freeze());
-            // What is replaced is the empty inline body: nothing to drop.
-            std::mem::forget(std::mem::replace(&mut self.body, frozen));
-        } else {
-            std::mem::forget(std::mem::replace(&mut self.body, body));
+        if let Body::Piece { unique, .. } = &mut self.body {
+            *unique = false;
         }
     }
 

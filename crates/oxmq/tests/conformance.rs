@@ -15,6 +15,7 @@ per_transport!(
     pair_pair_both_ways,
     pair_multipart_and_empty_frames,
     pair_large_message_4mib,
+    pair_every_body_size_across_storage_boundaries,
     pub_sub_prefix_subscriptions,
     pub_sub_unsubscribe,
     pub_sub_many_topics,
@@ -85,6 +86,40 @@ fn pair_multipart_and_empty_frames(t: Transport) {
     a.send("y", opt::SNDMORE).unwrap();
     a.send("z", 0).unwrap();
     assert_eq!(recv_parts(&mut b), vec![b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]);
+}
+
+/// Bodies change storage with their size (inline up to 38 bytes, pieces of a shared chunk up
+/// to 2 KiB on both ends, their own memory above): every size around those edges arrives
+/// whole, in order, as single frames and inside multi-part messages, and writing into one
+/// received body (which may share its chunk with the next) changes nothing else.
+fn pair_every_body_size_across_storage_boundaries(t: Transport) {
+    let ctx = ctx();
+    let (mut a, mut b, _) = pair(&ctx, t, T::Pair, T::Pair);
+    let body = |len: usize| -> Vec<u8> { (0..len).map(|i| (i * 31 + len) as u8).collect() };
+    let sizes: Vec<usize> = (0..=80).chain(2000..=2100).chain([255, 256, 257, 4096, 8191, 8192, 8193, 70_000]).collect();
+    for &n in &sizes {
+        b.send(body(n), 0).unwrap();
+    }
+    for &n in &sizes {
+        let m = a.recv(0).unwrap();
+        assert_eq!(&m[..], &body(n)[..], "size {n}");
+    }
+    let parts: Vec<Vec<u8>> = [37, 38, 39, 40, 2047, 2048, 2049, 300].iter().map(|&n| body(n)).collect();
+    let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+    send_parts(&mut b, &refs);
+    assert_eq!(recv_parts(&mut a), parts);
+    // Two neighbours in one chunk: a write into the first leaves the second as it was.
+    b.send(body(300), 0).unwrap();
+    b.send(body(301), 0).unwrap();
+    let mut first = a.recv(0).unwrap();
+    let second = a.recv(0).unwrap();
+    first.as_mut_slice().fill(0xEE);
+    assert!(first.iter().all(|&x| x == 0xEE));
+    assert_eq!(&second[..], &body(301)[..]);
+    // A clone shares nothing writable with its original.
+    let mut copy = second.clone();
+    copy.as_mut_slice()[0] ^= 1;
+    assert_eq!(&second[..], &body(301)[..]);
 }
 
 fn pair_large_message_4mib(t: Transport) {
