@@ -1015,19 +1015,38 @@ impl Session {
                         && c.tx.len() - c.tx_pos < WRITE_BATCH
                         && c.big_bytes < BIG_BATCH
                     {
-                        match p.read() {
-                            Read::Msg(m) => {
+                        // The frame is encoded where it lies in the pipe (CONFLATE ends, rare
+                        // here, are read out as usual).
+                        let m = if p.conflating() {
+                            match p.read() {
+                                Read::Msg(m) => Ok(Some(m)),
+                                other => Err(other),
+                            }
+                        } else {
+                            p.front().map(|m| {
                                 if self.skip_to_boundary {
                                     self.skip_to_boundary = m.more();
-                                    continue;
+                                } else {
+                                    encode(c, m, sub);
                                 }
-                                encode(c, m, sub);
+                                None
+                            })
+                        };
+                        match m {
+                            // SAFETY: `front` returned Ok just above, and nothing read since.
+                            Ok(None) => unsafe { p.consume_front() },
+                            Ok(Some(mut m)) => {
+                                if self.skip_to_boundary {
+                                    self.skip_to_boundary = m.more();
+                                } else {
+                                    encode(c, &mut m, sub);
+                                }
                             }
-                            Read::Empty => break,
-                            Read::Closed => {
+                            Err(Read::Closed) => {
                                 self.drained = true;
                                 break;
                             }
+                            Err(_) => break,
                         }
                     }
                 }
@@ -1327,11 +1346,13 @@ fn is_subscription(parts: &[Msg]) -> bool {
     parts.len() == 1 && matches!(parts[0].first(), Some(0) | Some(1))
 }
 
-/// Appends one frame to the batch (or arranges for a large body to be written in place).
-#[inline]
-fn encode(c: &mut Conn, m: Msg, sub: bool) {
+/// Appends one frame to the batch (or takes a large body, to be written from its own memory).
+/// The frame is read where it lies in the pipe, which drops it after. Always inlined into the
+/// encoder's loop: a call costs a fifth of a small frame's encoding.
+#[inline(always)]
+fn encode(c: &mut Conn, m: &mut Msg, sub: bool) {
     if m.is_internal() {
-        return encode_internal(c, &m);
+        return encode_internal(c, m);
     }
     if c.cipher.is_some() {
         return encode_sealed(c, m, sub);
@@ -1345,25 +1366,28 @@ fn encode(c: &mut Conn, m: Msg, sub: bool) {
     c.out_mid = more;
     let len = m.len();
     if let Some((len8, buf)) = m.inline_body() {
-        // One append per small frame: short header (flags, length) and body, assembled with
-        // a fixed-size copy of the whole inline buffer and appended whole, then cut back to
-        // the frame's length: constant-size copies, no length-dependent memcpy call.
-        let mut f = [0u8; INLINE_CAP + 2];
-        f[0] = more as u8;
-        f[1] = len8;
-        f[2..].copy_from_slice(buf);
-        let end = c.tx.len() + 2 + len8 as usize;
-        c.tx.extend_from_slice(&f);
-        c.tx.truncate(end);
-        // Owns nothing: skip the drop glue (a call).
-        m.discard();
+        // One append per small frame, written straight into the batch's spare room: the short
+        // header (flags, length), then the whole inline buffer with one fixed-size copy (no
+        // length-dependent memcpy call), of which only the frame's length is kept.
+        let at = c.tx.len();
+        c.tx.reserve(INLINE_CAP + 2);
+        // SAFETY: `reserve` made room for INLINE_CAP + 2 bytes past `at`, all written here
+        // (the header bytes and the whole inline buffer) before `set_len` keeps the first
+        // 2 + len8 of them (len8 <= INLINE_CAP); `buf` lives in the frame, not in `tx`.
+        unsafe {
+            let p = c.tx.as_mut_ptr().add(at);
+            p.write(more as u8);
+            p.add(1).write(len8);
+            std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(2), INLINE_CAP);
+            c.tx.set_len(at + 2 + len8 as usize);
+        }
     } else if len >= ZERO_COPY_MIN {
         zmtp::encode_header(len, more, false, &mut c.tx);
         c.big_bytes += len;
-        c.bigs.push_back((c.tx.len(), m));
+        c.bigs.push_back((c.tx.len(), std::mem::take(m)));
     } else {
         zmtp::encode_header(len, more, false, &mut c.tx);
-        c.tx.extend_from_slice(&m);
+        c.tx.extend_from_slice(m);
     }
 }
 
@@ -1393,7 +1417,7 @@ fn open_sealed(
 }
 
 /// CURVE: appends one frame sealed in a MESSAGE (SUB subscriptions as sealed commands).
-fn encode_sealed(c: &mut Conn, m: Msg, sub: bool) {
+fn encode_sealed(c: &mut Conn, m: &Msg, sub: bool) {
     let Some(cipher) = &mut c.cipher else { return };
     let more = m.more();
     // `seal` fails only once 2^64 frames have been sent (the nonce would repeat); nothing can
@@ -1407,7 +1431,7 @@ fn encode_sealed(c: &mut Conn, m: Msg, sub: bool) {
         return;
     }
     c.out_mid = more;
-    let _ = cipher.seal(more, false, &m, &mut c.tx);
+    let _ = cipher.seal(more, false, m, &mut c.tx);
 }
 
 /// Queues a data-phase command, sealed when CURVE is active.

@@ -395,6 +395,12 @@ impl PipeEnd {
         }
     }
 
+    /// True when reads on this end conflate (`front` does not apply).
+    #[inline(always)]
+    pub(crate) fn conflating(&self) -> bool {
+        self.conflate
+    }
+
     /// Makes this end's reads conflating (an inproc binder whose connecting peer's end is
     /// already in use).
     pub(crate) fn set_conflate_reads(&mut self) {
@@ -415,6 +421,70 @@ impl PipeEnd {
                 Read::Msg(msg)
             }
             None => self.read_empty(),
+        }
+    }
+
+    /// The next frame where it lies in the queue, for a reader that only copies it (the
+    /// session's encoder): read it, or take what you keep out of it, then call
+    /// [`PipeEnd::consume_front`]. `Err` is what [`PipeEnd::read`] returns when there is no
+    /// frame: `Empty` (asleep) or `Closed`. Not for CONFLATE ends (use `read`).
+    #[inline(always)]
+    pub(crate) fn front(&mut self) -> Result<&mut Msg, Read> {
+        debug_assert!(!self.conflate);
+        if !self.inp.has_data() {
+            self.front_empty()?;
+        }
+        // SAFETY: `has_data` said a frame is waiting (here or in `front_empty`).
+        let m = unsafe { self.inp.front_unchecked() };
+        if let Some(p) = &self.props {
+            if !m.is_routing_id() {
+                m.set_props(Some(p.clone()));
+            }
+        }
+        Ok(m)
+    }
+
+    /// `front` found nothing: as `read_empty`, without taking the frame a closing peer left.
+    #[cold]
+    #[inline(never)]
+    fn front_empty(&mut self) -> Result<(), Read> {
+        if self.read_msgs != self.read_published {
+            self.publish_read();
+        }
+        // `closed` is set after the peer's last flush: one more look finds what it published.
+        if !self.peer().closed.load(Ordering::Acquire) {
+            return Err(Read::Empty);
+        }
+        if self.inp.has_data() {
+            Ok(())
+        } else {
+            Err(Read::Closed)
+        }
+    }
+
+    /// Moves past the frame [`PipeEnd::front`] returned, dropping what is left of it (a frame
+    /// that owns nothing, the common case, costs one test).
+    ///
+    /// # Safety
+    /// `front` returned `Ok` on this end, with no read or consume since.
+    #[inline(always)]
+    pub(crate) unsafe fn consume_front(&mut self) {
+        // SAFETY: `front` returned this frame (the caller's contract) and nothing read since.
+        let m = unsafe { self.inp.front_unchecked() };
+        if m.is_routing_id() {
+            self.props = m.props_arc().cloned();
+        } else if !m.more() {
+            self.read_msgs += 1;
+        }
+        if m.needs_drop() {
+            // SAFETY: the frame is not used again: the position moves past it below.
+            unsafe { std::ptr::drop_in_place(m) };
+        }
+        // SAFETY: as above; it was dropped just now unless it owns nothing (then forgetting
+        // it is its drop).
+        unsafe { self.inp.advance_forgotten() };
+        if self.read_msgs - self.read_published >= self.lwm {
+            self.publish_read();
         }
     }
 

@@ -135,8 +135,14 @@ impl<T> Writer<T> {
         if self.pos == CHUNK {
             self.grow();
         }
-        // SAFETY: as in `push`: the slot is beyond everything published.
-        unsafe { (*(*self.chunk).slots[self.pos].get()).write(std::mem::take(item)) };
+        // SAFETY: as in `push`: the slot is beyond everything published. The item's bits move
+        // into the slot and the source is overwritten without being dropped, so the item is
+        // owned once (what `write(mem::take(item))` does, without its copy through the stack).
+        unsafe {
+            let slot = (*self.chunk).slots[self.pos].get() as *mut T;
+            std::ptr::copy_nonoverlapping(item as *const T, slot, 1);
+            std::ptr::write(item, T::default());
+        }
         self.pos += 1;
         self.written += 1;
     }
@@ -229,6 +235,62 @@ impl<T> Reader<T> {
         Some(item)
     }
 
+    /// The next published item where it lies in the queue, writable, without taking it: an
+    /// encoder reads it in place instead of moving it out (for a 56-byte message, a move is
+    /// several copies through the stack) and then calls [`Reader::advance_forgotten`].
+    /// `None`, with the reader marked asleep, as [`Reader::pop`].
+    #[cfg(test)]
+    pub fn front_mut(&mut self) -> Option<&mut T> {
+        if !self.has_data() {
+            return None;
+        }
+        // SAFETY: `has_data` just said an item is published and not read.
+        Some(unsafe { self.front_unchecked() })
+    }
+
+    /// [`Reader::front_mut`] without the check.
+    ///
+    /// # Safety
+    /// [`Reader::has_data`] (or `front_mut`) returned true, with no pop or advance since.
+    #[inline(always)]
+    pub unsafe fn front_unchecked(&mut self) -> &mut T {
+        debug_assert!(self.read < self.available);
+        if self.pos == CHUNK {
+            self.next_chunk();
+        }
+        // SAFETY: the slot holds a published, initialised item not read yet (the caller's
+        // contract); the borrow of `self` keeps it from being popped meanwhile.
+        unsafe { (*(*self.chunk).slots[self.pos].get()).assume_init_mut() }
+    }
+
+    /// Moves past the front item without dropping it.
+    ///
+    /// # Safety
+    /// [`Reader::front_mut`] returned `Some` since the last move, and the caller has dropped
+    /// that item in place or moved it out (it is never dropped here).
+    #[inline(always)]
+    pub unsafe fn advance_forgotten(&mut self) {
+        debug_assert!(self.read < self.available && self.pos < CHUNK);
+        self.pos += 1;
+        self.read += 1;
+    }
+
+    /// Moves to the next chunk, handing the drained one back to the writer as its spare.
+    #[inline(never)]
+    fn next_chunk(&mut self) {
+        // SAFETY: an item is published beyond this chunk (callers checked), so the writer
+        // linked `next` before publishing it (Acquire pairs with its SeqCst store).
+        let next = unsafe { (*self.chunk).next.load(Ordering::Acquire) };
+        debug_assert!(!next.is_null());
+        let done = std::mem::replace(&mut self.chunk, next);
+        let old = self.shared.spare.swap(done, Ordering::AcqRel);
+        if !old.is_null() {
+            // SAFETY: a spare chunk holds no items and is referenced by nobody else.
+            unsafe { Chunk::free(old) };
+        }
+        self.pos = 0;
+    }
+
     /// True when at least one published item is waiting. When none is, the reader is marked
     /// asleep exactly as by an empty [`Reader::pop`] (libzmq's `check_read`), so a caller that
     /// peeks, finds nothing and then blocks is guaranteed a wake-up for the next flush.
@@ -258,15 +320,8 @@ impl<T> Reader<T> {
             return None;
         }
         if self.pos == CHUNK {
-            // SAFETY: as in `pop`: an item is published beyond this chunk, so `next` is set.
-            let next = unsafe { (*self.chunk).next.load(Ordering::Acquire) };
-            let done = std::mem::replace(&mut self.chunk, next);
-            let old = self.shared.spare.swap(done, Ordering::AcqRel);
-            if !old.is_null() {
-                // SAFETY: a spare chunk holds no items and is referenced by nobody else.
-                unsafe { Chunk::free(old) };
-            }
-            self.pos = 0;
+            // As in `pop`: an item is published beyond this chunk.
+            self.next_chunk();
         }
         // SAFETY: the slot holds a published, initialised item not yet read; the shared
         // borrow ends before any `pop` can move it out (`&mut self` on both).
@@ -396,6 +451,31 @@ mod tests {
             }
             assert_eq!(r.pop(), None);
         }
+    }
+
+    #[test]
+    fn front_reads_in_place_across_chunks() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (mut w, mut r) = ypipe::<(usize, Counted)>();
+        assert!(r.front_mut().is_none());
+        for i in 0..CHUNK * 2 + 3 {
+            w.push((i, Counted(drops.clone())));
+        }
+        assert!(w.flush(), "the empty front_mut left the reader asleep");
+        for i in 0..CHUNK * 2 + 3 {
+            let item = r.front_mut().unwrap();
+            assert_eq!(item.0, i);
+            // SAFETY: dropped in place right here, then skipped.
+            unsafe {
+                std::ptr::drop_in_place(item);
+                r.advance_forgotten();
+            }
+        }
+        assert_eq!(drops.load(Ordering::Relaxed), CHUNK * 2 + 3);
+        assert!(r.front_mut().is_none());
+        w.push((7, Counted(drops.clone())));
+        assert!(w.flush());
+        assert_eq!(r.pop().map(|x| x.0), Some(7), "pop and front_mut share the position");
     }
 
     struct Counted(Arc<AtomicUsize>);

@@ -70,12 +70,13 @@ impl Lb {
         }
         while self.active > 0 {
             let slot = self.pipes[self.current];
-            if pipes.check_write(slot) {
+            let end = pipes.end(slot);
+            if end.check_write() {
                 let more = msg.more();
-                pipes.write_take(slot, msg);
+                end.write_take(msg);
                 self.more = more;
                 if !more {
-                    pipes.flush(slot);
+                    end.flush();
                     self.current += 1;
                     if self.current >= self.active {
                         self.current = 0;

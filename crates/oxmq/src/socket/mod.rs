@@ -304,15 +304,16 @@ impl Pipes {
         self.get(i).end.check_write()
     }
 
+    /// The pipe end of slot `i`, for a pattern that does several things with it in a row
+    /// (one slot lookup instead of one per step).
+    #[inline(always)]
+    pub(crate) fn end(&mut self, i: usize) -> &mut PipeEnd {
+        &mut self.get(i).end
+    }
+
     #[inline(always)]
     pub(crate) fn write(&mut self, i: usize, msg: Msg) {
         self.get(i).end.write(msg)
-    }
-
-    /// [`Pipes::write`] of `*msg`, leaving it empty, with one copy of the frame.
-    #[inline(always)]
-    pub(crate) fn write_take(&mut self, i: usize, msg: &mut Msg) {
-        self.get(i).end.write_take(msg)
     }
 
     #[inline]
