@@ -16,6 +16,8 @@
 pub mod curve;
 pub mod null;
 pub mod plain;
+#[cfg(feature = "fast-cipher")]
+mod poly1305_scalar;
 mod secretbox;
 
 use bytes::Bytes;

@@ -12,7 +12,10 @@
 //! Poly1305 is fed the whole 16-byte blocks through `UniversalHash::update_padded` (an exact
 //! multiple of 16, so nothing is padded), which hands the AVX2 backend four blocks at a time,
 //! and only the last partial block through `compute_unpadded`; `crypto_secretbox` feeds every
-//! block one by one through `compute_unpadded`.
+//! block one by one through `compute_unpadded`. With the default feature `fast-cipher`,
+//! bodies below [`poly1305_scalar::CROSSOVER`] go to our scalar Poly1305 instead, which has no
+//! per-key setup (tested against the crate in `poly1305_scalar.rs`, and below against
+//! `crypto_secretbox`).
 
 use poly1305::universal_hash::UniversalHash;
 use poly1305::universal_hash::KeyInit;
@@ -21,6 +24,9 @@ use salsa20::cipher::{KeyIvInit, StreamCipher};
 use salsa20::Salsa20;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
+
+#[cfg(feature = "fast-cipher")]
+use super::poly1305_scalar;
 
 /// The session key of one connection: `crypto_box_beforenm`'s output.
 #[derive(Clone)]
@@ -85,11 +91,16 @@ impl MessageBox {
     }
 }
 
-/// Unpadded Poly1305 of `data` under `key`: whole blocks in groups (the backend's parallel
-/// path), then the partial tail with NaCl's padding. The instance is made and consumed here,
-/// so its state (a few hundred bytes with the AVX2 backend) is not moved around.
+/// Unpadded Poly1305 of `data` under `key`: [`poly1305_scalar`] for short data (`fast-cipher`),
+/// else the crate, whole blocks in groups (the backend's parallel path), then the partial tail
+/// with NaCl's padding. The crate's instance is made and consumed here, so its state (a few
+/// hundred bytes with the AVX2 backend) is not moved around.
 #[inline(always)]
 fn tag_of(key: &[u8; 32], data: &[u8]) -> [u8; 16] {
+    #[cfg(feature = "fast-cipher")]
+    if data.len() < poly1305_scalar::CROSSOVER {
+        return poly1305_scalar::tag(key, data);
+    }
     let mut mac = Poly1305::new(poly1305::Key::from_slice(key));
     let whole = data.len() & !15;
     if whole > 0 {
@@ -158,7 +169,8 @@ mod tests {
         let key = [7u8; 32];
         let nonce = [9u8; 24];
         let mb = split(&key, &nonce);
-        for len in (0..=600).chain([1000, 1024 + 224, 4096, 65536, 65536 + 33]) {
+        // Around the Poly1305 crossover too (12 KiB).
+        for len in (0..=600).chain([1000, 1024 + 224, 4096, 12 * 1024 - 1, 12 * 1024, 12 * 1024 + 1, 65536, 65536 + 33]) {
             let msg: Vec<u8> = (0..len).map(|i| i as u8).collect();
             let (ct, tag) = reference(&key, &nonce, &msg);
             let mut ours = msg.clone();
