@@ -18,7 +18,11 @@ pub mod null;
 pub mod plain;
 #[cfg(feature = "fast-cipher")]
 mod poly1305_scalar;
+#[cfg(feature = "fast-cipher")]
+mod salsa20_lanes;
 mod secretbox;
+#[cfg(feature = "fast-cipher")]
+mod wipe;
 
 use bytes::Bytes;
 use subtle::ConstantTimeEq;
