@@ -1,6 +1,6 @@
 //! NaCl `crypto_secretbox` (XSalsa20-Poly1305) for CURVE's data phase: one box per MESSAGE
-//! under the session key, sealed and opened in place with a detached tag, so the data path
-//! never allocates.
+//! under the session key, sealed straight into the caller's output buffer and opened in
+//! place, with a detached tag, so the data path allocates nothing of its own.
 //!
 //! XSalsa20(k, n) is Salsa20(HSalsa20(k, n[..16]), n[16..]), and every MESSAGE nonce of one
 //! direction shares its first 16 bytes ("CurveZMQMESSAGEC" or "...S"). [`MessageBox`] therefore
@@ -62,11 +62,14 @@ pub(crate) struct MessageBox {
 }
 
 impl MessageBox {
-    /// Encrypts `buf` in place and returns the 16-byte tag.
-    pub(crate) fn seal(&mut self, tail: &[u8; 8], buf: &mut [u8]) -> [u8; 16] {
-        let mut pad = self.work.pad(&self.subkey, tail, buf.len());
-        pad.apply(buf);
-        tag_of(pad.mac_key(), buf)
+    /// Seals the plaintext `out[at..] || body`: encrypts the bytes already in `out` from
+    /// `at` on in place (CURVE's flags byte), appends `body` encrypted, and returns the
+    /// 16-byte tag of the ciphertext `out[at..]`.
+    #[inline]
+    pub(crate) fn seal_append(&mut self, tail: &[u8; 8], out: &mut Vec<u8>, at: usize, body: &[u8]) -> [u8; 16] {
+        let mut pad = self.work.pad(&self.subkey, tail, out.len() - at + body.len());
+        pad.seal_append(out, at, body);
+        tag_of(pad.mac_key(), &out[at..])
     }
 
     /// Checks the tag of `buf` in constant time and decrypts it in place; `Err` leaves `buf`
@@ -109,7 +112,7 @@ fn crate_tag(key: &[u8; 32], data: &[u8]) -> [u8; 16] {
 #[cfg(feature = "fast-cipher")]
 mod fast {
     use super::super::poly1305_scalar;
-    use super::super::salsa20_lanes::{Backend, Keystream, Salsa20Lanes};
+    use super::super::salsa20_lanes::{Backend, Keystream, Salsa20Lanes, MAX_FILL};
     use super::super::wipe::wipe;
     use super::crate_tag;
 
@@ -202,6 +205,35 @@ mod fast {
                 self.at = 0;
             }
         }
+
+        /// Encrypts `out[at..]` in place and appends `body` encrypted. A plaintext the
+        /// buffered keystream covers is copied then encrypted in one go; a longer body piece
+        /// by piece, each piece ending where the buffered keystream or a batch ends, so it is
+        /// still in L1 when it is encrypted (and a batch takes [`Pad::apply`]'s direct path)
+        /// rather than copied whole and encrypted in a second pass.
+        #[inline(always)]
+        pub(super) fn seal_append(&mut self, out: &mut Vec<u8>, at: usize, body: &[u8]) {
+            if out.len() - at + body.len() <= self.end - self.at {
+                out.extend_from_slice(body);
+                self.apply(&mut out[at..]);
+            } else {
+                self.apply(&mut out[at..]);
+                self.append_in_pieces(body, out);
+            }
+        }
+
+        #[inline(never)]
+        fn append_in_pieces(&mut self, mut src: &[u8], out: &mut Vec<u8>) {
+            out.reserve(src.len());
+            while !src.is_empty() {
+                let piece = if self.at < self.end { self.end - self.at } else { MAX_FILL };
+                let (now, rest) = src.split_at(piece.min(src.len()));
+                let at = out.len();
+                out.extend_from_slice(now);
+                self.apply(&mut out[at..]);
+                src = rest;
+            }
+        }
     }
 
     /// [`poly1305_scalar`] for short data (no per-key setup), the crate from
@@ -257,6 +289,11 @@ mod crates_only {
         pub(super) fn apply(&mut self, buf: &mut [u8]) {
             self.cipher.apply_keystream(buf);
         }
+
+        pub(super) fn seal_append(&mut self, out: &mut Vec<u8>, at: usize, body: &[u8]) {
+            out.extend_from_slice(body);
+            self.apply(&mut out[at..]);
+        }
     }
 }
 
@@ -281,6 +318,17 @@ mod tests {
         nonce[16..].try_into().unwrap()
     }
 
+    /// `seal_append` of `msg` split at `split` into the part already in the output (after
+    /// bytes that are not to be sealed) and the part appended: the ciphertext and tag.
+    fn seal(mb: &mut MessageBox, nonce: &[u8; 24], msg: &[u8], split: usize) -> (Vec<u8>, [u8; 16]) {
+        let mut out = b"before".to_vec();
+        let (head, body) = msg.split_at(split.min(msg.len()));
+        out.extend_from_slice(head);
+        let tag = mb.seal_append(tail(nonce), &mut out, 6, body);
+        assert_eq!(&out[..6], b"before");
+        (out.split_off(6), tag)
+    }
+
     fn reference(key: &[u8; 32], nonce: &[u8; 24], msg: &[u8]) -> (Vec<u8>, [u8; 16]) {
         let aead = XSalsa20Poly1305::new(key.into());
         let mut ct = msg.to_vec();
@@ -292,11 +340,15 @@ mod tests {
     fn round_trip(key: &[u8; 32], nonce: &[u8; 24], msg: &[u8]) {
         let (ct, tag) = reference(key, nonce, msg);
         for mut mb in boxes(key, nonce) {
-            let mut ours = msg.to_vec();
-            assert_eq!(mb.seal(tail(nonce), &mut ours), tag, "len {}", msg.len());
-            assert!(ours == ct, "ciphertext differs, len {}", msg.len());
-            assert!(mb.open(tail(nonce), &mut ours, &tag).is_ok(), "len {}", msg.len());
-            assert!(ours == msg, "plaintext differs, len {}", msg.len());
+            // A part in place as CURVE has (the flags byte), none, and one that ends after the
+            // first keystream batch.
+            for split in [1, 0, 600] {
+                let (mut ours, our_tag) = seal(&mut mb, nonce, msg, split);
+                assert_eq!(our_tag, tag, "len {} split {split}", msg.len());
+                assert!(ours == ct, "ciphertext differs, len {} split {split}", msg.len());
+                assert!(mb.open(tail(nonce), &mut ours, &tag).is_ok(), "len {}", msg.len());
+                assert!(ours == msg, "plaintext differs, len {}", msg.len());
+            }
         }
     }
 
@@ -323,8 +375,7 @@ mod tests {
              56244a9e88d5f9b37973f622a43d14a6599b1f654cb45a74e355a5",
         );
         for mut mb in boxes(&key, &nonce) {
-            let mut ours = msg.clone();
-            let tag = mb.seal(tail(&nonce), &mut ours);
+            let (ours, tag) = seal(&mut mb, &nonce, &msg, 1);
             assert_eq!(tag[..], boxed[..16]);
             assert_eq!(ours[..], boxed[16..]);
         }
@@ -344,8 +395,7 @@ mod tests {
                                  msg in proptest::collection::vec(any::<u8>(), 1..2000),
                                  at in any::<usize>(), mask in 1u8..) {
             for mut mb in boxes(&key, &nonce) {
-                let mut ct = msg.clone();
-                let tag = mb.seal(tail(&nonce), &mut ct);
+                let (mut ct, tag) = seal(&mut mb, &nonce, &msg, 1);
                 let mut bad = ct.clone();
                 let i = at % bad.len();
                 bad[i] ^= mask;
