@@ -14,6 +14,9 @@
 //! dropped and compared in constant time; their `Debug` output is redacted.
 
 pub mod curve;
+#[cfg(all(fuzzing, feature = "fast-cipher"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod null;
 pub mod plain;
 #[cfg(feature = "fast-cipher")]

@@ -47,8 +47,9 @@ impl Backend {
         Backend { avx2 }
     }
 
-    /// The SSE2 form even on an AVX2 CPU, so tests cover both.
-    #[cfg(test)]
+    /// The SSE2 form even on an AVX2 CPU, so tests and the `cipher_diff` fuzz target cover
+    /// both.
+    #[cfg(any(test, fuzzing))]
     pub(crate) fn sse2() -> Backend {
         Backend { avx2: false }
     }

@@ -85,8 +85,8 @@ impl MessageBox {
     }
 
     /// This box with the SSE2 keystream even on an AVX2 CPU.
-    #[cfg(all(test, feature = "fast-cipher"))]
-    fn sse2(mut self) -> MessageBox {
+    #[cfg(all(any(test, fuzzing), feature = "fast-cipher"))]
+    pub(crate) fn sse2(mut self) -> MessageBox {
         self.work = Workspace::sse2();
         self
     }
@@ -130,7 +130,7 @@ mod fast {
             Workspace { backend: Backend::detect(), ks: Box::new(Keystream::new()) }
         }
 
-        #[cfg(test)]
+        #[cfg(any(test, fuzzing))]
         pub(super) fn sse2() -> Workspace {
             Workspace { backend: Backend::sse2(), ks: Box::new(Keystream::new()) }
         }
