@@ -76,7 +76,10 @@ impl MessageBox {
     /// as it was.
     pub(crate) fn open(&mut self, tail: &[u8; 8], buf: &mut [u8], tag: &[u8; 16]) -> Result<(), ()> {
         let mut pad = self.work.pad(&self.subkey, tail, buf.len());
-        if bool::from(tag_of(pad.mac_key(), buf).ct_eq(tag)) {
+        // Compared as one 128-bit word: subtle's byte-array comparison costs about 150
+        // instructions more per message (one optimization barrier per byte).
+        let ours = u128::from_le_bytes(tag_of(pad.mac_key(), buf));
+        if bool::from(ours.ct_eq(&u128::from_le_bytes(*tag))) {
             pad.apply(buf);
             Ok(())
         } else {
