@@ -26,6 +26,9 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup
 echo "== cargo test (workspace: zmtp, oxmq, C ABI crate, perf tools, interop)"
 timeout 1800 cargo test --workspace --release -- --test-threads=2
 
+echo "== cargo test -p zmtp --no-default-features (CURVE's data phase from the RustCrypto crates alone)"
+timeout 900 cargo test -p zmtp --release --no-default-features -- --test-threads=2
+
 echo "== C ABI tests (system zmq.h and ours, plain and under valgrind)"
 timeout 1200 bash tests/c/run.sh
 

@@ -298,8 +298,9 @@ impl Cipher {
         out.extend_from_slice(&[0u8; MAC_LEN]);
         let pt_at = out.len();
         out.push(flags);
-        out.extend_from_slice(body);
-        let tag = self.tx.seal(&n.to_be_bytes(), &mut out[pt_at..]);
+        // The box encrypts the flags in place and appends the body encrypted (copying and
+        // encrypting in L1-sized pieces, not copying all then encrypting all).
+        let tag = self.tx.seal_append(&n.to_be_bytes(), out, pt_at, body);
         out[tag_at..pt_at].copy_from_slice(&tag);
         Ok(())
     }

@@ -14,9 +14,18 @@
 //! dropped and compared in constant time; their `Debug` output is redacted.
 
 pub mod curve;
+#[cfg(all(fuzzing, feature = "fast-cipher"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod null;
 pub mod plain;
+#[cfg(feature = "fast-cipher")]
+mod poly1305_scalar;
+#[cfg(feature = "fast-cipher")]
+mod salsa20_lanes;
 mod secretbox;
+#[cfg(feature = "fast-cipher")]
+mod wipe;
 
 use bytes::Bytes;
 use subtle::ConstantTimeEq;
