@@ -16,6 +16,9 @@ Scenarios (each described in interop/tests/monitor.rs, which mirrors them step b
 bind_peer_leaves, connect_peer_leaves, bind_busy, protocol_mechanism, protocol_command,
 handshake_cut, ipc, inproc, auth_client (a client refused by a ZAP handler).
 
+monitor_peer.py plain_client ENDPOINT: a libzmq PLAIN client with a refused password connects to
+ENDPOINT (an oxmq PLAIN server) and prints its events.
+
 monitor_peer.py zap_server: a NULL server whose ZAP handler denies 127.0.0.1; prints
 "ep ENDPOINT" and serves until stdin closes (the oxmq side of auth_client connects to it).
 (NULL, not PLAIN: libzmq 4.3.5's PLAIN server sends a malformed ERROR command to clients, seen
@@ -116,6 +119,27 @@ def run(name, ipc_dir):
         sys.stdin.read()  # until the test closes our stdin
         s.close()
         auth.stop()
+        return
+    if name == "plain_client":
+        # A libzmq PLAIN client with a password the server refuses, connecting to the endpoint
+        # given as the second argument: its events until DISCONNECTED, then any that follow
+        # within a second (a retry would show here).
+        req, mon = sock(zmq.REQ, True)
+        req.reconnect_ivl = RECONNECT_IVL
+        req.plain_username = b"admin"
+        req.plain_password = b"wrong"
+        req.connect(ipc_dir)
+        until("C", mon, zmq.EVENT_DISCONNECTED, out)
+        mon.rcvtimeo = 1000
+        try:
+            while True:
+                m = recv_monitor_message(mon)
+                out.append(f"C {zmq.Event(m['event']).name} {m['value'] & 0xFFFFFFFF} {m['endpoint'].decode()}")
+        except zmq.Again:
+            pass
+        for line in out:
+            print(line)
+        print("end")
         return
     if name == "bind_peer_leaves":
         rep, mon = sock(zmq.REP, True)

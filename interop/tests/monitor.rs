@@ -350,3 +350,35 @@ fn auth_failure_on_the_client() {
 fn inproc_only_monitor_stopped() {
     compare("inproc");
 }
+
+/// A libzmq 4.3 PLAIN client refused by oxmq's PLAIN server (the deployable authenticator,
+/// wrong password): its handshake fails, it disconnects and does not retry, as against a
+/// libzmq server. libzmq's client reads the refusal as a protocol error rather than
+/// HANDSHAKE_FAILED_AUTH: oxmq sends RFC 24's ERROR ("\x05ERROR"), and libzmq 4.3 only
+/// recognises the malformed one its own server sends (its prefix "\x05ERROR" is a C hex
+/// escape that swallows the E: 0x5E "RROR"). Either way the client stops.
+#[test]
+fn plain_refusal_seen_by_a_libzmq_client() {
+    require_pyzmq!();
+    let ctx = Context::new();
+    let mut policy = oxmq::auth::Policy::new();
+    policy.plain_passwords("global", [("admin", "secret")]);
+    let auth = oxmq::auth::Authenticator::with_policy(&ctx, policy).unwrap();
+    let mut server = ctx.socket(SocketType::Rep).unwrap();
+    server.set_int(opt::PLAIN_SERVER, 1).unwrap();
+    server.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = server.last_endpoint().unwrap();
+    let out = Command::new(python()).arg(script()).arg("plain_client").arg(&ep).output().expect("run monitor_peer.py");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "monitor_peer.py failed: {text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let events: Vec<&str> = text.lines().map(|l| l.split_whitespace().nth(1).unwrap_or(l)).collect();
+    let failed = events.iter().position(|e| e.starts_with("HANDSHAKE_FAILED")).unwrap_or_else(|| panic!("no handshake failure: {text}"));
+    assert!(matches!(events[failed], "HANDSHAKE_FAILED_PROTOCOL" | "HANDSHAKE_FAILED_AUTH"), "{text}");
+    assert_eq!(events[failed + 1], "DISCONNECTED", "{text}");
+    assert_eq!(&events[failed + 2..], ["end"], "the refused client retried: {text}");
+    // The server received nothing.
+    server.set_int(opt::RCVTIMEO, 100).unwrap();
+    assert!(server.recv(0).is_err());
+    eprintln!("libzmq client events:\n{text}");
+    drop(auth);
+}
