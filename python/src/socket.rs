@@ -542,6 +542,7 @@ impl Socket {
             ("connections", st.connections),
             ("reconnects", st.reconnects),
             ("handshake_failures", st.handshake_failures),
+            ("protocol_errors", st.protocol_errors),
             ("wire_bytes_in", st.wire_bytes_in),
             ("wire_bytes_out", st.wire_bytes_out),
             ("direct_reads", st.direct_reads),

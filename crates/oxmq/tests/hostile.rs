@@ -213,6 +213,8 @@ fn frame_longer_than_maxmsgsize(kind: Kind) {
     for b in &seen {
         assert!(b.len() <= 1024 && b != b"after", "delivered from a peer past MAXMSGSIZE: {} bytes", b.len());
     }
+    let st = srv.server.stats();
+    assert_eq!((st.dropped_oversized, st.protocol_errors), (1, 1));
     srv.finish();
 }
 
@@ -250,6 +252,9 @@ fn reserved_flag_bits(kind: Kind) {
         expect_closed(&mut raw, CLOSE_DEADLINE, &format!("set reserved flag bits {flags:#04x}"));
         srv.exchange(5);
     }
+    // Each one counted once, as a protocol error after the handshake.
+    let st = srv.server.stats();
+    assert_eq!((st.protocol_errors, st.handshake_failures), (5, 0));
     srv.finish();
 }
 

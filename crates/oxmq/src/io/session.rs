@@ -893,7 +893,10 @@ impl Session {
         }
         if let Some(ctx) = ctx.as_deref_mut() {
             if let Some(m) = c.deferred.take() {
-                command(kind, c, p, &m, ctx, (token, serial))?;
+                if command(kind, c, p, &m, ctx, (token, serial)).is_err() {
+                    self.counters.protocol_error();
+                    return Err(Lost);
+                }
             }
         }
         let mut pos = 0usize;
@@ -995,6 +998,10 @@ impl Session {
         }
         if !c.held.is_empty() {
             p.flush();
+        }
+        if result.is_err() {
+            // Every way out of the loop with an error is the peer breaking the protocol.
+            self.counters.protocol_error();
         }
         result
     }

@@ -49,6 +49,11 @@ pub struct SocketStats {
     pub reconnects: u64,
     /// tcp/ipc connections that failed or timed out in the ZMTP handshake.
     pub handshake_failures: u64,
+    /// tcp/ipc connections dropped after the handshake for breaking the protocol: a frame
+    /// with reserved flags or over MAXMSGSIZE (also in `dropped_oversized`), a CURVE MESSAGE
+    /// that does not open (tampered, replayed or out of order), a malformed command, a
+    /// message of too many frames.
+    pub protocol_errors: u64,
     /// Bytes read from tcp/ipc connections (ZMTP framing included).
     pub wire_bytes_in: u64,
     /// Bytes written to tcp/ipc connections (ZMTP framing included).
@@ -125,6 +130,7 @@ pub(crate) struct SessionCounters {
     connections: AtomicU64,
     reconnects: AtomicU64,
     handshake_failures: AtomicU64,
+    protocol_errors: AtomicU64,
     oversized: AtomicU64,
     direct_reads: AtomicU64,
     /// 1 while connected past the handshake.
@@ -162,6 +168,9 @@ impl SessionCounters {
     pub(crate) fn oversized(&self) {
         bump(&self.oversized, 1);
     }
+    pub(crate) fn protocol_error(&self) {
+        bump(&self.protocol_errors, 1);
+    }
     #[inline]
     pub(crate) fn direct_read(&self) {
         bump(&self.direct_reads, 1);
@@ -173,6 +182,7 @@ impl SessionCounters {
         s.connections += self.connections.load(Relaxed);
         s.reconnects += self.reconnects.load(Relaxed);
         s.handshake_failures += self.handshake_failures.load(Relaxed);
+        s.protocol_errors += self.protocol_errors.load(Relaxed);
         s.dropped_oversized += self.oversized.load(Relaxed);
         s.direct_reads += self.direct_reads.load(Relaxed);
         if live {
@@ -218,6 +228,7 @@ impl IoStats {
         s.connections += r.connections;
         s.reconnects += r.reconnects;
         s.handshake_failures += r.handshake_failures;
+        s.protocol_errors += r.protocol_errors;
         s.dropped_oversized += r.dropped_oversized;
         s.direct_reads += r.direct_reads;
         for c in &g.live {
