@@ -201,31 +201,12 @@ impl<T> Reader<T> {
     /// next flush will report that it must be woken.
     #[inline]
     pub fn pop(&mut self) -> Option<T> {
-        if self.read == self.available {
-            self.available = self.shared.published.load(Ordering::Acquire);
-            if self.read == self.available {
-                self.shared.asleep.store(true, Ordering::SeqCst);
-                self.available = self.shared.published.load(Ordering::SeqCst);
-                if self.read == self.available {
-                    return None;
-                }
-                // Items arrived between the two loads; we are awake after all. The writer may
-                // also have seen the mark and will send a wake-up: harmless, just spurious.
-                self.shared.asleep.store(false, Ordering::Relaxed);
-            }
+        if !self.has_data() {
+            return None;
         }
         if self.pos == CHUNK {
-            // SAFETY: `read < available` means the writer moved past this chunk and stored its
-            // `next` pointer before publishing (Acquire above pairs with its SeqCst store).
-            let next = unsafe { (*self.chunk).next.load(Ordering::Acquire) };
-            debug_assert!(!next.is_null());
-            let done = std::mem::replace(&mut self.chunk, next);
-            let old = self.shared.spare.swap(done, Ordering::AcqRel);
-            if !old.is_null() {
-                // SAFETY: a spare chunk holds no items and is referenced by nobody else.
-                unsafe { Chunk::free(old) };
-            }
-            self.pos = 0;
+            // `read < available`: the writer moved past this chunk.
+            self.next_chunk();
         }
         // SAFETY: the slot was written and published by the writer (read < available) and is
         // read exactly once, here.
@@ -276,7 +257,7 @@ impl<T> Reader<T> {
     }
 
     /// Moves to the next chunk, handing the drained one back to the writer as its spare.
-    #[inline(never)]
+    #[inline]
     fn next_chunk(&mut self) {
         // SAFETY: an item is published beyond this chunk (callers checked), so the writer
         // linked `next` before publishing it (Acquire pairs with its SeqCst store).
