@@ -50,6 +50,11 @@ pub(crate) enum IoCmd {
 pub(crate) struct IoThread {
     queue: Mutex<Vec<IoCmd>>,
     waker: Waker,
+    /// The reactor is about to block in (or is in) `epoll_wait` and needs the waker for a new
+    /// command; while it runs, it takes the queue before it next waits, so a command posted
+    /// meanwhile costs no system call (a streaming sender's wake-ups, one per batch the I/O
+    /// thread drains, were an eventfd write each).
+    sleeping: std::sync::atomic::AtomicBool,
     /// Our own handle on the reactor's epoll set, for interest changes made from application
     /// threads (`Session::direct_arm`).
     registry: mio::Registry,
@@ -67,6 +72,7 @@ impl IoThread {
         let t = Arc::new(IoThread {
             queue: Mutex::new(Vec::new()),
             waker,
+            sleeping: std::sync::atomic::AtomicBool::new(false),
             registry,
             poll: Mutex::new(Some(poll)),
             handle: Mutex::new(None),
@@ -82,13 +88,16 @@ impl IoThread {
         Ok(t)
     }
 
-    /// Posts a command; wakes the thread when the queue was empty.
+    /// Posts a command; wakes the thread when the queue was empty and the thread sleeps (or
+    /// is about to: see `Reactor::run`, which looks at the queue after saying so).
     pub(crate) fn send(&self, cmd: IoCmd) {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let was_empty = q.is_empty();
         q.push(cmd);
         drop(q);
-        if was_empty {
+        // SeqCst after the push (published by the unlock), against the reactor's SeqCst store
+        // before it looks at the queue: either it finds this command, or we see it sleeping.
+        if was_empty && self.sleeping.load(std::sync::atomic::Ordering::SeqCst) {
             let _ = self.waker.wake();
         }
     }
@@ -217,12 +226,20 @@ impl Reactor {
         let mut events = Events::with_capacity(256);
         let mut cmds = Vec::new();
         loop {
-            let timeout = if !self.again.is_empty() {
+            let mut timeout = if !self.again.is_empty() {
                 Some(Duration::ZERO)
             } else {
                 self.timers.keys().next().map(|(at, _)| at.saturating_duration_since(Instant::now()))
             };
-            if let Err(e) = self.poll.poll(&mut events, timeout) {
+            // About to wait: from here a new command must wake us. One posted before this
+            // store is in the queue, so look there first and do not block if it holds any.
+            self.io.sleeping.store(true, std::sync::atomic::Ordering::SeqCst);
+            if !self.io.queue.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+                timeout = Some(Duration::ZERO);
+            }
+            let polled = self.poll.poll(&mut events, timeout);
+            self.io.sleeping.store(false, std::sync::atomic::Ordering::Relaxed);
+            if let Err(e) = polled {
                 if e.kind() != io::ErrorKind::Interrupted {
                     break;
                 }
