@@ -314,6 +314,8 @@ unsafe fn avx512_xor16(input: &[u32; 16], counter: u64, data: &mut [u8]) -> usiz
         x[8] = unsafe { _mm512_loadu_si512(lo.as_ptr().cast()) };
         x[9] = unsafe { _mm512_loadu_si512(hi.as_ptr().cast()) };
         let start = x;
+        // The schedule of `double_round`, spelt out again: a loop over a table of indices
+        // (in either form) measured 2.3x slower at 64 KiB and 6x at 256 B.
         macro_rules! quarter {
             ($a:expr, $b:expr, $c:expr, $d:expr) => {
                 x[$b] = _mm512_xor_si512(x[$b], _mm512_rol_epi32::<7>(_mm512_add_epi32(x[$a], x[$d])));
