@@ -1024,31 +1024,26 @@ impl Session {
                     {
                         // The frame is encoded where it lies in the pipe (CONFLATE ends, rare
                         // here, are read out as usual).
-                        let m = if p.conflating() {
+                        let skip = &mut self.skip_to_boundary;
+                        let read = if p.conflating() {
                             match p.read() {
-                                Read::Msg(m) => Ok(Some(m)),
+                                Read::Msg(mut m) => {
+                                    take(c, skip, &mut m, sub);
+                                    Ok(false) // read out already
+                                }
                                 other => Err(other),
                             }
                         } else {
                             p.front().map(|m| {
-                                if self.skip_to_boundary {
-                                    self.skip_to_boundary = m.more();
-                                } else {
-                                    encode(c, m, sub);
-                                }
-                                None
+                                take(c, skip, m, sub);
+                                true // still in the pipe
                             })
                         };
-                        match m {
-                            // SAFETY: `front` returned Ok just above, and nothing read since.
-                            Ok(None) => unsafe { p.consume_front() },
-                            Ok(Some(mut m)) => {
-                                if self.skip_to_boundary {
-                                    self.skip_to_boundary = m.more();
-                                } else {
-                                    encode(c, &mut m, sub);
-                                }
-                            }
+                        match read {
+                            // SAFETY: `front` returned the frame just above, and nothing read
+                            // since.
+                            Ok(true) => unsafe { p.consume_front() },
+                            Ok(false) => {}
                             Err(Read::Closed) => {
                                 self.drained = true;
                                 break;
@@ -1351,6 +1346,17 @@ fn advance_written(c: &mut Conn, mut n: usize) {
 /// True when a message is a subscription in the ZMTP 3.0 message form.
 fn is_subscription(parts: &[Msg]) -> bool {
     parts.len() == 1 && matches!(parts[0].first(), Some(0) | Some(1))
+}
+
+/// One frame read for the wire: encoded, or skipped while `skip` says a message cut short by
+/// a reconnect is still being passed over.
+#[inline(always)]
+fn take(c: &mut Conn, skip: &mut bool, m: &mut Msg, sub: bool) {
+    if *skip {
+        *skip = m.more();
+    } else {
+        encode(c, m, sub);
+    }
 }
 
 /// Appends one frame to the batch (or takes a large body, to be written from its own memory).
