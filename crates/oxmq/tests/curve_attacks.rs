@@ -150,6 +150,23 @@ impl Attacker {
     }
 }
 
+/// An attacker whose honest handshake completed (the server saw it succeed).
+fn handshaken(s: &mut Server) -> Attacker {
+    let mut a = Attacker::connect(&s.ep, s.client_config(s.honest_keys()));
+    assert!(a.handshake(|_, _| {}), "an honest handshake failed");
+    s.next_event(ev::HANDSHAKE_SUCCEEDED);
+    a
+}
+
+/// A refused handshake: the monitor says why (`protocol_error`), the attack is contained and
+/// counted as one handshake failure.
+fn assert_refused(s: &mut Server, a: &mut Attacker, protocol_error: u64, what: &str) {
+    let e = s.next_event(ev::HANDSHAKE_FAILED_PROTOCOL);
+    assert_eq!(e.value, protocol_error, "{what}");
+    assert_contained(s, a, what);
+    assert_eq!(s.pull.stats().handshake_failures, 1);
+}
+
 /// After an attack: the attacker's connection is closed, its handshake failure (if any) was
 /// reported, nothing it sent arrived, and the genuine client still gets through.
 fn assert_contained(s: &mut Server, a: &mut Attacker, what: &str) {
@@ -173,10 +190,7 @@ fn hello_without_padding_is_refused() {
     });
     assert!(edited, "the codec sent no HELLO");
     assert!(!done, "a HELLO without padding was accepted");
-    let e = s.next_event(ev::HANDSHAKE_FAILED_PROTOCOL);
-    assert_eq!(e.value, perr::ZMTP_MALFORMED_COMMAND_HELLO);
-    assert_contained(&mut s, &mut a, "sent a HELLO without padding");
-    assert_eq!(s.pull.stats().handshake_failures, 1);
+    assert_refused(&mut s, &mut a, perr::ZMTP_MALFORMED_COMMAND_HELLO, "sent a HELLO without padding");
 }
 
 #[test]
@@ -188,18 +202,13 @@ fn initiate_with_a_forged_vouch_is_refused() {
     keys.public = CurveKeyPair::generate().public;
     let mut a = Attacker::connect(&s.ep, s.client_config(keys));
     assert!(!a.handshake(|_, _| {}), "a forged vouch was accepted");
-    let e = s.next_event(ev::HANDSHAKE_FAILED_PROTOCOL);
-    assert_eq!(e.value, perr::ZMTP_CRYPTOGRAPHIC);
-    assert_contained(&mut s, &mut a, "forged its vouch");
-    assert_eq!(s.pull.stats().handshake_failures, 1);
+    assert_refused(&mut s, &mut a, perr::ZMTP_CRYPTOGRAPHIC, "forged its vouch");
 }
 
 #[test]
 fn tampered_message_drops_only_its_connection() {
     let mut s = Server::start();
-    let mut a = Attacker::connect(&s.ep, s.client_config(s.honest_keys()));
-    assert!(a.handshake(|_, _| {}), "an honest handshake failed");
-    s.next_event(ev::HANDSHAKE_SUCCEEDED);
+    let mut a = handshaken(&mut s);
     // One good message first: the connection works.
     let good = a.sealed(b"attacker 1");
     a.tcp.write_all(&good).unwrap();
@@ -217,9 +226,7 @@ fn tampered_message_drops_only_its_connection() {
 #[test]
 fn replayed_message_drops_only_its_connection() {
     let mut s = Server::start();
-    let mut a = Attacker::connect(&s.ep, s.client_config(s.honest_keys()));
-    assert!(a.handshake(|_, _| {}), "an honest handshake failed");
-    s.next_event(ev::HANDSHAKE_SUCCEEDED);
+    let mut a = handshaken(&mut s);
     let once = a.sealed(b"exactly once");
     a.tcp.write_all(&once).unwrap();
     a.tcp.write_all(&once).unwrap();
