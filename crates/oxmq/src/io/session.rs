@@ -1023,7 +1023,10 @@ impl Session {
                         && c.big_bytes < BIG_BATCH
                     {
                         // The frame is encoded where it lies in the pipe (CONFLATE ends, rare
-                        // here, are read out as usual).
+                        // here, are read out as usual). What the socket has published is
+                        // looked up once per batch, when nothing is encoded yet (see
+                        // `PipeEnd::front`); the loop comes back after the write.
+                        let refresh = c.tx_pos >= c.tx.len() && c.bigs.is_empty();
                         let skip = &mut self.skip_to_boundary;
                         let read = if p.conflating() {
                             match p.read() {
@@ -1034,7 +1037,7 @@ impl Session {
                                 other => Err(other),
                             }
                         } else {
-                            p.front().map(|m| {
+                            p.front(refresh).map(|m| {
                                 take(c, skip, m, sub);
                                 true // still in the pipe
                             })

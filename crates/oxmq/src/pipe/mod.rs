@@ -428,11 +428,25 @@ impl PipeEnd {
     /// session's encoder): read it, or take what you keep out of it, then call
     /// [`PipeEnd::consume_front`]. `Err` is what [`PipeEnd::read`] returns when there is no
     /// frame: `Empty` (asleep) or `Closed`. Not for CONFLATE ends (use `read`).
+    ///
+    /// Without `refresh`, only frames this end already knew were published are returned, and
+    /// `Err(Empty)` means "none of those left", with the end still awake: the caller must
+    /// call again with `refresh` soon (the session does, after writing its batch). A reader
+    /// that caught up and re-read the writer's position for every frame would pull that
+    /// cache line over once per message while a streaming writer stores to it once per
+    /// message, and each of the writer's flushes (a full barrier) would stall on it: a
+    /// session chasing its sender spent most of both threads' time there (perf: 46% of the
+    /// sender's samples at the flush's barrier) and wrote a few messages per system call.
     #[inline(always)]
-    pub(crate) fn front(&mut self) -> Result<&mut Msg, Read> {
+    pub(crate) fn front(&mut self, refresh: bool) -> Result<&mut Msg, Read> {
         debug_assert!(!self.conflate);
-        if !self.inp.has_data() {
-            self.front_empty()?;
+        if !self.inp.has_cached() {
+            if !refresh {
+                return Err(Read::Empty);
+            }
+            if !self.inp.has_data() {
+                self.front_empty()?;
+            }
         }
         // SAFETY: `has_data` said a frame is waiting (here or in `front_empty`).
         let m = unsafe { self.inp.front_unchecked() };
@@ -656,6 +670,42 @@ mod tests {
         assert!(matches!(b.read(), Read::Msg(x) if x == "x"));
         assert!(matches!(b.read(), Read::Msg(x) if x == "y"));
         assert!(matches!(b.read(), Read::Empty));
+    }
+
+    /// `front` without `refresh` sees only what an earlier look found published, stays awake
+    /// when that runs out (the writer is not asked to wake it), and a refreshing look then
+    /// finds the rest or goes to sleep.
+    #[test]
+    fn front_without_refresh_keeps_to_what_it_saw() {
+        let (mut a, mut b) = pipe([0, 0]);
+        let log = Arc::new(Log::default());
+        b.set_owner(log.clone(), PipeId { slot: 1, serial: 0 });
+        fn next(b: &mut PipeEnd, refresh: bool) -> Result<Vec<u8>, Read> {
+            let s = b.front(refresh)?.to_vec();
+            // SAFETY: `front` returned a frame just now, and nothing was read since.
+            unsafe { b.consume_front() };
+            Ok(s)
+        }
+        a.write(m("x", false));
+        a.flush(); // the reader starts asleep: one wake-up
+        assert_eq!(next(&mut b, true).unwrap(), b"x");
+        a.write(m("y", false));
+        a.flush();
+        assert!(matches!(next(&mut b, false), Err(Read::Empty)), "y was published after the last look");
+        a.write(m("z", false));
+        a.flush();
+        assert_eq!(log.0.lock().unwrap().len(), 1, "a reader that did not sleep is not woken");
+        assert_eq!(next(&mut b, true).unwrap(), b"y");
+        assert_eq!(next(&mut b, false).unwrap(), b"z", "z was published before that look");
+        assert!(matches!(next(&mut b, false), Err(Read::Empty)));
+        assert!(matches!(next(&mut b, true), Err(Read::Empty)));
+        a.write(m("w", false));
+        a.flush();
+        assert_eq!(log.0.lock().unwrap().len(), 2, "a refreshing look that found nothing slept");
+        drop(a);
+        assert_eq!(next(&mut b, true).unwrap(), b"w");
+        assert!(matches!(next(&mut b, false), Err(Read::Empty)), "no look, so no news of the close");
+        assert!(matches!(next(&mut b, true), Err(Read::Closed)));
     }
 
     #[test]

@@ -272,6 +272,13 @@ impl<T> Reader<T> {
         self.pos = 0;
     }
 
+    /// True when an item this reader already knows to be published is waiting: no shared
+    /// memory is read (see `PipeEnd::front`'s `refresh`).
+    #[inline(always)]
+    pub fn has_cached(&self) -> bool {
+        self.read != self.available
+    }
+
     /// True when at least one published item is waiting. When none is, the reader is marked
     /// asleep exactly as by an empty [`Reader::pop`] (libzmq's `check_read`), so a caller that
     /// peeks, finds nothing and then blocks is guaranteed a wake-up for the next flush.
