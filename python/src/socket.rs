@@ -546,6 +546,7 @@ impl Socket {
             ("wire_bytes_in", st.wire_bytes_in),
             ("wire_bytes_out", st.wire_bytes_out),
             ("direct_reads", st.direct_reads),
+            ("direct_resumes", st.direct_resumes),
             ("spun_waits", st.spun_waits),
         ] {
             d.set_item(k, v)?;

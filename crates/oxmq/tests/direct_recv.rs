@@ -231,3 +231,47 @@ fn the_spin_option_rejects_bad_values() {
     s.set_int(opt::OXMQ_RECV_SPIN, 250).unwrap();
     assert_eq!(s.get_int(opt::OXMQ_RECV_SPIN).unwrap(), 250);
 }
+
+/// A stream that keeps the receiver's queue at its HWM: the connection stops at the HWM, and
+/// the receiving thread, reading the queue down, resumes it itself (`Session::direct_resume`)
+/// instead of waking the I/O thread. Bodies cross the inline, piece and zero-copy sizes, and
+/// heartbeat PINGs arrive mid-stream (a command the resume must leave to the I/O thread).
+/// Every message arrives, whole and in order.
+#[test]
+fn a_stream_held_at_the_hwm_is_resumed_by_the_reader() {
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let ctx = Context::new();
+        let mut pull = socket(&ctx, T::Pull);
+        pull.set_int(opt::RCVHWM, 16).unwrap();
+        let ep = bind(&mut pull, t);
+        let mut push = socket(&ctx, T::Push);
+        push.set_int(opt::SNDHWM, 16).unwrap();
+        push.set_int(opt::HEARTBEAT_IVL, 1).unwrap();
+        // PINGs every millisecond, but no timeout: a receiver held at its HWM answers late,
+        // and a dropped connection would lose what was in flight.
+        push.set_int(opt::HEARTBEAT_TIMEOUT, 60_000).unwrap();
+        push.connect(&ep).unwrap();
+        const N: u32 = 20_000;
+        let size = |i: u32| [4, 40, 300, 2100, 9000][(i % 5) as usize];
+        let sender = std::thread::spawn(move || {
+            for i in 0..N {
+                let mut body = vec![(i % 251) as u8; size(i)];
+                body[..4].copy_from_slice(&i.to_be_bytes());
+                push.send(body, 0).expect("send");
+            }
+            push
+        });
+        let stats = within(Duration::from_secs(60), "the stream", move || {
+            for i in 0..N {
+                let m = recv_bytes(&mut pull);
+                assert_eq!(m.len(), size(i), "{t:?}: message {i}'s size");
+                assert_eq!(m[..4], i.to_be_bytes(), "{t:?}: message {i} out of order");
+                assert!(m[4..].iter().all(|&b| b == (i % 251) as u8), "{t:?}: message {i}'s body");
+            }
+            pull.stats()
+        });
+        drop(sender.join().expect("sender"));
+        assert_eq!(stats.reconnects + stats.connections, 1, "{t:?}: the connection was dropped: {stats:?}");
+        assert!(stats.direct_resumes > 0, "{t:?}: the reader never resumed the input itself: {stats:?}");
+    }
+}

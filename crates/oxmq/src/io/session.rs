@@ -349,13 +349,65 @@ impl Session {
         }
         if handoff {
             self.direct_disarm();
-            if let State::Connected(c) = &mut self.state {
-                c.read_pending = true;
+            let State::Connected(c) = &mut self.state else { return read };
+            c.read_pending = true;
+            // A full pipe alone needs no command: the pipe asked its reader for a write
+            // activation (`check_write`), which resumes the input (`direct_resume`, or the
+            // I/O thread).
+            let full_only = !c.held.is_empty() && !c.failed && c.deferred.is_none() && budget > 0;
+            if !full_only {
+                let id = PipeId { slot: self.token, serial: self.serial };
+                self.owner.io.send(super::IoCmd::Pipe(id, Wake::Write));
             }
-            let id = PipeId { slot: self.token, serial: self.serial };
-            self.owner.io.send(super::IoCmd::Pipe(id, Wake::Write));
         }
         read
+    }
+
+    /// The application thread's side of a write activation: its socket read the inbound pipe
+    /// down from the HWM where this session stopped. Rather than wake the I/O thread to resume
+    /// (an eventfd write and two context switches per low-water mark of a stream that keeps
+    /// the pipe full), the reading thread delivers the held message, decodes what is buffered
+    /// and reads on, as [`Session::direct_read`]. False when the I/O thread must do it.
+    fn direct_resume(&mut self) -> bool {
+        {
+            let State::Connected(c) = &mut self.state else { return false };
+            if self.closing
+                || c.handshake.is_some()
+                || c.failed
+                || c.deferred.is_some()
+                || self.socket.kind == SocketType::Stream
+            {
+                return false;
+            }
+            let Some(p) = &mut self.pipe else { return false };
+            if !c.held.is_empty() {
+                if !p.check_write() {
+                    return true; // still full: the reader's next activation comes here again
+                }
+                for m in c.held.drain(..) {
+                    p.write(m);
+                }
+            }
+        }
+        let decoded = self.decode(None);
+        if let Some(p) = &mut self.pipe {
+            p.flush();
+            p.publish_written();
+        }
+        let State::Connected(c) = &mut self.state else { return false };
+        if decoded.is_err() {
+            c.failed = true;
+            return false;
+        }
+        if c.deferred.is_some() {
+            return false;
+        }
+        if !c.held.is_empty() {
+            return true; // full again: as above
+        }
+        self.counters.direct_resume();
+        self.direct_read();
+        true
     }
 
     pub(crate) fn accepted(
@@ -680,8 +732,10 @@ impl Session {
 /// Receives the wake-ups of a session's pipe. A read wake-up means the socket flushed
 /// messages while the session was idle: rather than waking the I/O thread (two context
 /// switches before the bytes leave), the flushing thread takes the session if it is free and
-/// writes them itself. If the I/O thread holds the session, or anything but a clean write
-/// happens, the wake-up goes to the I/O thread as before.
+/// writes them itself. A write wake-up means the socket read its inbound queue down from the
+/// HWM where the session stopped: the reading thread resumes the input itself
+/// ([`Session::direct_resume`]). If the I/O thread holds the session, or anything the
+/// application thread cannot finish happens, the wake-up goes to the I/O thread as before.
 pub(crate) struct SessionOwner {
     io: Arc<IoThread>,
     me: std::sync::OnceLock<std::sync::Weak<std::sync::Mutex<Session>>>,
@@ -731,10 +785,12 @@ impl crate::pipe::Owner for SessionOwner {
     }
 
     fn wake(&self, id: PipeId, what: Wake) {
-        if what == Wake::Read {
+        if what == Wake::Read || what == Wake::Write {
             if let Some(s) = self.me.get().and_then(|w| w.upgrade()) {
                 if let Ok(mut s) = s.try_lock() {
-                    if s.serial == id.serial && s.direct_write() {
+                    let done = s.serial == id.serial
+                        && if what == Wake::Read { s.direct_write() } else { s.direct_resume() };
+                    if done {
                         return;
                     }
                 }

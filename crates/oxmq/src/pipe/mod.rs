@@ -89,9 +89,13 @@ impl Side {
     }
 
     fn wake(&self, what: Wake) {
-        let guard = self.owner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((owner, id)) = guard.as_ref() {
-            owner.wake(*id, what);
+        // Called with the registration released: an owner may do the work on the calling
+        // thread (a session writes, reads or resumes there) and so may drop the last handle
+        // on a session that has just ended, whose pipe end then clears this registration
+        // (`PipeEnd::drop`). An owner woken just after it was replaced checks the id.
+        let owner = self.owner.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some((owner, id)) = owner {
+            owner.wake(id, what);
         }
     }
 }

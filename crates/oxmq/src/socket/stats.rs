@@ -61,6 +61,10 @@ pub struct SocketStats {
     /// Reads of tcp/ipc input made by a receiving application thread itself, while it waited
     /// in `recv`, rather than by an I/O thread (the direct receive path, `socket/direct.rs`).
     pub direct_reads: u64,
+    /// Times a receiving application thread resumed a tcp/ipc connection's input itself,
+    /// after reading its inbound queue down from the HWM where the connection had stopped,
+    /// instead of waking the I/O thread to do it (`Session::direct_resume`).
+    pub direct_resumes: u64,
     /// Blocking receives whose input arrived while they were still polling, before they slept
     /// (the receive spin, [`crate::opt::OXMQ_RECV_SPIN`]).
     pub spun_waits: u64,
@@ -133,6 +137,7 @@ pub(crate) struct SessionCounters {
     protocol_errors: AtomicU64,
     oversized: AtomicU64,
     direct_reads: AtomicU64,
+    direct_resumes: AtomicU64,
     /// 1 while connected past the handshake.
     connected: AtomicU64,
 }
@@ -176,6 +181,10 @@ impl SessionCounters {
         bump(&self.direct_reads, 1);
     }
 
+    pub(crate) fn direct_resume(&self) {
+        bump(&self.direct_resumes, 1);
+    }
+
     fn add_to(&self, s: &mut SocketStats, live: bool) {
         s.wire_bytes_in += self.wire_in.load(Relaxed);
         s.wire_bytes_out += self.wire_out.load(Relaxed);
@@ -185,6 +194,7 @@ impl SessionCounters {
         s.protocol_errors += self.protocol_errors.load(Relaxed);
         s.dropped_oversized += self.oversized.load(Relaxed);
         s.direct_reads += self.direct_reads.load(Relaxed);
+        s.direct_resumes += self.direct_resumes.load(Relaxed);
         if live {
             s.peers += self.connected.load(Relaxed);
         }
@@ -231,6 +241,7 @@ impl IoStats {
         s.protocol_errors += r.protocol_errors;
         s.dropped_oversized += r.dropped_oversized;
         s.direct_reads += r.direct_reads;
+        s.direct_resumes += r.direct_resumes;
         for c in &g.live {
             c.add_to(s, true);
         }
