@@ -79,6 +79,9 @@ struct Conn {
     /// Receive buffer growth step: larger once large frames are seen, so one read carries
     /// several of them (small-message connections keep the small footprint).
     read_chunk: usize,
+    /// Receive buffers given up while large bodies split off them were still held, reused
+    /// once the application has dropped those bodies (see [`Conn::grow_rx`]).
+    spare_rx: Vec<BytesMut>,
     writable: bool,
     /// Frames of an incoming multi-part message not yet complete.
     partial: Vec<Msg>,
@@ -303,7 +306,7 @@ impl Session {
         loop {
             let State::Connected(c) = &mut self.state else { break };
             if c.rx.capacity() - c.rx.len() < 4096 {
-                c.rx.reserve(c.read_chunk);
+                c.grow_rx(c.read_chunk);
             }
             match c.stream.read_into(&mut c.rx) {
                 Ok(0) => {
@@ -638,6 +641,7 @@ impl Session {
             big_off: 0,
             big_bytes: 0,
             read_chunk: READ_CHUNK,
+            spare_rx: Vec::new(),
             writable: true,
             partial: Vec::new(),
             held: Vec::new(),
@@ -800,6 +804,41 @@ impl crate::pipe::Owner for SessionOwner {
     }
 }
 
+/// Receive buffers a connection keeps for reuse (each at least `LARGE_READ_CHUNK`).
+const RX_SPARES: usize = 4;
+
+impl Conn {
+    /// Makes room for `want` more bytes in `rx`.
+    ///
+    /// Once large bodies are split off `rx` without copying, the buffer is shared with them
+    /// and growing it means a new allocation; the old one is freed when the application drops
+    /// the last of those bodies, on its own thread. At 64 KiB messages that churn of 256 KiB
+    /// blocks between two threads made glibc trim and refault its heap: up to 80 k page faults
+    /// per 2 GB received and half the throughput, depending on which thread read. So a
+    /// large-message connection keeps the buffers it gives up (a handle on each) and takes
+    /// one back when nothing else holds it any more: no allocation, no free, no fault.
+    fn grow_rx(&mut self, want: usize) {
+        if self.read_chunk < LARGE_READ_CHUNK || self.rx.try_reclaim(want) {
+            return self.rx.reserve(want);
+        }
+        let free = self.spare_rx.iter_mut().position(|b| {
+            b.clear();
+            b.try_reclaim(want + self.rx.len())
+        });
+        let mut next = match free {
+            Some(i) => self.spare_rx.swap_remove(i),
+            None => BytesMut::with_capacity(want + self.rx.len()),
+        };
+        // The unread part (a partial frame) moves over, as `reserve` would copy it.
+        next.extend_from_slice(&self.rx);
+        let mut old = std::mem::replace(&mut self.rx, next);
+        old.clear();
+        if self.spare_rx.len() < RX_SPARES {
+            self.spare_rx.push(old);
+        }
+    }
+}
+
 /// The connection failed; the session decides what comes next.
 struct Lost;
 
@@ -867,7 +906,7 @@ impl Session {
                 break;
             }
             if c.rx.capacity() - c.rx.len() < 4096 {
-                c.rx.reserve(c.read_chunk);
+                c.grow_rx(c.read_chunk);
             }
             match c.stream.read_into(&mut c.rx) {
                 Ok(0) => return lost(c, libc::EPIPE),
@@ -982,7 +1021,7 @@ impl Session {
                     // At least a whole read chunk: growing copies the partial frame into the
                     // new buffer, and a buffer sized to this frame alone would make the next
                     // frame straddle its end too (a copy of half a frame per large frame).
-                    c.rx.reserve(want.max(c.read_chunk));
+                    c.grow_rx(want.max(c.read_chunk));
                 }
                 break Ok(());
             }
