@@ -83,3 +83,31 @@ def test_a_waiting_recv_reads_its_connection_itself():
     req.close(0)
     rep.close(0)
     ctx.term()
+
+
+def test_a_stream_held_at_the_hwm_is_resumed_by_the_reader():
+    # The sender runs ahead of a receiver with a small RCVHWM, so the connection stops at
+    # the HWM again and again; reading the queue down resumes it on the reading thread.
+    import threading
+
+    ctx = zmq.Context()
+    pull = ctx.socket(zmq.PULL)
+    pull.rcvhwm = 8
+    pull.rcvtimeo = 10000
+    port = pull.bind_to_random_port("tcp://127.0.0.1")
+    push = ctx.socket(zmq.PUSH)
+    push.connect("tcp://127.0.0.1:%d" % port)
+
+    def send():
+        for i in range(20000):
+            push.send(b"%d" % i)
+
+    t = threading.Thread(target=send)
+    t.start()
+    for i in range(20000):
+        assert pull.recv() == b"%d" % i
+    t.join(10)
+    assert pull.stats()["direct_resumes"] > 0
+    push.close(0)
+    pull.close(0)
+    ctx.term()
