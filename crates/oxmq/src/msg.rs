@@ -3,7 +3,7 @@
 //! Small bodies (up to [`INLINE_CAP`] bytes) live inside the struct, so the hot path for small
 //! messages never touches the allocator. Larger bodies are a reference-counted [`Bytes`], so
 //! fan-out (PUB to many peers) clones a pointer rather than the data, and a body decoded off the
-//! wire can point straight into the receive buffer it arrived in. Bodies up to 2 KiB built by
+//! wire can point straight into the receive buffer it arrived in. Bodies up to 4 KiB built by
 //! the application or decoded off the wire are [`Piece`]s of a shared chunk (`chunk.rs`).
 //!
 //! The struct is at most 56 bytes and 8-aligned, so the C ABI can store it inside the 64-byte

@@ -90,14 +90,14 @@ fn pair_multipart_and_empty_frames(t: Transport) {
 }
 
 /// Bodies change storage with their size (inline up to 38 bytes, pieces of a shared chunk up
-/// to 2 KiB on both ends, their own memory above): every size around those edges arrives
+/// to 4 KiB on both ends, their own memory above): every size around those edges arrives
 /// whole, in order, as single frames and inside multi-part messages, and writing into one
 /// received body (which may share its chunk with the next) changes nothing else.
 fn pair_every_body_size_across_storage_boundaries(t: Transport) {
     let ctx = ctx();
     let (mut a, mut b, _) = pair(&ctx, t, T::Pair, T::Pair);
     let body = |len: usize| -> Vec<u8> { (0..len).map(|i| (i * 31 + len) as u8).collect() };
-    let sizes: Vec<usize> = (0..=80).chain(2000..=2100).chain([255, 256, 257, 4096, 8191, 8192, 8193, 70_000]).collect();
+    let sizes: Vec<usize> = (0..=80).chain(2000..=2100).chain(4050..=4150).chain([255, 256, 257, 8191, 8192, 8193, 70_000]).collect();
     for &n in &sizes {
         b.send(body(n), 0).unwrap();
     }
@@ -105,7 +105,7 @@ fn pair_every_body_size_across_storage_boundaries(t: Transport) {
         let m = a.recv(0).unwrap();
         assert_eq!(&m[..], &body(n)[..], "size {n}");
     }
-    let parts: Vec<Vec<u8>> = [37, 38, 39, 40, 2047, 2048, 2049, 300].iter().map(|&n| body(n)).collect();
+    let parts: Vec<Vec<u8>> = [37, 38, 39, 40, 2047, 2048, 2049, 4095, 4096, 4097, 300].iter().map(|&n| body(n)).collect();
     let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
     send_parts(&mut b, &refs);
     assert_eq!(recv_parts(&mut a), parts);
