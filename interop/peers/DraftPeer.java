@@ -41,6 +41,11 @@ public class DraftPeer {
             ZMQ.Socket s = ctx.createSocket(type);
             s.setReceiveTimeOut(10_000);
             s.setLinger(1000);
+            // A connecting JeroMQ sometimes completes the TCP connect but never sends its
+            // greeting (its Poller's connect hand-off race, zeromq/jeromq PR #1022: 1-6% of
+            // connections, more under load). Only its own handshake timer, 30 s by default and
+            // longer than the tests wait, ends such a connection; then it reconnects.
+            s.setHandshakeIvl(1000);
             if (type == SocketType.DISH) s.join("g1");
             int peerId = 0;
             if (bind) {
