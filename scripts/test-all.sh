@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs every test: Rust unit/integration tests, interop against
-# libzmq (pyzmq), the C ABI tests and the Python package's tests. Used by .ci/run. Every step
-# is bounded in time.
+# libzmq (pyzmq), the C ABI tests, the real-client check (pyzmq built against oxmq) and the
+# Python package's tests. Used by .ci/run. Every step is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +31,9 @@ timeout 900 cargo test -p zmtp --release --no-default-features -- --test-threads
 
 echo "== C ABI tests (system zmq.h and ours, plain and under valgrind)"
 timeout 1200 bash tests/c/run.sh
+
+echo "== Real-client check (pyzmq from PyPI, built from source against oxmq's dist/, runs a workload)"
+SKIP_BUILD=1 timeout 1500 bash tests/c/real_client.sh
 
 echo "== Python package tests (fresh venv: the package, pytest, pyzmq for interop)"
 timeout 1500 bash python/run-tests.sh
