@@ -80,8 +80,12 @@ struct Conn {
     /// several of them (small-message connections keep the small footprint).
     read_chunk: usize,
     /// Receive buffers given up while large bodies split off them were still held, reused
-    /// once the application has dropped those bodies (see [`Conn::grow_rx`]).
-    spare_rx: Vec<BytesMut>,
+    /// once the application has dropped those bodies (see [`Conn::grow_rx`]), each with the
+    /// size of its allocation.
+    spare_rx: Vec<(BytesMut, usize)>,
+    /// The size of `rx`'s allocation when `grow_rx` made or reclaimed it (None: grown by
+    /// `reserve`, size unknown, never kept as a spare).
+    rx_alloc: Option<usize>,
     writable: bool,
     /// Frames of an incoming multi-part message not yet complete.
     partial: Vec<Msg>,
@@ -642,6 +646,7 @@ impl Session {
             big_bytes: 0,
             read_chunk: READ_CHUNK,
             spare_rx: Vec::new(),
+            rx_alloc: Some(READ_CHUNK),
             writable: true,
             partial: Vec::new(),
             held: Vec::new(),
@@ -804,8 +809,10 @@ impl crate::pipe::Owner for SessionOwner {
     }
 }
 
-/// Receive buffers a connection keeps for reuse (each at least `LARGE_READ_CHUNK`).
+/// Receive buffers a connection keeps for reuse, and the largest it keeps: a buffer grown to
+/// hold one huge frame is let go, so a connection retains at most 4 MiB this way.
 const RX_SPARES: usize = 4;
+const RX_SPARE_MAX: usize = 1024 * 1024;
 
 impl Conn {
     /// Makes room for `want` more bytes in `rx`.
@@ -818,23 +825,31 @@ impl Conn {
     /// large-message connection keeps the buffers it gives up (a handle on each) and takes
     /// one back when nothing else holds it any more: no allocation, no free, no fault.
     fn grow_rx(&mut self, want: usize) {
-        if self.read_chunk < LARGE_READ_CHUNK || self.rx.try_reclaim(want) {
+        if self.read_chunk < LARGE_READ_CHUNK {
+            self.rx_alloc = None; // `reserve` may reallocate
             return self.rx.reserve(want);
         }
-        let free = self.spare_rx.iter_mut().position(|b| {
+        if self.rx.try_reclaim(want) {
+            return; // nothing else holds it: reused in place
+        }
+        let need = want + self.rx.len();
+        let free = self.spare_rx.iter_mut().position(|(b, _)| {
             b.clear();
-            b.try_reclaim(want + self.rx.len())
+            b.try_reclaim(need)
         });
-        let mut next = match free {
+        let (mut next, alloc) = match free {
             Some(i) => self.spare_rx.swap_remove(i),
-            None => BytesMut::with_capacity(want + self.rx.len()),
+            None => (BytesMut::with_capacity(need), need),
         };
         // The unread part (a partial frame) moves over, as `reserve` would copy it.
         next.extend_from_slice(&self.rx);
         let mut old = std::mem::replace(&mut self.rx, next);
         old.clear();
-        if self.spare_rx.len() < RX_SPARES {
-            self.spare_rx.push(old);
+        match std::mem::replace(&mut self.rx_alloc, Some(alloc)) {
+            Some(size) if size <= RX_SPARE_MAX && self.spare_rx.len() < RX_SPARES => {
+                self.spare_rx.push((old, size));
+            }
+            _ => {}
         }
     }
 }
