@@ -387,13 +387,8 @@ impl Session {
                 return false;
             }
             let Some(p) = &mut self.pipe else { return false };
-            if !c.held.is_empty() {
-                if !p.check_write() {
-                    return true; // still full: the reader's next activation comes here again
-                }
-                for m in c.held.drain(..) {
-                    p.write(m);
-                }
+            if !deliver_held(c, p) {
+                return true; // still full: the reader's next activation comes here again
             }
         }
         let decoded = self.decode(None);
@@ -807,6 +802,21 @@ impl crate::pipe::Owner for SessionOwner {
         }
         self.io.send(super::IoCmd::Pipe(id, what));
     }
+}
+
+/// Moves the message the inbound pipe had no room for into it, unflushed; false (and nothing
+/// moved) while the pipe is still full, which registers for the next write activation.
+fn deliver_held(c: &mut Conn, p: &mut PipeEnd) -> bool {
+    if c.held.is_empty() {
+        return true;
+    }
+    if !p.check_write() {
+        return false;
+    }
+    for m in c.held.drain(..) {
+        p.write(m);
+    }
+    true
 }
 
 /// Receive buffers a connection keeps for reuse, and the largest it keeps: a buffer grown to
@@ -1287,11 +1297,8 @@ impl Session {
                 // Room in the inbound pipe: deliver the held message and resume reading.
                 if let (State::Connected(c), Some(p)) = (&mut self.state, &mut self.pipe) {
                     if !c.held.is_empty() {
-                        if !p.check_write() {
+                        if !deliver_held(c, p) {
                             return true;
-                        }
-                        for m in c.held.drain(..) {
-                            p.write(m);
                         }
                         p.flush();
                     }
