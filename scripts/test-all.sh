@@ -37,3 +37,11 @@ SKIP_BUILD=1 timeout 1500 bash tests/c/real_client.sh
 
 echo "== Python package tests (fresh venv: the package, pytest, pyzmq for interop)"
 timeout 1500 bash python/run-tests.sh
+
+# Further suites (bindings, codecs, services), one script each, run in name order. Each
+# installs what it needs, bounds itself in time, and exits non-zero on failure.
+for suite in scripts/test.d/*.sh; do
+  [ -e "$suite" ] || continue
+  echo "== $(basename "$suite" .sh)"
+  bash "$suite"
+done

@@ -48,12 +48,28 @@ else
 fi
 
 status=0
+started="$(mktemp)"
 timeout 3000 python3 perf/harness/bench.py "$@" || status=$?
+
+# Further sections (bindings, scale, codecs): each perf/harness/sections.d/*.sh runs in name
+# order with the Markdown result file of the run above as $1 and appends its tables to it
+# (charts beside it in perf/results/). A section that fails is reported and the rest go on.
+# A section's charts and JSON are named after that file: <stem>-<section>.png, .json.
+run_md=$(find perf/results -maxdepth 1 -name '*.md' -newer "$started" | head -n 1)
+rm -f "$started"
+run_sections() {
+  [ -n "$run_md" ] || return 0
+  for section in perf/harness/sections.d/*.sh; do
+    [ -e "$section" ] || continue
+    echo "running section $(basename "$section" .sh)" >&2
+    bash "$section" "$run_md" "$@" || { echo "section $section failed" >&2; status=1; }
+  done
+}
 
 # The Python column (issue 4): oxmq's Python package vs pyzmq, with the Python/C ratios taken
 # from the run above. Skipped for --quick / --callgrind-only, or with OXMQ_NO_PYTHON=1.
-case " $* " in *" --quick "*|*" --callgrind-only "*) exit "$status" ;; esac
-[ "${OXMQ_NO_PYTHON:-0}" = 1 ] && exit "$status"
+case " $* " in *" --quick "*|*" --callgrind-only "*) run_sections "$@"; exit "$status" ;; esac
+if [ "${OXMQ_NO_PYTHON:-0}" = 1 ]; then run_sections "$@"; exit "$status"; fi
 venv="${OXMQ_PY_VENV:-$root/target/py-bench-venv}"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 echo "installing the oxmq Python package and pyzmq into $venv" >&2
@@ -66,4 +82,5 @@ md="${latest%.json}.md"
   echo
   timeout 1200 "$venv/bin/python" perf/harness/python_bench.py "$latest" --json "${latest%.json}-python.json"
 } | tee -a "$md"
+run_sections "$@"
 exit "$status"
