@@ -7,6 +7,7 @@
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
 mod link;
+pub(crate) mod pace;
 mod session;
 mod zap;
 

@@ -20,7 +20,7 @@
 pub(super) mod heartbeat;
 mod raw;
 
-use super::{Ctx, IoThread, Timer};
+use super::{pace, Ctx, IoThread, Timer};
 use crate::monitor::event as mon;
 use crate::msg::{Msg, COMMAND, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
@@ -46,8 +46,6 @@ const LARGE_READ_CHUNK: usize = 256 * 1024;
 const WRITE_BATCH: usize = 64 * 1024;
 /// Bodies at least this large are written from their own memory instead of being copied.
 const ZERO_COPY_MIN: usize = 8 * 1024;
-/// A connection quiet for this long may be written by the application thread itself.
-const DIRECT_QUIET: Duration = Duration::from_micros(20);
 /// Large bodies gathered into one `writev` at most (bounded by the iovec array).
 const MAX_BIGS: usize = 16;
 /// Bytes of large bodies gathered into one `writev` at most.
@@ -244,14 +242,16 @@ impl Session {
             State::Connected(c) if c.handshake.is_none() && c.writable => c.beat.reads,
             _ => return false,
         };
-        // A connection written to in the last DIRECT_QUIET with nothing read since is
-        // streaming: one system call per message from here would cost more than the hop it
-        // saves, so let the I/O thread batch. An exchange (input read since the last write,
-        // however fast the round trip) or a sporadic sender goes direct.
-        if reads == self.reads_at_write && self.last_write.elapsed() < DIRECT_QUIET {
+        // A stream is the I/O thread's to batch; a reply or a sporadic message goes direct
+        // (see `pace`).
+        let now = Instant::now();
+        let reply = reads != self.reads_at_write;
+        let since_write = now.saturating_duration_since(self.last_write);
+        if !pace::may_write_direct(reply, since_write, self.socket.pace.since_direct(now)) {
             return false;
         }
-        self.write_side().is_ok()
+        self.socket.pace.wrote_direct(now);
+        self.write_side(true).is_ok()
     }
 
     /// A waiting receiver takes this connection's input over (see [`Session::direct_read`]):
@@ -913,7 +913,7 @@ impl Session {
     /// Moves bytes both ways until the stream or the pipe would block.
     fn drive(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
         self.read_side(ctx)?;
-        self.write_side()?;
+        self.write_side(false)?;
         Ok(())
     }
 
@@ -1127,7 +1127,9 @@ impl Session {
     }
 
     /// Encodes queued messages and writes until the stream or the pipe would block.
-    fn write_side(&mut self) -> Result<(), Lost> {
+    /// Writes what the pipe holds until the stream or the pipe would block. `direct`: the
+    /// caller is a sending application thread (for the counters).
+    fn write_side(&mut self, direct: bool) -> Result<(), Lost> {
         loop {
             let State::Connected(c) = &mut self.state else { return Ok(()) };
             if c.handshake.is_none() && !self.drained {
@@ -1214,7 +1216,7 @@ impl Session {
                 }
             };
             advance_written(c, n);
-            self.counters.wire_out(n);
+            self.counters.wire_out(n, direct);
             self.last_write = Instant::now();
             self.reads_at_write = c.beat.reads;
             if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {

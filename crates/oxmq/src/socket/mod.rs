@@ -169,6 +169,8 @@ pub(crate) struct SocketShared {
     pub monitor: crate::monitor::Monitor,
     /// The sessions' counters (`stats.rs`).
     pub io_stats: stats::IoStats,
+    /// When a sending thread last wrote one of the connections itself (`io/pace.rs`).
+    pub pace: crate::io::pace::SocketPace,
 }
 
 impl Owner for SocketShared {
@@ -475,6 +477,7 @@ impl Socket {
                 linger: AtomicI32::new(options.linger),
                 monitor: crate::monitor::Monitor::new(),
                 io_stats: Default::default(),
+                pace: Default::default(),
             }),
             ctx,
             options,
