@@ -1,5 +1,5 @@
 //! One sending thread feeding many connections (PUB fan-out, a DEALER spreading over peers, a
-//! ROUTER sending to many) over tcp and ipc: every message arrives, in order, and a stream's
+//! ROUTER sending to many, many PUSH sockets of one connection each) over tcp and ipc: every message arrives, in order, and a stream's
 //! bytes go out in batches, not one write system call per delivery (`SocketStats::wire_writes`,
 //! `direct_writes`); a sporadic message still goes out on the sending thread.
 //!
@@ -169,6 +169,54 @@ fn router_sends_to_many(t: Transport) {
     assert_batched(&format!("{t:?} ROUTER to {PEERS}"), &st, PEERS as u64 * MSGS);
 }
 
+/// Fan-in from one thread: many PUSH sockets of one connection each, fed in turn, into one
+/// PULL. Each socket alone looks sporadic; the thread is streaming.
+fn many_sockets_one_thread(t: Transport) {
+    let (ctx, pctx) = (Context::new(), Context::new());
+    let mut pull = pctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(opt::LINGER, 0).unwrap();
+    pull.set_int(opt::RCVHWM, 0).unwrap();
+    pull.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+    let ep = common::bind(&mut pull, t);
+    let mut pushes: Vec<Socket> = (0..PEERS)
+        .map(|_| {
+            let mut s = ctx.socket(SocketType::Push).unwrap();
+            s.set_int(opt::LINGER, 0).unwrap();
+            s.set_int(opt::SNDHWM, 0).unwrap();
+            s.connect(&ep).unwrap();
+            s
+        })
+        .collect();
+    // Each connection up (a PUSH queues until then, but the count below wants every
+    // delivery written while the stream runs).
+    for (k, p) in pushes.iter_mut().enumerate() {
+        p.send(format!("hello{k}"), 0).unwrap();
+    }
+    for _ in 0..PEERS {
+        pull.recv(0).unwrap();
+    }
+    let mut body = [0u8; 100];
+    for i in 0..MSGS {
+        body[..8].copy_from_slice(&i.to_le_bytes());
+        for p in pushes.iter_mut() {
+            p.send(&body[..], 0).unwrap();
+        }
+    }
+    let reader = std::thread::spawn(move || {
+        for i in 0..PEERS as u64 * MSGS {
+            pull.recv(0).unwrap_or_else(|e| panic!("message {i}: {e}"));
+        }
+    });
+    common::within(Duration::from_secs(60), "the PULL's reads", move || reader.join().unwrap());
+    let mut st = SocketStats::default();
+    for p in pushes.iter_mut() {
+        let s = p.stats();
+        st.wire_writes += s.wire_writes;
+        st.direct_writes += s.direct_writes;
+    }
+    assert_batched(&format!("{t:?} {PEERS} PUSH sockets, one thread"), &st, PEERS as u64 * MSGS);
+}
+
 /// A sender that sends now and then, each message after the last has been received and the
 /// connection has been quiet a while, writes it itself: no hop to the I/O thread.
 fn sporadic_messages_go_direct(t: Transport) {
@@ -208,6 +256,10 @@ mod tcp {
         super::router_sends_to_many(Transport::Tcp)
     }
     #[test]
+    fn many_sockets_one_thread() {
+        super::many_sockets_one_thread(Transport::Tcp)
+    }
+    #[test]
     fn sporadic_messages_go_direct() {
         super::sporadic_messages_go_direct(Transport::Tcp)
     }
@@ -226,6 +278,10 @@ mod ipc {
     #[test]
     fn router_sends_to_many() {
         super::router_sends_to_many(Transport::Ipc)
+    }
+    #[test]
+    fn many_sockets_one_thread() {
+        super::many_sockets_one_thread(Transport::Ipc)
     }
     #[test]
     fn sporadic_messages_go_direct() {

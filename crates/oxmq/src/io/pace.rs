@@ -7,17 +7,17 @@
 //!
 //! Whether a stream is flowing is a property of the sending thread, not of one connection: a
 //! thread feeding many connections (PUB fan-out, a DEALER or PUSH spreading over peers, a
-//! ROUTER sending to many) comes back to any one of them only after a round over all the
-//! others, which can take longer than any per-connection window. So the rule looks at the
-//! connection and at its socket:
+//! ROUTER sending to many, or many sockets of one connection each) comes back to any one of
+//! them only after a round over all the others, which can take longer than any
+//! per-connection window. So the rule looks at the connection and at the thread:
 //! * a reply (the connection read input since it was last written) goes direct, whatever the
 //!   pace: an exchange pays its latency per message, and there is nothing to batch;
 //! * otherwise the write goes direct only if this connection was not written (by anyone)
-//!   within [`QUIET`], and its socket did not write any of its connections directly within
+//!   within [`QUIET`], and the calling thread did not write any connection directly within
 //!   [`QUIET`]. A sporadic message still goes direct to its first connection; the rest of a
 //!   fan-out, and every message of a stream, are the I/O thread's.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::cell::Cell;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -27,19 +27,16 @@ pub(crate) const QUIET: Duration = Duration::from_micros(20);
 /// The decision, given what the caller measured.
 ///
 /// `reply`: the connection has read input since its last write. `since_conn_write`: time since
-/// the connection was last written by any thread. `since_socket_direct`: time since the socket
-/// last wrote one of its connections directly (`None`: never).
+/// the connection was last written by any thread. `since_thread_direct`: time since the calling
+/// thread last wrote a connection directly (`None`: never).
 #[inline]
-pub(crate) fn may_write_direct(reply: bool, since_conn_write: Duration, since_socket_direct: Option<Duration>) -> bool {
-    reply || (since_conn_write >= QUIET && since_socket_direct.is_none_or(|d| d >= QUIET))
+pub(crate) fn may_write_direct(reply: bool, since_conn_write: Duration, since_thread_direct: Option<Duration>) -> bool {
+    reply || (since_conn_write >= QUIET && since_thread_direct.is_none_or(|d| d >= QUIET))
 }
 
-/// A socket's record of its last direct write, shared by its sessions. Only sending threads
-/// read and write it (the I/O threads never do), so it costs no cache line traffic with them.
-#[derive(Default)]
-pub(crate) struct SocketPace {
-    /// Nanoseconds from [`origin`] to the last direct write, plus one (0: none yet).
-    last_direct: AtomicU64,
+thread_local! {
+    /// Nanoseconds from [`origin`] to this thread's last direct write, plus one (0: none yet).
+    static LAST_DIRECT: Cell<u64> = const { Cell::new(0) };
 }
 
 fn origin() -> Instant {
@@ -51,21 +48,19 @@ fn stamp(at: Instant) -> u64 {
     at.saturating_duration_since(origin()).as_nanos() as u64 + 1
 }
 
-impl SocketPace {
-    /// Time since the socket's last direct write as of `now` (None: there was none).
-    #[inline]
-    pub(crate) fn since_direct(&self, now: Instant) -> Option<Duration> {
-        match self.last_direct.load(Relaxed) {
-            0 => None,
-            t => Some(Duration::from_nanos(stamp(now).saturating_sub(t))),
-        }
+/// Time since the calling thread's last direct write as of `now` (None: there was none).
+#[inline]
+pub(crate) fn since_direct(now: Instant) -> Option<Duration> {
+    match LAST_DIRECT.with(Cell::get) {
+        0 => None,
+        t => Some(Duration::from_nanos(stamp(now).saturating_sub(t))),
     }
+}
 
-    /// Records a direct write made at `at`.
-    #[inline]
-    pub(crate) fn wrote_direct(&self, at: Instant) {
-        self.last_direct.store(stamp(at), Relaxed);
-    }
+/// Records a direct write made by the calling thread at `at`.
+#[inline]
+pub(crate) fn wrote_direct(at: Instant) {
+    LAST_DIRECT.with(|c| c.set(stamp(at)));
 }
 
 #[cfg(test)]
@@ -99,16 +94,22 @@ mod tests {
     }
 
     #[test]
-    fn the_socket_record_measures_from_the_last_direct_write() {
-        let p = SocketPace::default();
-        origin(); // stamps count from the first use; t0 must not precede it
-        let t0 = Instant::now();
-        assert_eq!(p.since_direct(t0), None);
-        p.wrote_direct(t0);
-        assert_eq!(p.since_direct(t0), Some(Duration::ZERO));
-        assert_eq!(p.since_direct(t0 + 3 * QUIET), Some(3 * QUIET));
-        // A clock read just before another thread's stamp never underflows.
-        p.wrote_direct(t0 + QUIET);
-        assert_eq!(p.since_direct(t0), Some(Duration::ZERO));
+    fn the_thread_record_measures_from_its_last_direct_write() {
+        // A fresh thread: the test harness may run other tests on this one.
+        std::thread::spawn(|| {
+            origin(); // stamps count from the first use; t0 must not precede it
+            let t0 = Instant::now();
+            assert_eq!(since_direct(t0), None);
+            wrote_direct(t0);
+            assert_eq!(since_direct(t0), Some(Duration::ZERO));
+            assert_eq!(since_direct(t0 + 3 * QUIET), Some(3 * QUIET));
+            // A clock read before the stamp never underflows.
+            wrote_direct(t0 + QUIET);
+            assert_eq!(since_direct(t0), Some(Duration::ZERO));
+            // Another thread has its own record.
+            std::thread::spawn(move || assert_eq!(since_direct(t0), None)).join().unwrap();
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -247,10 +247,10 @@ impl Session {
         let now = Instant::now();
         let reply = reads != self.reads_at_write;
         let since_write = now.saturating_duration_since(self.last_write);
-        if !pace::may_write_direct(reply, since_write, self.socket.pace.since_direct(now)) {
+        if !pace::may_write_direct(reply, since_write, pace::since_direct(now)) {
             return false;
         }
-        self.socket.pace.wrote_direct(now);
+        pace::wrote_direct(now);
         self.write_side(true).is_ok()
     }
 

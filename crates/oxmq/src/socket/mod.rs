@@ -28,6 +28,7 @@ mod clientserver;
 mod draft;
 mod radiodish;
 mod singlepart;
+mod slots;
 mod threadsafe;
 pub use threadsafe::{SyncGuard, SyncSocket};
 
@@ -169,8 +170,6 @@ pub(crate) struct SocketShared {
     pub monitor: crate::monitor::Monitor,
     /// The sessions' counters (`stats.rs`).
     pub io_stats: stats::IoStats,
-    /// When a sending thread last wrote one of the connections itself (`io/pace.rs`).
-    pub pace: crate::io::pace::SocketPace,
 }
 
 impl Owner for SocketShared {
@@ -477,7 +476,6 @@ impl Socket {
                 linger: AtomicI32::new(options.linger),
                 monitor: crate::monitor::Monitor::new(),
                 io_stats: Default::default(),
-                pace: Default::default(),
             }),
             ctx,
             options,
