@@ -29,7 +29,7 @@ int main (int argc, char *argv[])
     }
     long warmup = parse_count (argv[2], "warmup");
     long cycles = parse_count (argv[3], "cycles");
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx (4);
     char reply[512];
     long errors = 0;

@@ -62,7 +62,7 @@ int main (int argc, char *argv[])
         fprintf (stderr, "usage: churn_srv <bind-to>\n");
         return 1;
     }
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx (4);
     void *r = zsock (ctx, ZMQ_ROUTER);
     zsetint (r, ZMQ_LINGER, 0, "ZMQ_LINGER");

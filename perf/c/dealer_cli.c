@@ -14,7 +14,7 @@ int main (int argc, char *argv[])
     long first = parse_count (argv[2], "first-id");
     long n = parse_count (argv[3], "sockets");
     long rounds = parse_count (argv[4], "rounds");
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx ((int) n);
     void **d = calloc ((size_t) n, sizeof *d);
     zmq_pollitem_t *items = calloc ((size_t) n, sizeof *items);

@@ -15,7 +15,7 @@ int main (int argc, char *argv[])
     long senders = parse_count (argv[2], "senders");
     long procs = parse_count (argv[3], "sender-processes");
     long count = parse_count (argv[4], "count");
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx (4);
     void *pull = zsock (ctx, ZMQ_PULL);
     zsetint (pull, ZMQ_LINGER, 0, "ZMQ_LINGER");

@@ -18,7 +18,7 @@ int main (int argc, char *argv[])
     long size = parse_count (argv[6], "size");
     if (size < 8)
         size = 8;
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx ((int) n + 1);
     void **p = calloc ((size_t) n, sizeof *p);
     char *body = calloc (1, (size_t) size);

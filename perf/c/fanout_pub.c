@@ -20,7 +20,7 @@ int main (int argc, char *argv[])
     long size = parse_count (argv[5], "size");
     if (size < 8)
         size = 8;
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx (4);
     void *pub = zsock (ctx, ZMQ_XPUB);
     zsetint (pub, ZMQ_SNDHWM, 0, "ZMQ_SNDHWM");

@@ -14,7 +14,7 @@ int main (int argc, char *argv[])
     }
     long n = parse_count (argv[3], "sockets");
     long count = parse_count (argv[4], "count");
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx ((int) n + 1);
     void **subs = calloc ((size_t) n, sizeof *subs);
     zmq_pollitem_t *items = calloc ((size_t) n, sizeof *items);

@@ -16,7 +16,7 @@ int main (int argc, char *argv[])
     long peers = parse_count (argv[2], "peers");
     long procs = parse_count (argv[3], "client-processes");
     long rounds = parse_count (argv[4], "rounds");
-    raise_nofile ();
+    proc_init ();
     void *ctx = zctx (4);
     void *r = zsock (ctx, ZMQ_ROUTER);
     zsetint (r, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY");

@@ -14,6 +14,8 @@
 
 #include <zmq.h>
 #include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -71,9 +73,13 @@ static inline void zbind_print (void *s, const char *ep, const char *label)
     fflush (stdout);
 }
 
-/* Many connections need many descriptors: raise the soft limit to the hard one. */
-static inline void raise_nofile (void)
+/* At the start of every program: die with the parent (a driver killed by its timeout
+   leaves no process behind), and many connections need many descriptors: raise the soft
+   limit to the hard one. */
+static inline void proc_init (void)
 {
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+    signal (SIGPIPE, SIG_IGN);
     struct rlimit rl;
     if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;

@@ -18,6 +18,7 @@ int main (int argc, char *argv[])
     long size = parse_count (argv[4], "size");
     if (size < 8)
         size = 8;
+    proc_init ();
     void *ctx = zctx (4);
     void *pub = zsock (ctx, ZMQ_XPUB);
     zsetint (pub, ZMQ_SNDHWM, hwm, "ZMQ_SNDHWM");

@@ -13,6 +13,7 @@ int main (int argc, char *argv[])
     }
     int hwm = (int) parse_count (argv[3], "rcvhwm");
     long pause = parse_count (argv[4], "pause-us");
+    proc_init ();
     void *ctx = zctx (4);
     void *sub = zsock (ctx, ZMQ_SUB);
     zsetint (sub, ZMQ_RCVHWM, hwm, "ZMQ_RCVHWM");

@@ -23,8 +23,6 @@
    "stats k=v ..." line, "stop" (or end of input) prints the "result k=v ..." line and exits
    (non-zero if it saw an error). Every process dies with its parent (PR_SET_PDEATHSIG). */
 #include "scale_util.h"
-#include <signal.h>
-#include <sys/prctl.h>
 
 static void heartbeats (void *s)
 {
@@ -406,11 +404,9 @@ static int role_sub (void *ctx, const char *ep)
 
 int main (int argc, char *argv[])
 {
-    prctl (PR_SET_PDEATHSIG, SIGKILL);
+    proc_init ();
     if (getppid () == 1)
         return 1; /* the parent is already gone */
-    signal (SIGPIPE, SIG_IGN);
-    raise_nofile ();
     const char *role = argc > 1 ? argv[1] : "";
     void *ctx = zctx (256);
     int rc;

@@ -37,6 +37,7 @@ import platform
 import resource
 import select
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -533,6 +534,8 @@ def main():
     ap.add_argument("--out", default=str(RESULTS), help="directory of a standalone run's files")
     ap.add_argument("--no-chart", action="store_true")
     args, _ignored = ap.parse_known_args()
+    # a timeout's SIGTERM unwinds like an exception, so every started process is killed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     name = "quick" if args.quick else ("full" if args.scale_full else "default")
     plan = PLANS[name]

@@ -404,6 +404,8 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--rss-tolerance-kb", type=int, default=2048)
     args = ap.parse_args()
+    # a timeout's SIGTERM unwinds like an exception, so every started process is killed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.seed is None:
         args.seed = random.randrange(1 << 30)
     exe = BUILD / args.lib / "soak_peer"
