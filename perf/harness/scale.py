@@ -60,7 +60,7 @@ RUN_TIMEOUT = 300  # seconds for any one run, whatever its size
 PLANS = {
     "quick": dict(rounds=1, fanout=[1, 10, 100], deliveries=200_000, transports=["tcp"],
                   router=(200, 2, 10), fanin=(20, 2, 2_000), churn=(50, 300), slow=200_000),
-    "default": dict(rounds=3, fanout=[1, 10, 100, 1000], deliveries=1_000_000, transports=["tcp"],
+    "default": dict(rounds=3, fanout=[1, 10, 100, 1000], deliveries=1_000_000, transports=["tcp", "ipc"],
                     router=(1_000, 2, 20), fanin=(100, 2, 5_000), churn=(100, 1_000), slow=1_000_000),
     "full": dict(rounds=3, fanout=[1, 10, 100, 1000], deliveries=2_000_000, transports=["tcp", "ipc"],
                  router=(10_000, 10, 10), fanin=(1_000, 10, 1_000), churn=(200, 10_000), slow=2_000_000),
@@ -251,12 +251,10 @@ def run_churn(lib, tmp, seq, warmup, cycles):
     grow = c["rss_after_kb"] - c["rss_before_kb"]
     if grow > max(RSS_TOLERANCE_KB, 0.05 * c["rss_before_kb"]):
         leak.append(f"RSS +{grow:.0f} KiB")
-    m = {"rate": cycles / (c["cycle_us"] / 1e6), "fds": (c["fds_before"], c["fds_after"]),
-         "threads": (c["threads_before"], c["threads_after"]),
-         "rss_kb": (c["rss_before_kb"], c["rss_after_kb"]), "leak": "; ".join(leak)}
-    if leak:
-        raise RunError("churn left something behind: " + m["leak"], )
-    return m
+    return {"rate": cycles / (c["cycle_us"] / 1e6), "fds": (c["fds_before"], c["fds_after"]),
+            "threads": (c["threads_before"], c["threads_after"]),
+            "rss_kb": (c["rss_before_kb"], c["rss_after_kb"]), "rss_b_per_cycle": grow * 1024 / cycles,
+            "leak": "; ".join(leak)}
 
 
 def run_slow(lib, tmp, seq, count):
@@ -335,6 +333,8 @@ def run_all(plan, rounds, libs, only):
             try:
                 res = run_cell(cell, lib, plan, tmp, i)
                 samples.setdefault((cell, lib), []).append(res)
+                if res.get("leak"):  # measured, and a failed check
+                    raise RunError("churn left something behind: " + res["leak"])
             except RunError as e:
                 failures.append({"cell": list(cell), "lib": lib, "round": r + 1, "error": str(e)})
                 sys.stderr.write(f"    failed: {e}\n")
@@ -376,7 +376,10 @@ def ratio(a, b):
     return f"{a / b:.2f}×" if a is not None and b else "—"
 
 
-def report(plan, name, rounds, samples, failures, mach) -> str:
+def report(plan, name, rounds, samples, failures, mach, only=frozenset()) -> str:
+    def wanted(kind):
+        return not only or kind in only
+
     L = ["## Scale: many peers, oxmq vs libzmq (perf/harness/scale.py)", ""]
     L += [f"`perf/harness/scale.py` ({name} plan: {rounds} interleaved round(s), medians with min–max; "
           f"{mach['nproc']} CPUs, load average at start {mach['loadavg']}; oxmq at {mach['oxmq_commit']}, "
@@ -384,7 +387,7 @@ def report(plan, name, rounds, samples, failures, mach) -> str:
           f"peers in other processes over loopback, {MSG_SIZE} B messages, each checked. CPU is user+sys of "
           "every process of the run over the measured span.", ""]
     # fan-out
-    for t in plan["transports"]:
+    for t in plan["transports"] if wanted("fanout") else []:
         L += [f"### PUB fan-out over {t} (XPUB, SNDHWM 0; subscribers: SUB sockets read with zmq_poll, "
               "≤ 100 per process)", "",
               "| subscribers (processes) | messages | oxmq deliveries/s | libzmq deliveries/s | oxmq/libzmq "
@@ -405,6 +408,8 @@ def report(plan, name, rounds, samples, failures, mach) -> str:
         L.append("")
     # router
     peers, procs, rts = plan["router"]
+    if not wanted("router"):
+        L, keep = [], L
     c = ("router", "tcp", peers)
     L += [f"### ROUTER serving {peers:,} DEALERs ({procs} client processes, {rts} round trips each, all "
           "sockets at once)", "", "| | oxmq | libzmq | oxmq/libzmq |", "|---|---|---|---|"]
@@ -418,8 +423,12 @@ def report(plan, name, rounds, samples, failures, mach) -> str:
         b, tb = cellr(samples, (c, "libzmq"), metric, f)
         L.append(f"| {label} | {ta} | {tb} | {ratio(a, b)} |")
     L.append("")
+    if not wanted("router"):
+        L = keep
     # fan-in
     senders, procs, count = plan["fanin"]
+    if not wanted("fanin"):
+        L, keep = [], L
     c = ("fanin", "tcp", senders)
     L += [f"### {senders:,} PUSH → 1 PULL ({procs} sender processes, {count:,} messages each, order checked "
           "per sender)", "", "| | oxmq | libzmq | oxmq/libzmq |", "|---|---|---|---|"]
@@ -430,14 +439,19 @@ def report(plan, name, rounds, samples, failures, mach) -> str:
         b, tb = cellr(samples, (c, "libzmq"), metric, f)
         L.append(f"| {label} | {ta} | {tb} | {ratio(a, b)} |")
     L.append("")
+    if not wanted("fanin"):
+        L = keep
     # churn
     warm, cycles = plan["churn"]
+    if not wanted("churn"):
+        L, keep = [], L
     c = ("churn", "tcp", cycles)
     L += [f"### Connection churn: {cycles:,} cycles (DEALER created, connected, one round trip, closed) "
-          f"against one bound ROUTER, after {warm} warm-up cycles", "",
+          f"against one bound ROUTER, after {warm} warm-up cycles; nothing left behind = the same "
+          f"descriptors and threads, RSS within {RSS_TOLERANCE_KB} KiB or 5 %", "",
           "| | oxmq | libzmq |", "|---|---|---|"]
     rows = {"cycles/s": [], "descriptors before → after": [], "threads before → after": [],
-            "RSS before → after, KiB": [], "verdict": []}
+            "RSS before → after, KiB": [], "RSS growth per cycle, bytes": [], "verdict": []}
     for lib in LIBS:
         ss = samples.get((c, lib), [])
         fail = [f for f in failures if tuple(f["cell"]) == c and f["lib"] == lib]
@@ -446,13 +460,19 @@ def report(plan, name, rounds, samples, failures, mach) -> str:
         rows["descriptors before → after"].append(f"{last['fds'][0]:.0f} → {last['fds'][1]:.0f}" if last else "—")
         rows["threads before → after"].append(f"{last['threads'][0]:.0f} → {last['threads'][1]:.0f}" if last else "—")
         rows["RSS before → after, KiB"].append(f"{last['rss_kb'][0]:,.0f} → {last['rss_kb'][1]:,.0f}" if last else "—")
+        rows["RSS growth per cycle, bytes"].append(cellr(samples, (c, lib), "rss_b_per_cycle",
+                                                         lambda v: f"{v:.0f}")[1])
         rows["verdict"].append("nothing left behind" if ss and not fail else
                                ("; ".join(f["error"] for f in fail)[:120] or "—"))
     for k, v in rows.items():
         L.append(f"| {k} | {v[0]} | {v[1]} |")
     L.append("")
+    if not wanted("churn"):
+        L = keep
     # slow subscriber
     c = ("slow", "tcp", SLOW_HWM)
+    if not wanted("slow"):
+        L, keep = [], L
     L += [f"### Slow subscriber: PUB with SNDHWM {SLOW_HWM:,} sending {plan['slow']:,} messages as fast as it "
           f"can; the SUB (RCVHWM {SLOW_HWM:,}) pauses {SLOW_PAUSE_US} µs every 100 messages", "",
           "| | oxmq | libzmq |", "|---|---|---|"]
@@ -464,6 +484,8 @@ def report(plan, name, rounds, samples, failures, mach) -> str:
         L.append(f"| {label} | {cellr(samples, (c, 'oxmq'), metric, f)[1]} | "
                  f"{cellr(samples, (c, 'libzmq'), metric, f)[1]} |")
     L.append("")
+    if not wanted("slow"):
+        L = keep
     if failures:
         L += ["### Failed runs", ""] + [f"- round {f['round']} {' '.join(map(str, f['cell']))} {f['lib']}: "
                                         f"{f['error']}" for f in failures] + [""]
@@ -501,7 +523,8 @@ def chart(plan, samples, path: Path) -> bool:
         ax.set_xlabel("subscribers")
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
     fig.suptitle(f"PUB fan-out, {MSG_SIZE} B messages, subscribers in other processes (median, min–max)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -551,7 +574,7 @@ def main():
     mach = machine()
     only = {x for x in args.scale_only.split(",") if x}
     samples, failures = run_all(plan, rounds, LIBS, only)
-    text = report(plan, name, rounds, samples, failures, mach)
+    text = report(plan, name, rounds, samples, failures, mach, only)
 
     if args.append:
         md = Path(args.append)
@@ -562,7 +585,7 @@ def main():
         stem = out / f"{started:%Y-%m-%d-%H%M}-{mach['host']}{'-quick' if args.quick else ''}"
         md = None
     png = stem.with_name(stem.name + "-scale.png")
-    if not args.no_chart and chart(plan, samples, png):
+    if not args.no_chart and (not only or "fanout" in only) and chart(plan, samples, png):
         text += f"\n![scale: fan-out]({png.name})\n"
     if md is not None:
         with md.open("a") as f:

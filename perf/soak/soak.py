@@ -217,7 +217,9 @@ class Soak:
                 keep.append((p, pid_, killed))
                 continue
             if p.p.returncode == 0:
-                self.finished_ok.add(pid_)
+                self.finished_ok.add(pid_)  # killed too late: it had finished, so all must arrive
+            elif killed and p.p.returncode == -signal.SIGKILL:
+                self.counts["producers_killed"] += 1
             elif not killed:
                 self.failed_producers.append(f"producer {pid_} exit {p.p.returncode}: {' | '.join(p.err[-2:])}")
             self.all.remove(p)
@@ -251,7 +253,6 @@ class Soak:
             self.stop_event.wait(self.rng.uniform(0.02, 0.2))
             p.kill()
             self.producers.append((p, pid_, True))
-            self.counts["producers_killed"] += 1
         elif r < 0.85 and len(self.transient_subs) < 4:
             self.transient_subs.append(self.peer("sub", self.pub_ep))
         elif self.transient_subs:
