@@ -7,7 +7,7 @@
 #
 # and appends its tables to RESULT.md, with RESULT-scale.json and RESULT-scale.png beside
 # it. Of the harness args it reads --quick (a smoke run), --scale-full (the counts:
-# 1,000 subscribers over tcp and ipc, 10,000 DEALERs, 1,000 PUSH, 10,000 churn cycles) and
+# 10,000 DEALERs, 1,000 PUSH, 10,000 churn cycles, 2 M deliveries per fan-out run) and
 # --scale-rounds N; the default covers every scenario at smaller counts (fan-out to 1,000
 # subscribers over tcp and ipc, 1,000 DEALERs, 100 PUSH, 1,000 churn cycles) in a few minutes.
 set -euo pipefail
