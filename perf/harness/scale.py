@@ -486,10 +486,53 @@ def report(plan, name, rounds, samples, failures, mach, only=frozenset()) -> str
     L.append("")
     if not wanted("slow"):
         L = keep
+    L += targets(plan, samples, failures, wanted)
     if failures:
         L += ["### Failed runs", ""] + [f"- round {f['round']} {' '.join(map(str, f['cell']))} {f['lib']}: "
                                         f"{f['error']}" for f in failures] + [""]
     return "\n".join(L)
+
+
+def targets(plan, samples, failures, wanted) -> list[str]:
+    """Issue 14's targets, judged on this run's medians."""
+    rows = []
+
+    def failed(kind, lib="oxmq"):
+        return any(f["cell"][0] == kind and f["lib"] == lib for f in failures)
+
+    if wanted("fanout"):
+        slow, heavy = [], []
+        for t in plan["transports"]:
+            for n in plan["fanout"]:
+                c = ("fanout", t, n)
+                a, b = med(samples, (c, "oxmq"), "rate")[0], med(samples, (c, "libzmq"), "rate")[0]
+                ca, cb = med(samples, (c, "oxmq"), "cpu_ns")[0], med(samples, (c, "libzmq"), "cpu_ns")[0]
+                if a is None or b is None or a < 2 * b:
+                    slow.append(f"{t} {n}: {ratio(a, b)}")
+                if ca is None or cb is None or ca > 0.5 * cb:
+                    heavy.append(f"{t} {n}: {ratio(ca, cb)}")
+        rows.append(("fan-out deliveries/s ≥ 2× libzmq's at every subscriber count",
+                     "met" if not slow else "not met: " + ", ".join(slow)))
+        rows.append(("fan-out CPU per delivery ≤ ½ libzmq's",
+                     "met" if not heavy else "not met: " + ", ".join(heavy)))
+    if wanted("router"):
+        c = ("router", "tcp", plan["router"][0])
+        a, b = med(samples, (c, "oxmq"), "bytes_per_conn")[0], med(samples, (c, "libzmq"), "bytes_per_conn")[0]
+        rows.append(("memory per idle connection ≤ libzmq's (ROUTER RSS per DEALER)",
+                     "—" if a is None or b is None else
+                     (f"met ({a:,.0f} vs {b:,.0f} bytes)" if a <= b else f"not met ({a:,.0f} vs {b:,.0f} bytes)")))
+        n = plan["router"][0]
+        ok = samples.get((c, "oxmq")) and not failed("router")
+        rows.append((f"{n:,} peers on one ROUTER served without errors"
+                     + ("" if n >= 10_000 else " (10,000 with --scale-full)"), "met" if ok else "not met"))
+    if wanted("churn"):
+        c = ("churn", "tcp", plan["churn"][1])
+        ok = samples.get((c, "oxmq")) and not failed("churn")
+        rows.append((f"churn ({plan['churn'][1]:,} cycles) leaves nothing behind", "met" if ok else "not met"))
+    if not rows:
+        return []
+    return ["### Targets of issue 14, on this run", "", "| target | oxmq |", "|---|---|"] + \
+        [f"| {k} | {v} |" for k, v in rows] + [""]
 
 
 def chart(plan, samples, path: Path) -> bool:

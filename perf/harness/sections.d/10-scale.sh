@@ -10,6 +10,8 @@
 # 10,000 DEALERs, 1,000 PUSH, 10,000 churn cycles, 2 M deliveries per fan-out run) and
 # --scale-rounds N; the default covers every scenario at smaller counts (fan-out to 1,000
 # subscribers over tcp and ipc, 1,000 DEALERs, 100 PUSH, 1,000 churn cycles) in a few minutes.
+# Through run.sh, whose benchmark takes no --scale-* options, choose the plan with the
+# environment: OXMQ_SCALE=full bash perf/harness/run.sh (OXMQ_SCALE=quick: the smoke run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
@@ -29,6 +31,12 @@ if [ ! -f /usr/include/zmq.h ]; then
 fi
 timeout 600 make -s -C perf/c DIST="$root/dist" >&2
 
+case "${OXMQ_SCALE:-}" in
+  full) set -- "$@" --scale-full ;;
+  quick) set -- "$@" --quick ;;
+  ""|default) ;;
+  *) echo "OXMQ_SCALE must be quick, default or full" >&2; exit 2 ;;
+esac
 budget=3000
 case " $* " in *" --scale-full "*) budget=7200 ;; esac
 exec timeout "$budget" python3 perf/harness/scale.py --append "$md" "$@"
