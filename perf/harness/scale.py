@@ -590,7 +590,10 @@ def machine() -> dict:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # allow_abbrev=False: the harness's own options (bench.py's --scale 0.5, ...) pass through
+    # here and must be ignored, not taken for an abbreviation of --scale-full
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="smoke run: small N, one round")
     ap.add_argument("--scale-full", action="store_true",
                     help="the issue's counts: 10,000 DEALERs, 1,000 PUSH, 10,000 churn cycles, tcp and ipc")
