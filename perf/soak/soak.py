@@ -3,7 +3,8 @@
 restarted, frozen (SIGSTOP, so heartbeats must notice) and connecting in storms; at the end
 nothing that must arrive is lost and the long-lived processes hold what they held before
 (issue 14, item 3). The processes are perf/c/soak_peer, compiled against oxmq (default) or
-libzmq (--lib libzmq), every socket with heartbeats on (HEARTBEAT_IVL 200 ms, TIMEOUT 800 ms):
+libzmq (--lib libzmq), every socket with heartbeats on (HEARTBEAT_IVL 200 ms; TIMEOUT 800 ms for
+REQ/REP, 3 s for the streams and PUB/SUB):
 
   REQ/REP     a REP server (killed and restarted at the same endpoint: every client socket
               reconnects at once; or frozen for 1.5 s) and --clients long-lived lazy-pirate
@@ -59,8 +60,10 @@ class Peer:
         self.lines: list[str] = []
         self.err: list[str] = []
         self.cond = threading.Condition()
-        threading.Thread(target=self._read, args=(self.p.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._read, args=(self.p.stderr, self.err), daemon=True).start()
+        self.readers = [threading.Thread(target=self._read, args=(self.p.stdout, self.lines), daemon=True),
+                        threading.Thread(target=self._read, args=(self.p.stderr, self.err), daemon=True)]
+        for t in self.readers:
+            t.start()
 
     def _read(self, stream, into):
         for line in stream:
@@ -86,13 +89,10 @@ class Peer:
                     if line.startswith(prefix):
                         return line
                 left = deadline - time.monotonic()
-                if left <= 0 or (self.p.poll() is not None and not self._pending()):
+                if left <= 0 or (self.p.poll() is not None and not self.readers[0].is_alive()):
                     raise RuntimeError(f"{self.role} (pid {self.pid}): no '{prefix}' line"
                                        f" (exit {self.p.poll()}, stderr: {' | '.join(self.err[-3:])})")
                 self.cond.wait(min(left, 0.5))
-
-    def _pending(self):
-        return False
 
     def command(self, text: str):
         try:
@@ -113,6 +113,8 @@ class Peer:
         except subprocess.TimeoutExpired:
             self.kill()
             return None, None
+        for t in self.readers:  # its last lines may still be in the pipe
+            t.join(timeout=10)
         res = next((kv(line) for line in reversed(self.lines) if line.startswith("result ")), None)
         return self.p.returncode, res
 
@@ -182,6 +184,7 @@ class Soak:
         self.all: list[Peer] = []
         self.producers: list[tuple[Peer, int, bool]] = []  # (peer, id, killed by us)
         self.next_id = 1
+        self.stream_len: dict[int, int] = {}
         self.finished_ok: set[int] = set()
         self.failed_producers: list[str] = []
         self.transient_subs: list[Peer] = []
@@ -231,6 +234,7 @@ class Soak:
             self.next_id += 1
             count = self.rng.choice([100, 1_000, 10_000])
             self.producers.append((self.peer("producer", self.sink_ep, pid_, count), pid_, False))
+            self.stream_len[pid_] = count
             self.counts["producers"] += 1
 
     def chaos_step(self):
@@ -352,7 +356,10 @@ class Soak:
                 problems.append("sink: " + line)
         missing = sorted(i for i in self.finished_ok if sink_done.get(i) != "ok")
         if missing:
-            problems.append(f"streams of {len(missing)} finished producers incomplete: {missing[:10]}")
+            detail = [next((line for line in self.sink.lines if line.startswith(f"done {i} ")),
+                           f"{i} ({self.stream_len.get(i)} messages): no end marker") for i in missing[:5]]
+            problems.append(f"streams of {len(missing)} finished producers incomplete: {missing[:10]} "
+                            f"(sink: {'; '.join(detail)})")
         bad = [i for i, v in sink_done.items() if v != "ok" and i in self.finished_ok]
         if bad:
             problems.append(f"bad streams: {bad[:10]}")
@@ -372,15 +379,19 @@ class Soak:
         sub = results.get(f"sub[{self.sub.pid}]") or {}
         sink = results.get(f"sink[{self.sink.pid}]") or {}
 
+        def num(d, k):
+            v = d.get(k)
+            return f"{v:,}" if isinstance(v, int) else "?"
+
         print(f"## Soak: {a.lib}, {a.duration:.0f} s (perf/soak/soak.py, seed {a.seed})")
         print()
         print(f"- REQ/REP: {req:,} requests, {ans:,} answered, {retries:,} retries (lazy pirate); REP server "
               f"SIGKILLed and restarted {self.counts['rep_kills']}x, frozen {self.counts['rep_freezes']}x")
         print(f"- PUSH/PULL: {self.counts['producers']} producers ({self.counts['producers_killed']} SIGKILLed), "
               f"{len(self.finished_ok)} finished, all their streams whole: {'yes' if not missing else 'NO'}; "
-              f"sink: {sink.get('messages', '?'):,} messages, {sink.get('order_errors', '?')} out of order")
-        print(f"- PUB/SUB: long-lived SUB received {sub.get('received', '?'):,}, gaps {sub.get('gaps', '?')}, "
-              f"misordered {sub.get('errors', '?')}; {self.counts['sub_kills']} short-lived SUBs SIGKILLed")
+              f"sink: {num(sink, 'messages')} messages, {num(sink, 'order_errors')} out of order")
+        print(f"- PUB/SUB: long-lived SUB received {num(sub, 'received')}, gaps {num(sub, 'gaps')}, "
+              f"misordered {num(sub, 'errors')}; {self.counts['sub_kills']} short-lived SUBs SIGKILLed")
         print()
         print("| long-lived process | descriptors (not connections) | connections | threads | RSS KiB |")
         print("|---|---|---|---|---|")
