@@ -12,9 +12,14 @@ rounds (A B, then B A, ...) and reports medians with min-max:
           connection, request/reply round trips per second with all connected, errors
   fanin   N PUSH (over processes) -> 1 PULL: messages/s, CPU per message, order per sender
   churn   connect / one round trip / close, over and over, against one bound ROUTER: its
-          descriptors, threads and RSS before and after
+          descriptors, threads and RSS before and after (the same, RSS within 1 MiB or 5 %)
   slow    PUB with SNDHWM 1,000 to a SUB that reads slowly: the publisher's RSS stays
           bounded, drops are counted (gaps in the sequence numbers)
+
+Plans: --quick (fan-out to 1-100 over tcp, 200 DEALERs, 20 PUSH, 300 cycles, one round);
+the default (fan-out to 1-1,000 over tcp and ipc, 1,000 DEALERs, 100 PUSH, 1,000 cycles,
+three rounds, about three minutes); --scale-full (the issue's counts: 10,000 DEALERs, 1,000
+PUSH, 10,000 cycles, 2 M deliveries per fan-out run; the ROUTER and churn runs once).
 
     perf/harness/scale.py [--quick | --scale-full] [--scale-rounds N] [--out DIR]
     perf/harness/scale.py --append perf/results/<run>.md   # as perf/harness/sections.d/10-scale.sh
@@ -198,6 +203,10 @@ def run_fanout(lib, tmp, seq, n, deliveries, transport):
 
 
 def run_router(lib, tmp, seq, peers, procs, rounds):
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if limit != resource.RLIM_INFINITY and limit < peers + 64:
+        raise RunError(f"the ROUTER needs {peers + 64} descriptors, the hard limit is {limit} "
+                       "(raise it: ulimit -Hn, as root)")
     with Procs(lib, time.monotonic() + RUN_TIMEOUT) as ps:
         srv = ps.start("router_srv", "tcp://127.0.0.1:*", peers, procs, rounds)
         ep = ps.read_labels(srv, ["endpoint"])["endpoint"]
