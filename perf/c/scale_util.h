@@ -96,8 +96,7 @@ static inline long long cpu_us (void)
            + ru.ru_stime.tv_usec;
 }
 
-/* A "Name: value" field of /proc/self/status (VmRSS in KiB, Threads), -1 if absent. */
-static inline long proc_status (const char *field);
+static inline long proc_status (const char *field); /* below */
 
 /* Peak resident set of the process, KiB: VmHWM, not getrusage's ru_maxrss, which on Linux
    keeps the peak of the image before exec (a Python parent's, for instance). */
