@@ -253,6 +253,7 @@ class Soak:
             pid_ = self.next_id
             self.next_id += 1
             p = self.peer("producer", self.sink_ep, pid_, 1_000_000)
+            self.stream_len[pid_] = 1_000_000
             self.counts["producers"] += 1
             self.stop_event.wait(self.rng.uniform(0.02, 0.2))
             p.kill()
