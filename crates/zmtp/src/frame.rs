@@ -49,10 +49,20 @@ pub struct FrameHeader {
 /// 2^63-1 and (when `max_body` is set) a body above the maximum. A long header
 /// announcing 255 bytes or fewer is accepted, as libzmq accepts it.
 pub fn parse_header(buf: &[u8], max_body: Option<u64>) -> Result<Option<FrameHeader>, FrameError> {
+    parse_header_masked(buf, max_body, !KNOWN_FLAGS)
+}
+
+/// [`parse_header`] refusing the flag bits in `reserved` (ZMTP 2.0 also refuses COMMAND).
+#[inline(always)]
+fn parse_header_masked(
+    buf: &[u8],
+    max_body: Option<u64>,
+    reserved: u8,
+) -> Result<Option<FrameHeader>, FrameError> {
     let Some(&flags) = buf.first() else {
         return Ok(None);
     };
-    if flags & !KNOWN_FLAGS != 0 {
+    if flags & reserved != 0 {
         return Err(FrameError::ReservedFlags { flags });
     }
     let more = flags & FLAG_MORE != 0;
@@ -90,22 +100,23 @@ pub fn parse_header(buf: &[u8], max_body: Option<u64>) -> Result<Option<FrameHea
     }))
 }
 
-/// Parses a frame header of revision `version`: [`parse_header`] for 3.x,
-/// [`legacy::parse_header_v2`] and [`legacy::parse_header_v1`] for the older
-/// ones. One match per frame on a value that never changes on a connection:
-/// the branch predictor takes it for free, so a legacy connection's frame loop
-/// costs what a 3.x one does.
+/// Parses a frame header of revision `version`: [`parse_header`] for 3.x, the
+/// same refusing the COMMAND bit for 2.0 ([`legacy::parse_header_v2`]), and
+/// [`legacy::parse_header_v1`] for 1.0. 2.0 and 3.x share one parser whose
+/// reserved-bit mask is picked without a branch; 1.0 costs one predictable
+/// branch (the revision never changes on a connection). So a legacy
+/// connection's frame loop costs what a 3.x one does.
 #[inline(always)]
 pub fn parse_header_for(
     version: Version,
     buf: &[u8],
     max_body: Option<u64>,
 ) -> Result<Option<FrameHeader>, FrameError> {
-    match version {
-        Version::V3_0 | Version::V3_1 => parse_header(buf, max_body),
-        Version::V2_0 => legacy::parse_header_v2(buf, max_body),
-        Version::V1_0 => legacy::parse_header_v1(buf, max_body),
+    if version == Version::V1_0 {
+        return legacy::parse_header_v1(buf, max_body);
     }
+    let reserved = if version == Version::V2_0 { !(FLAG_MORE | FLAG_LONG) } else { !KNOWN_FLAGS };
+    parse_header_masked(buf, max_body, reserved)
 }
 
 /// Appends the header of a message (not command) frame in `version`'s format:

@@ -1025,11 +1025,12 @@ impl Session {
             }
         }
         let mut pos = 0usize;
+        let version = c.version; // fixed per connection: read once, not per frame
         let result = loop {
             if !c.held.is_empty() {
                 break Ok(()); // the pipe is full; resume on its write activation
             }
-            let mut h = match zmtp::parse_header_for(c.version, &c.rx[pos..], max) {
+            let mut h = match zmtp::parse_header_for(version, &c.rx[pos..], max) {
                 Ok(Some(h)) => h,
                 Ok(None) => break Ok(()),
                 Err(e) => {
