@@ -18,6 +18,7 @@
 //! counts reads).
 
 pub(super) mod heartbeat;
+mod legacy;
 mod raw;
 
 use super::{pace, Ctx, IoThread, Timer};
@@ -683,6 +684,7 @@ impl Session {
     #[inline(never)]
     fn on_handshake_done(&mut self, ctx: &mut Ctx<'_>, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
         // CONNECT_ROUTING_ID, when given, names the peer instead of its announced identity.
+        let subscribe_all = peer.implies_subscribe_all;
         let routing_id = match (&self.target, &self.options.link.connect_routing_id) {
             (Some(_), Some(id)) => id.clone(),
             _ => peer.routing_id.unwrap_or_default(),
@@ -693,6 +695,9 @@ impl Session {
         }
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         self.attach_peer(routing_id, Some(props));
+        if subscribe_all {
+            legacy::subscribe_all(self.pipe.as_mut());
+        }
         self.heartbeat_start(ctx);
     }
 
@@ -995,7 +1000,7 @@ impl Session {
                     return Ok(());
                 }
                 let peer = hs.peer().cloned().ok_or(Lost)?;
-                let props = crate::properties::Properties::gather(&c.peer_address, hs.zap_reply(), &peer.metadata);
+                let props = crate::properties::Properties::gather(&c.peer_address, peer.version, hs.zap_reply(), &peer.metadata);
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
                 c.zap = None;
@@ -1020,11 +1025,12 @@ impl Session {
             }
         }
         let mut pos = 0usize;
+        let version = c.version; // fixed per connection: read once, not per frame
         let result = loop {
             if !c.held.is_empty() {
                 break Ok(()); // the pipe is full; resume on its write activation
             }
-            let mut h = match zmtp::parse_header(&c.rx[pos..], max) {
+            let mut h = match zmtp::parse_header_for(version, &c.rx[pos..], max) {
                 Ok(Some(h)) => h,
                 Ok(None) => break Ok(()),
                 Err(e) => {
@@ -1502,26 +1508,27 @@ fn encode(c: &mut Conn, m: &mut Msg, sub: bool) {
     let len = m.len();
     if let Some((len8, buf)) = m.inline_body() {
         // One append per small frame, written straight into the batch's spare room: the short
-        // header (flags, length), then the whole inline buffer with one fixed-size copy (no
+        // header (flags, length; 1.0: length, flags), then the whole inline buffer with one fixed-size copy (no
         // length-dependent memcpy call), of which only the frame's length is kept.
         let at = c.tx.len();
         c.tx.reserve(INLINE_CAP + 2);
         // SAFETY: `reserve` made room for INLINE_CAP + 2 bytes past `at`, all written here
         // (the header bytes and the whole inline buffer) before `set_len` keeps the first
         // 2 + len8 of them (len8 <= INLINE_CAP); `buf` lives in the frame, not in `tx`.
+        let (h0, h1) = legacy::short_header(c.version, more, len8);
         unsafe {
             let p = c.tx.as_mut_ptr().add(at);
-            p.write(more as u8);
-            p.add(1).write(len8);
+            p.write(h0);
+            p.add(1).write(h1);
             std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(2), INLINE_CAP);
             c.tx.set_len(at + 2 + len8 as usize);
         }
     } else if len >= ZERO_COPY_MIN {
-        zmtp::encode_header(len, more, false, &mut c.tx);
+        zmtp::encode_message_header(c.version, len, more, &mut c.tx);
         c.big_bytes += len;
         c.bigs.push_back((c.tx.len(), std::mem::take(m)));
     } else {
-        zmtp::encode_header(len, more, false, &mut c.tx);
+        zmtp::encode_message_header(c.version, len, more, &mut c.tx);
         c.tx.extend_from_slice(m);
     }
 }
@@ -1571,6 +1578,9 @@ fn encode_sealed(c: &mut Conn, m: &Msg, sub: bool) {
 
 /// Queues a data-phase command, sealed when CURVE is active.
 fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
+    if c.version.is_legacy() {
+        return; // ZMTP 1.0/2.0 have no commands
+    }
     match &mut c.cipher {
         None => cmd.encode(&mut c.tx),
         Some(cipher) => {
@@ -1587,7 +1597,7 @@ fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
 #[cold]
 #[inline(never)]
 fn encode_internal(c: &mut Conn, m: &Msg) {
-    if !m.is_command() {
+    if !m.is_command() || c.version.is_legacy() {
         return;
     }
     let body: &[u8] = m;
