@@ -288,3 +288,46 @@ mod ipc {
         super::sporadic_messages_go_direct(Transport::Ipc)
     }
 }
+
+/// Connections accepted by one bound socket leave no timer behind in its I/O thread, while
+/// they are up and after a churn: each one's handshake deadline is cancelled when the
+/// handshake completes or the connection ends (it used to stay queued for HANDSHAKE_IVL,
+/// about 100 bytes a connection).
+#[test]
+fn accepted_connections_leave_no_timers() {
+    let (ctx, cctx) = (Context::new(), Context::new());
+    let mut router = ctx.socket(SocketType::Router).unwrap();
+    router.set_int(opt::LINGER, 0).unwrap();
+    router.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+    let ep = common::bind(&mut router, Transport::Tcp);
+    let round_trip = |router: &mut Socket, d: &mut Socket, i: usize| {
+        d.send(format!("hello{i}"), 0).unwrap();
+        let id = router.recv(0).unwrap();
+        router.recv(0).unwrap();
+        router.send(id, opt::SNDMORE).unwrap();
+        router.send("bye", 0).unwrap();
+        assert_eq!(d.recv(0).unwrap(), "bye");
+    };
+    let dealer = || {
+        let mut d = cctx.socket(SocketType::Dealer).unwrap();
+        d.set_int(opt::LINGER, 0).unwrap();
+        d.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+        d.connect(&ep).unwrap();
+        d
+    };
+    // The reactor's gauge is refreshed before each of its waits.
+    let no_timers = |what: &str| common::eventually(what, || (ctx.io_timers_pending() == 0).then_some(()));
+    // Up: 100 connections past their handshake.
+    let mut open: Vec<Socket> = (0..100).map(|_| dealer()).collect();
+    for (i, d) in open.iter_mut().enumerate() {
+        round_trip(&mut router, d, i);
+    }
+    no_timers("no pending timers with 100 connections up");
+    drop(open);
+    // Churn: 300 connect / round trip / close cycles.
+    for i in 0..300 {
+        let mut d = dealer();
+        round_trip(&mut router, &mut d, i);
+    }
+    no_timers("no pending timers after 300 connect/close cycles");
+}

@@ -21,7 +21,7 @@ pub(super) mod heartbeat;
 mod legacy;
 mod raw;
 
-use super::{pace, Ctx, IoThread, Timer};
+use super::{pace, Ctx, IoThread, Timer, TimerKey};
 use crate::monitor::event as mon;
 use crate::msg::{Msg, COMMAND, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
@@ -178,6 +178,9 @@ pub(crate) struct Session {
     /// thread's batching.
     last_write: Instant,
     reads_at_write: u64,
+    /// The handshake's deadline, cancelled once the handshake is over or the connection gone
+    /// (an accept churn would otherwise keep one timer per connection for HANDSHAKE_IVL).
+    handshake_timer: Option<TimerKey>,
     /// This session's counters (see `socket/stats.rs`): written only by whoever drives it.
     counters: Arc<SessionCounters>,
 }
@@ -442,6 +445,7 @@ impl Session {
             owner: SessionOwner::new(ctx.io.clone()),
             last_write: Instant::now(),
             reads_at_write: 0,
+            handshake_timer: None,
             counters,
         };
         if s.begin_handshake(ctx, stream, false) {
@@ -489,6 +493,7 @@ impl Session {
             owner,
             last_write: Instant::now(),
             reads_at_write: 0,
+            handshake_timer: None,
             counters,
         }
     }
@@ -664,12 +669,12 @@ impl Session {
             return true;
         }
         if self.options.handshake_ivl > 0 {
-            ctx.add_timer(
+            self.handshake_timer = Some(ctx.add_timer(
                 Instant::now() + Duration::from_millis(self.options.handshake_ivl as u64),
                 self.token,
                 self.serial,
                 Timer::Handshake,
-            );
+            ));
         }
         true
     }
@@ -683,6 +688,9 @@ impl Session {
     /// line: it runs once per connection and must not weigh on the frame loop it is called from.
     #[inline(never)]
     fn on_handshake_done(&mut self, ctx: &mut Ctx<'_>, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
+        if let Some(t) = self.handshake_timer.take() {
+            ctx.cancel_timer(t);
+        }
         // CONNECT_ROUTING_ID, when given, names the peer instead of its announced identity.
         let subscribe_all = peer.implies_subscribe_all;
         let routing_id = match (&self.target, &self.options.link.connect_routing_id) {
@@ -1234,6 +1242,9 @@ impl Session {
 
     /// The stream failed or closed.
     fn connection_lost(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        if let Some(t) = self.handshake_timer.take() {
+            ctx.cancel_timer(t);
+        }
         self.raw_lost();
         // Messages decoded in the batch that ended with EOF are complete: publish them. A
         // connect-side pipe outlives the connection, so nothing else would flush them.
@@ -1362,6 +1373,7 @@ impl Session {
                 true
             }
             Timer::Handshake => {
+                self.handshake_timer = None;
                 if matches!(&self.state, State::Connected(c) if c.handshake.is_some()) {
                     return self.connection_lost(ctx);
                 }
