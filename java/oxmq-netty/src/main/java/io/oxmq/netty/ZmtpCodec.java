@@ -47,6 +47,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   @SuppressWarnings("rawtypes")
   private final ZmtpEncoder encoder;
   private final ZmtpDecoder decoder;
+  private final ZmtpMessageDecoder messageDecoder; // the default decoder, or null
   private final long maxFrameSize;
   private final ZmtpWire.Header header = new ZmtpWire.Header();
   private final Writer writer = new Writer();
@@ -67,6 +68,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     this.encoderType = b.encoderType;
     this.encoder = b.encoder;
     this.decoder = b.decoder.get();
+    this.messageDecoder = decoder instanceof ZmtpMessageDecoder ? (ZmtpMessageDecoder) decoder
+        : null;
     this.maxFrameSize = b.maxFrameSize;
     this.handshaker = new ZmtpHandshaker(socketType, b.identity, b.protocol, b.asServer,
         b.maxFrameSize);
@@ -179,7 +182,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
           in.getBytes(start + 1, topic);
           out.add(new ZmtpSubscription(in.getByte(start) == 1, topic));
         } else {
-          decoder.frame(ctx, in.slice(start, len), h.more, out);
+          if (messageDecoder != null) {
+            messageDecoder.frame(in.retainedSlice(start, len), h.more, out);
+          } else {
+            decoder.frame(ctx, in.slice(start, len), h.more, out);
+          }
           firstFrame = !h.more;
         }
         in.readerIndex(start + len);

@@ -14,7 +14,12 @@ public final class ZmtpMessageDecoder implements ZmtpDecoder {
 
   @Override
   public void frame(ChannelHandlerContext ctx, ByteBuf body, boolean more, List<Object> out) {
-    frames.add(body.retainedSlice());
+    frame(body.retainedSlice(), more, out);
+  }
+
+  /** The codec's fast path: {@code retained} is already a retained slice of the input. */
+  void frame(ByteBuf retained, boolean more, List<Object> out) {
+    frames.add(retained);
     if (!more) {
       out.add(ZmtpMessage.adopt(frames));
       frames = new ArrayList<>(4);

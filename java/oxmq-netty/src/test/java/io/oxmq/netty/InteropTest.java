@@ -168,6 +168,30 @@ class InteropTest {
 
   // ------------------------------------------------------------------ our side
 
+  /** Keeps the first bytes received, for failure messages. */
+  static final class Wiretap extends io.netty.channel.ChannelInboundHandlerAdapter {
+    final StringBuilder seen = new StringBuilder();
+
+    @Override
+    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+      io.netty.buffer.ByteBuf b = (io.netty.buffer.ByteBuf) msg;
+      synchronized (seen) {
+        if (seen.length() < 400) {
+          seen.append(io.netty.buffer.ByteBufUtil.hexDump(b, b.readerIndex(),
+              Math.min(b.readableBytes(), 100))).append(' ');
+        }
+      }
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public String toString() {
+      synchronized (seen) {
+        return seen.toString();
+      }
+    }
+  }
+
   static final class Conn {
     final Channel ch;
     final Recorder rec;
@@ -184,7 +208,7 @@ class InteropTest {
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel c) {
-            c.pipeline().addLast(codec.get(), rec);
+            c.pipeline().addLast(new Wiretap(), codec.get(), rec);
           }
         }).connect(new InetSocketAddress("127.0.0.1", port)).sync().channel();
     return new Conn(ch, rec);
@@ -200,8 +224,11 @@ class InteropTest {
             @Override
             protected void initChannel(SocketChannel c) {
               Recorder rec = new Recorder();
-              c.pipeline().addLast(codec.get(), rec);
-              first.complete(new Conn(c, rec));
+              c.pipeline().addLast(new Wiretap(), codec.get(), rec);
+              // The first connection that completes a handshake: on a shared machine, a stray
+              // connection (another program reconnecting to a port it used before) may be
+              // accepted first and never speak.
+              rec.handshake.thenRun(() -> first.complete(new Conn(c, rec)));
             }
           }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
     }
@@ -238,7 +265,8 @@ class InteropTest {
     if (o == null && rec.error.isDone()) {
       throw new AssertionError("codec failed", rec.error.getNow(null));
     }
-    assertNotNull(o, "nothing received within " + WAIT_S + " s");
+    assertNotNull(o, () -> "nothing received within " + WAIT_S + " s; handshake "
+        + rec.handshake.getNow(null) + "; bytes in: " + rec.wiretap);
     return type.cast(o);
   }
 
@@ -268,6 +296,7 @@ class InteropTest {
     }
     try (PeerProcess pp = p; Server s = server) {
       Recorder rec = conn.rec;
+      rec.wiretap = conn.ch.pipeline().get(Wiretap.class);
       switch (scenario) {
         case "router":
           conn.ch.writeAndFlush(ZmtpMessage.fromUtf8("hello", "world"));

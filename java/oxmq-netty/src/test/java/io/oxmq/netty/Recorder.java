@@ -11,6 +11,7 @@ class Recorder extends ChannelInboundHandlerAdapter {
   final LinkedBlockingQueue<Object> reads = new LinkedBlockingQueue<>();
   final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
   final CompletableFuture<Throwable> error = new CompletableFuture<>();
+  volatile Object wiretap;
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
