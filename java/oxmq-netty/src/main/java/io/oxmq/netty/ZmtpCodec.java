@@ -29,7 +29,7 @@ import java.util.function.Supplier;
  * <p>Outbound: write {@link ZmtpMessage}s, {@link ZmtpSubscription}s, or objects of the type of
  * the configured {@link ZmtpEncoder}. Writes before the handshake completes are held and sent
  * after it. Encoded messages are gathered in one buffer until {@code flush} (or until it holds
- * {@code 64 KiB}); large frames are passed on without copying.
+ * {@code 16 KiB}); large frames are passed on without copying.
  *
  * <p>Errors: a protocol violation (see {@link ZmtpException#kind()}) or a frame over
  * {@link Builder#maxFrameSize} (checked on the header, before anything is allocated) fires
@@ -39,7 +39,7 @@ import java.util.function.Supplier;
  * <p>Not sharable: build one codec per channel.
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
-  private static final int BATCH_LIMIT = 64 * 1024;
+  private static final int BATCH_LIMIT = 16 * 1024;
   private static final int COPY_LIMIT = 8 * 1024;
 
   private final ZmtpSocketType socketType;
@@ -316,7 +316,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   private ByteBuf batch(ChannelHandlerContext ctx, int need) {
     ByteBuf b = batch;
     if (b == null) {
-      b = batch = ctx.alloc().ioBuffer(Math.max(need, 4096));
+      // sized for a whole batch up front: growing it would copy what it holds
+      b = batch = ctx.alloc().ioBuffer(Math.max(need, BATCH_LIMIT + 512));
     } else {
       b.ensureWritable(need);
     }
