@@ -28,8 +28,9 @@ import java.util.function.Supplier;
  *
  * <p>Outbound: write {@link ZmtpMessage}s, {@link ZmtpSubscription}s, or objects of the type of
  * the configured {@link ZmtpEncoder}. Writes before the handshake completes are held and sent
- * after it. Encoded messages are gathered in one buffer until {@code flush} (or until it holds
- * {@code 16 KiB}); large frames are passed on without copying.
+ * after it. Encoded messages are gathered in 16 KiB buffers that go down the pipeline on
+ * {@code flush} (or once 1 MiB is held), so writability reflects flushed data only, as with
+ * netty-zmtp; frames over 8 KiB are passed on without copying.
  *
  * <p>Errors: a protocol violation (see {@link ZmtpException#kind()}) or a frame over
  * {@link Builder#maxFrameSize} (checked on the header, before anything is allocated) fires
@@ -40,6 +41,8 @@ import java.util.function.Supplier;
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
   private static final int BATCH_LIMIT = 16 * 1024;
+  /** Encoded bytes held until flush; beyond this they go down the pipeline (and count there). */
+  private static final int HOLD_LIMIT = 1024 * 1024;
   private static final int COPY_LIMIT = 8 * 1024;
 
   private final ZmtpSocketType socketType;
@@ -61,6 +64,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   private ArrayDeque<Object> held; // msg, promise pairs written before the handshake
   private ChannelHandlerContext ctx;
   private ByteBuf batch;
+  private final ArrayList<ByteBuf> full = new ArrayList<>(); // encoded, in order, not yet written
+  private int fullBytes;
   private final ArrayList<ChannelPromise> promises = new ArrayList<>();
 
   private ZmtpCodec(Builder b) {
@@ -133,6 +138,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       batch.release();
       batch = null;
     }
+    for (ByteBuf b : full) {
+      b.release();
+    }
+    full.clear();
+    fullBytes = 0;
     failPromises(new java.nio.channels.ClosedChannelException());
     if (held != null) {
       while (!held.isEmpty()) {
@@ -309,6 +319,23 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       promises.add(promise);
     }
     if (batch != null && batch.readableBytes() >= BATCH_LIMIT) {
+      sealBatch(ctx);
+    }
+  }
+
+  /** Moves the current batch to the held list; writes the list out once it is large. */
+  private void sealBatch(ChannelHandlerContext ctx) {
+    ByteBuf b = batch;
+    if (b != null) {
+      batch = null;
+      hold(ctx, b);
+    }
+  }
+
+  private void hold(ChannelHandlerContext ctx, ByteBuf b) {
+    full.add(b);
+    fullBytes += b.readableBytes();
+    if (fullBytes >= HOLD_LIMIT) {
       flushBatch(ctx);
     }
   }
@@ -333,8 +360,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       boolean more = i < n - 1;
       if (len > COPY_LIMIT) {
         ZmtpWire.write(v, batch(ctx, 10), len, more, false);
-        flushBatch(ctx);
-        ctx.write(f.retainedDuplicate(), ctx.voidPromise());
+        sealBatch(ctx);
+        hold(ctx, f.retainedDuplicate());
       } else {
         ByteBuf b = batch(ctx, 10 + len);
         ZmtpWire.write(v, b, len, more, false);
@@ -363,12 +390,23 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     raw.release();
   }
 
+  /** Writes everything encoded so far down the pipeline; the promises complete with the last. */
   private void flushBatch(ChannelHandlerContext ctx) {
-    ByteBuf b = batch;
-    if (b == null) {
-      return;
-    }
+    ByteBuf last = batch;
     batch = null;
+    int nf = full.size();
+    if (last == null) {
+      if (nf == 0) {
+        return;
+      }
+      last = full.remove(--nf);
+    }
+    for (int i = 0; i < nf; i++) {
+      ctx.write(full.get(i), ctx.voidPromise());
+    }
+    full.clear();
+    fullBytes = 0;
+    ByteBuf b = last;
     int np = promises.size();
     if (np == 0) {
       ctx.write(b, ctx.voidPromise());
@@ -415,7 +453,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
   @Override
   public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-    if (!failed && batch != null && ctx.channel().isActive()) {
+    if (!failed && (batch != null || !full.isEmpty()) && ctx.channel().isActive()) {
       flushBatch(ctx);
       ctx.flush();
     }

@@ -5,7 +5,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCounted;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -19,9 +18,9 @@ import java.util.List;
  * any outbound message; {@link #retain()} it first to send it again.
  */
 public final class ZmtpMessage extends AbstractReferenceCounted {
-  private final List<ByteBuf> frames;
+  private final ByteBuf[] frames;
 
-  private ZmtpMessage(List<ByteBuf> frames) {
+  private ZmtpMessage(ByteBuf[] frames) {
     this.frames = frames;
   }
 
@@ -30,7 +29,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
    * @return a message of these frames
    */
   public static ZmtpMessage wrap(ByteBuf... frames) {
-    return new ZmtpMessage(new ArrayList<>(Arrays.asList(frames)));
+    return new ZmtpMessage(frames.clone());
   }
 
   /**
@@ -38,11 +37,11 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
    * @return a message of these frames
    */
   public static ZmtpMessage wrap(List<ByteBuf> frames) {
-    return new ZmtpMessage(new ArrayList<>(frames));
+    return new ZmtpMessage(frames.toArray(new ByteBuf[0]));
   }
 
-  /** Takes the list itself (no copy): for decoders. */
-  static ZmtpMessage adopt(List<ByteBuf> frames) {
+  /** Takes the array itself (no copy): for decoders. */
+  static ZmtpMessage adopt(ByteBuf[] frames) {
     return new ZmtpMessage(frames);
   }
 
@@ -51,16 +50,16 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
    * @return a message with one frame per string
    */
   public static ZmtpMessage fromUtf8(CharSequence... strings) {
-    List<ByteBuf> f = new ArrayList<>(strings.length);
-    for (CharSequence s : strings) {
-      f.add(Unpooled.copiedBuffer(s, StandardCharsets.UTF_8));
+    ByteBuf[] f = new ByteBuf[strings.length];
+    for (int i = 0; i < f.length; i++) {
+      f[i] = Unpooled.copiedBuffer(strings[i], StandardCharsets.UTF_8);
     }
     return new ZmtpMessage(f);
   }
 
   /** @return the number of frames */
   public int size() {
-    return frames.size();
+    return frames.length;
   }
 
   /**
@@ -68,17 +67,17 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
    * @return frame {@code i}, still owned by this message
    */
   public ByteBuf frame(int i) {
-    return frames.get(i);
+    return frames[i];
   }
 
   /** @return the frames, still owned by this message (unmodifiable view) */
   public List<ByteBuf> frames() {
-    return Collections.unmodifiableList(frames);
+    return Collections.unmodifiableList(Arrays.asList(frames));
   }
 
   /** @return frame {@code i} decoded as UTF-8 */
   public String frameAsString(int i) {
-    return frames.get(i).toString(StandardCharsets.UTF_8);
+    return frames[i].toString(StandardCharsets.UTF_8);
   }
 
   @Override
@@ -113,11 +112,11 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("ZmtpMessage[");
-    for (int i = 0; i < frames.size(); i++) {
+    for (int i = 0; i < frames.length; i++) {
       if (i > 0) {
         sb.append(", ");
       }
-      ByteBuf f = frames.get(i);
+      ByteBuf f = frames[i];
       sb.append(f.readableBytes() <= 64 ? f.toString(StandardCharsets.UTF_8)
           : f.readableBytes() + " bytes");
     }

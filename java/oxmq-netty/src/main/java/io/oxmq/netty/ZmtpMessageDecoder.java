@@ -7,7 +7,7 @@ import java.util.List;
 
 /** The default {@link ZmtpDecoder}: builds {@link ZmtpMessage}s of retained slices. */
 public final class ZmtpMessageDecoder implements ZmtpDecoder {
-  private List<ByteBuf> frames = new ArrayList<>(4);
+  private final ArrayList<ByteBuf> frames = new ArrayList<>(8); // frames so far, reused
 
   /** Creates a decoder. */
   public ZmtpMessageDecoder() {}
@@ -19,10 +19,18 @@ public final class ZmtpMessageDecoder implements ZmtpDecoder {
 
   /** The codec's fast path: {@code retained} is already a retained slice of the input. */
   void frame(ByteBuf retained, boolean more, List<Object> out) {
-    frames.add(retained);
     if (!more) {
-      out.add(ZmtpMessage.adopt(frames));
-      frames = new ArrayList<>(4);
+      ByteBuf[] all;
+      if (frames.isEmpty()) {
+        all = new ByteBuf[] {retained};
+      } else {
+        frames.add(retained);
+        all = frames.toArray(new ByteBuf[0]);
+        frames.clear();
+      }
+      out.add(ZmtpMessage.adopt(all));
+    } else {
+      frames.add(retained);
     }
   }
 
