@@ -518,6 +518,10 @@ impl Socket {
                 inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
                 self.endpoints.push(EndpointRec::InprocBind { name });
                 self.last_endpoint = endpoint.to_string();
+                // Take the pipes of sockets that connected before this bind now, as libzmq
+                // does: a SUB's subscriptions (or a probe) go out at bind, not when this
+                // socket is next used.
+                self.process_commands();
             }
             ep => {
                 let (listener, resolved) = listen::listen(&ep, &self.options)
