@@ -24,3 +24,19 @@ fn inproc_subscription_is_sent_at_bind() {
     publ.send("after", 0).unwrap();
     assert_eq!(recv_bytes(&mut sub), b"after");
 }
+
+/// A PROBE_ROUTER ROUTER connecting over tcp announces itself as soon as the connection is
+/// up (libzmq's test_probe_router): the server receives the probe while the client is never
+/// called again.
+#[test]
+fn probe_is_sent_when_the_connection_comes_up() {
+    let ctx = Context::new();
+    let mut server = socket(&ctx, SocketType::Router);
+    let ep = bind(&mut server, Transport::Tcp);
+    let mut client = socket(&ctx, SocketType::Router);
+    client.set_bytes(opt::ROUTING_ID, b"X").unwrap();
+    client.set_int(opt::PROBE_ROUTER, 1).unwrap();
+    client.connect(&ep).unwrap();
+    assert_eq!(recv_parts(&mut server), vec![b"X".to_vec(), Vec::new()]);
+    drop(client);
+}

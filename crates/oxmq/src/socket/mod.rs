@@ -560,7 +560,7 @@ impl Socket {
         match Endpoint::parse(endpoint, false)? {
             Endpoint::Inproc(name) => {
                 let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
-                self.attach(end, Some(endpoint.to_string()));
+                self.attach(end, Some(endpoint.to_string()), true);
                 self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
             }
             ep => {
@@ -576,7 +576,7 @@ impl Socket {
                     if self.options.conflates(self.shared.kind) {
                         PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
                     }
-                    self.attach(mine, Some(endpoint.to_string()));
+                    self.attach(mine, Some(endpoint.to_string()), true);
                     Some(theirs)
                 };
                 io.send(IoCmd::Connect {
@@ -664,13 +664,14 @@ impl Socket {
 
     // ----- commands -----
 
-    fn attach(&mut self, end: PipeEnd, endpoint: Option<String>) {
+    /// Takes a pipe to a peer. `probe`: write PROBE_ROUTER's probe into it (false for pipes
+    /// an I/O session made, which wrote the probe itself when the connection came up, so that
+    /// it goes out at once rather than when this socket is next used).
+    fn attach(&mut self, end: PipeEnd, endpoint: Option<String>, probe: bool) {
         let slot = self.pipes.insert(end, endpoint);
         let serial = self.pipes.get(slot).serial;
         self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
-        if self.options.probe_router
-            && matches!(self.shared.kind, SocketType::Router | SocketType::Dealer | SocketType::Req)
-        {
+        if probe && self.options.probe_router && probes(self.shared.kind) {
             // PROBE_ROUTER: an empty message announces us to a ROUTER peer, ahead of anything
             // else (libzmq writes it when the pipe attaches).
             let end = &mut self.pipes.get(slot).end;
@@ -722,7 +723,12 @@ impl Socket {
                         }
                     }
                 }
-                Command::Attach { pipe, endpoint } => self.attach(pipe, endpoint),
+                Command::Attach { pipe, endpoint } => {
+                    // Pipes from I/O sessions (tcp, ipc: a target or no endpoint) carry their
+                    // probe already; inproc ones do not.
+                    let probe = endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://"));
+                    self.attach(pipe, endpoint, probe)
+                }
                 Command::Stop => {}
             }
         }
@@ -1125,4 +1131,9 @@ fn deadline(timeout_ms: i32) -> Option<Instant> {
     } else {
         Some(Instant::now() + Duration::from_millis(timeout_ms as u64))
     }
+}
+
+/// Socket types that send PROBE_ROUTER's probe when a pipe attaches.
+pub(crate) fn probes(kind: SocketType) -> bool {
+    matches!(kind, SocketType::Router | SocketType::Dealer | SocketType::Req)
 }
