@@ -40,3 +40,22 @@ fn probe_is_sent_when_the_connection_comes_up() {
     assert_eq!(recv_parts(&mut server), vec![b"X".to_vec(), Vec::new()]);
     drop(client);
 }
+
+/// A SUB forwards a duplicate SUBSCRIBE (libzmq 4.3): an XPUB_VERBOSE publisher sees it,
+/// a plain XPUB filters it itself (libzmq's test_xpub_verbose).
+#[test]
+fn sub_forwards_duplicate_subscriptions() {
+    let ctx = Context::new();
+    let ep = format!("inproc://{}", unique("xpub-verbose"));
+    let mut xpub = socket(&ctx, SocketType::XPub);
+    xpub.bind(&ep).unwrap();
+    let mut sub = socket(&ctx, SocketType::Sub);
+    sub.connect(&ep).unwrap();
+    sub.set_bytes(opt::SUBSCRIBE, b"A").unwrap();
+    assert_eq!(recv_bytes(&mut xpub), b"\x01A");
+    sub.set_bytes(opt::SUBSCRIBE, b"A").unwrap();
+    assert_quiet(&mut xpub);
+    xpub.set_int(opt::XPUB_VERBOSE, 1).unwrap();
+    sub.set_bytes(opt::SUBSCRIBE, b"A").unwrap();
+    assert_eq!(recv_bytes(&mut xpub), b"\x01A");
+}

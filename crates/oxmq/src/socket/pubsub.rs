@@ -457,7 +457,15 @@ impl Pattern for Sub {
             opt::UNSUBSCRIBE => false,
             _ => return None,
         };
-        let changed = if subscribe { self.subs.add(value) } else { self.subs.remove(value) };
+        // Every SUBSCRIBE goes upstream, duplicates too (an XPUB_VERBOSE publisher must see
+        // them; a plain XPUB filters them itself), as libzmq 4.3's; an UNSUBSCRIBE only when
+        // the last reference to the prefix goes.
+        let changed = if subscribe {
+            self.subs.add(value);
+            true
+        } else {
+            self.subs.remove(value)
+        };
         if changed {
             for &slot in &self.pipes {
                 Sub::send_subscription(pipes, slot, subscribe, value);
