@@ -59,3 +59,23 @@ fn sub_forwards_duplicate_subscriptions() {
     sub.set_bytes(opt::SUBSCRIBE, b"A").unwrap();
     assert_eq!(recv_bytes(&mut xpub), b"\x01A");
 }
+
+/// XSUB does not filter what arrives (libzmq filters for SUB only): an XPUB_MANUAL publisher
+/// subscribes the pipe to "B" by setsockopt, and the XSUB, which asked for "A", gets "B"
+/// (libzmq's test_xpub_manual test_basic).
+#[test]
+fn xsub_passes_what_a_manual_xpub_routes_to_it() {
+    let ctx = Context::new();
+    let ep = format!("inproc://{}", unique("xpub-manual"));
+    let mut xpub = socket(&ctx, SocketType::XPub);
+    xpub.set_int(opt::XPUB_MANUAL, 1).unwrap();
+    xpub.bind(&ep).unwrap();
+    let mut xsub = socket(&ctx, SocketType::XSub);
+    xsub.connect(&ep).unwrap();
+    xsub.send(&b"\x01A"[..], 0).unwrap();
+    assert_eq!(recv_bytes(&mut xpub), b"\x01A");
+    xpub.set_bytes(opt::SUBSCRIBE, b"B").unwrap();
+    xpub.send("A", 0).unwrap();
+    xpub.send("B", 0).unwrap();
+    assert_eq!(recv_bytes(&mut xsub), b"B");
+}

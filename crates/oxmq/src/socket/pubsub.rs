@@ -371,7 +371,9 @@ impl Sub {
                 self.skipping = m.more();
                 continue;
             }
-            if self.subs.matches(&m) != self.invert {
+            // XSUB passes everything up (libzmq filters only for SUB: `options.filter`); its
+            // publisher may send what it was told to by other means (XPUB_MANUAL).
+            if self.xsub || self.subs.matches(&m) != self.invert {
                 self.more = m.more();
                 return Ok(m);
             }
