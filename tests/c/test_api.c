@@ -20,6 +20,39 @@ static void test_has (void)
     }
 }
 
+/* zmq_has ("draft") follows the program's header: a program built without the draft API
+   (the function itself, as any libzmq header without ZMQ_BUILD_DRAFT_API calls it) hears 0;
+   oxmq's header with the draft API enabled says 1. */
+static void test_has_draft (void)
+{
+    CHECK ((zmq_has) ("draft") == 0);
+#ifdef OXMQ_ZMQ_H
+    CHECK (zmq_has ("draft") == 1);
+#endif
+}
+
+/* zmq_errno is errno now (libzmq: `return errno`), not the code of an older failure. */
+static void test_errno_is_current (void)
+{
+    CHECK (zmq_socket (NULL, ZMQ_PAIR) == NULL);
+    errno = 0;
+    CHECK (zmq_errno () == 0);
+    errno = EAGAIN;
+    CHECK (zmq_errno () == EAGAIN);
+}
+
+/* Z85 checks the length first, as libzmq: EINVAL even with null buffers; "" is invalid. */
+static void test_z85_lengths (void)
+{
+    CHECK_NULL_ERR (zmq_z85_encode (NULL, NULL, 1), EINVAL);
+    CHECK_NULL_ERR (zmq_z85_encode (NULL, NULL, 42), EINVAL);
+    uint8_t out[8];
+    CHECK_NULL_ERR (zmq_z85_decode (out, ""), EINVAL);
+    errno = 0;
+    CHECK (zmq_z85_decode (out, "HelloWorld") == out);
+    CHECK (zmq_errno () == 0);
+}
+
 static void test_strerror_errno (void)
 {
     CHECK (strcmp (zmq_strerror (ETERM), "Context was terminated") == 0);
@@ -344,6 +377,9 @@ int main (int argc, char **argv)
     t_only = argc > 1 ? argv[1] : NULL;
     RUN (test_version);
     RUN (test_has);
+    RUN (test_has_draft);
+    RUN (test_errno_is_current);
+    RUN (test_z85_lengths);
     RUN (test_strerror_errno);
     RUN (test_z85);
     RUN (test_curve);

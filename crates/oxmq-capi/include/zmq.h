@@ -438,7 +438,8 @@ ZMQ_EXPORT int zmq_proxy_steerable (void *frontend_, void *backend_, void *captu
 
 /* ---------------------------------------------------------------------------------------- */
 /* Capabilities: zmq_has("ipc") and "curve" are 1; "plain" (like libzmq, which does not    */
-/* list it), "gssapi", "pgm", "tipc", "norm", "vmci", "ws", "draft" are 0.                  */
+/* list it), "gssapi", "pgm", "tipc", "norm", "vmci", "ws" are 0; "draft" is 1 only with     */
+/* ZMQ_BUILD_DRAFT_API defined (see the draft section).                                      */
 /* ---------------------------------------------------------------------------------------- */
 
 #define ZMQ_HAS_CAPABILITIES 1
@@ -576,6 +577,11 @@ ZMQ_EXPORT int oxmq_socket_peer_stats (void *s_, oxmq_socket_peer_stats_t *peers
 /* ---------------------------------------------------------------------------------------- */
 
 #ifdef ZMQ_BUILD_DRAFT_API
+
+/* zmq_has ("draft") is 1 for a program built with the draft API enabled in this header, 0
+   otherwise (a program built without it must not use the draft API, and checks this). */
+ZMQ_EXPORT int oxmq_has_draft_api (const char *capability_);
+#define zmq_has(capability_) oxmq_has_draft_api (capability_)
 
 /* Draft socket types. oxmq has all but DGRAM (zmq_socket fails with EINVAL for it). */
 #define ZMQ_SERVER 12
