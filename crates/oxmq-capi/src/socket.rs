@@ -179,6 +179,8 @@ unsafe fn put_int(v: i32, optval: *mut c_void, optvallen: *mut usize) -> Result<
         if *optvallen < 4 {
             return Err(Error::Invalid);
         }
+        // libzmq's do_getsockopt clears the rest of the caller's buffer.
+        std::ptr::write_bytes(optval.cast::<u8>().add(4), 0, *optvallen - 4);
         optval.cast::<i32>().write_unaligned(v);
         *optvallen = 4;
     }
@@ -229,6 +231,7 @@ pub extern "C" fn zmq_getsockopt(
             opt::EVENTS => Some(i32::from(sock.events()?)),
             opt::RCVMORE => Some(i32::from(sock.rcvmore())),
             opt::TYPE => Some(sock.socket_type().as_raw()),
+            opt::THREAD_SAFE => Some(i32::from(sock.socket_type().is_thread_safe())),
             _ => None,
         };
         if let Some(v) = int {

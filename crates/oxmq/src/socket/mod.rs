@@ -599,10 +599,13 @@ impl Socket {
     /// Stops accepting at an endpoint given to `bind` (or reported by LAST_ENDPOINT).
     pub fn unbind(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
+        // A wildcard (port `*`, `ipc://*`) names no one endpoint: libzmq finds only what it
+        // resolved to (ZMQ_LAST_ENDPOINT), so unbinding by the wildcard is ENOENT.
+        let wildcard = endpoint.ends_with(":*") || endpoint == "ipc://*";
         let pos = self.endpoints.iter().position(|e| match e {
-            EndpointRec::Listener { given, resolved, .. } => given == endpoint || resolved == endpoint,
+            EndpointRec::Listener { given, resolved, .. } => (given == endpoint && !wildcard) || resolved == endpoint,
             EndpointRec::InprocBind { name } => endpoint.strip_prefix("inproc://") == Some(name.as_str()),
-            EndpointRec::Datagram { given, resolved } => given == endpoint || resolved == endpoint,
+            EndpointRec::Datagram { given, resolved } => (given == endpoint && !wildcard) || resolved == endpoint,
             _ => false,
         });
         let Some(pos) = pos else {

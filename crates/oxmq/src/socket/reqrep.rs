@@ -163,7 +163,14 @@ impl Pattern for Req {
     fn setsockopt(&mut self, _pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
         match option {
             opt::REQ_RELAXED => Some(bool_val(value).map(|v| self.relaxed = v)),
-            opt::REQ_CORRELATE => Some(bool_val(value).map(|v| self.correlate = v)),
+            // libzmq takes any value >= 0 as a boolean here.
+            opt::REQ_CORRELATE => Some(match super::options::int_val(value) {
+                Ok(v) if v >= 0 => {
+                    self.correlate = v != 0;
+                    Ok(())
+                }
+                _ => Err(Error::Invalid),
+            }),
             _ => None,
         }
     }
