@@ -391,10 +391,10 @@ pub extern "C" fn zmq_sendiov(
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
-        if count == 0 {
+        // libzmq: a zero count or a null vector is EINVAL.
+        if count == 0 || iov.is_null() {
             return Err(Error::Invalid);
         }
-        non_null(iov)?;
         // SAFETY: C promises `count` iovecs at `iov`.
         let iovs = unsafe { std::slice::from_raw_parts(iov, count) };
         let mut last = 0;
@@ -421,8 +421,10 @@ pub extern "C" fn zmq_recviov(
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
-        non_null(count)?;
-        non_null(iov)?;
+        // libzmq: a null count or vector is EINVAL.
+        if count.is_null() || iov.is_null() {
+            return Err(Error::Invalid);
+        }
         // SAFETY: `count` is valid; `iov` has `*count` entries (C contract).
         let cap = unsafe { *count };
         if cap == 0 {
