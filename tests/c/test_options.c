@@ -214,6 +214,7 @@ static void test_libzmq_option_answers (void)
     void *ctx = zmq_ctx_new ();
     void *req = new_socket (ctx, ZMQ_REQ);
     set_int (req, ZMQ_REQ_CORRELATE, 2); /* any value >= 0 is a boolean */
+    set_int (req, ZMQ_REQ_RELAXED, 10);
     CHECK_ERR (zmq_setsockopt (req, ZMQ_REQ_CORRELATE, &(int){-1}, sizeof (int)), EINVAL);
     void *s = new_socket (ctx, ZMQ_SUB);
     int v = -1;
