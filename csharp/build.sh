@@ -16,6 +16,7 @@ MCS=(mcs -langversion:experimental -unsafe -optimize+ -debug- -nologo -warnaserr
 "${MCS[@]}" -target:library -doc:"$out/ZeroMQ.xml" -out:"$out/ZeroMQ.dll" "$here"/src/*.cs
 MCS+=(-nowarn:1591)
 "${MCS[@]}" -target:exe -r:"$out/ZeroMQ.dll" -out:"$out/tests.exe" "$here"/tests/*.cs
+cp "$here/tests/peer.py" "$out/peer.py"
 "${MCS[@]}" -target:exe -r:"$out/ZeroMQ.dll" -out:"$out/examples.exe" "$here"/examples/*.cs
 for tool in local_lat remote_lat local_thr remote_thr recv_cost; do
   "${MCS[@]}" -target:exe -r:"$out/ZeroMQ.dll" -out:"$out/$tool.exe" "$here/perf/$tool.cs" "$here/perf/PerfUtil.cs"

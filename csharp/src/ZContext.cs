@@ -1,6 +1,7 @@
 // ZContext: a ZeroMQ context, the owner of I/O threads and the factory of sockets.
 
 using System;
+using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -16,6 +17,10 @@ namespace ZeroMQ
     /// <see cref="ZTerminatedException"/>) and the native context is terminated when the last
     /// of them is disposed. With no socket open it terminates at once, which waits for messages
     /// still lingering in closed sockets (as <c>zmq_ctx_term</c> does).
+    ///
+    /// When the process exits, contexts not yet disposed are shut down, so a thread blocked in a
+    /// receive gets <see cref="ZTerminatedException"/> instead of holding up the exit (Mono waits
+    /// for background threads that are inside native calls).
     /// </remarks>
     public sealed class ZContext : IDisposable
     {
@@ -29,6 +34,35 @@ namespace ZeroMQ
         {
             LibraryLoader.Ensure();
             Handle = Open();
+            lock (live)
+            {
+                if (!hooked)
+                {
+                    AppDomain.CurrentDomain.ProcessExit += ShutdownAllAtExit;
+                    hooked = true;
+                }
+                if (live.Count >= 64) live.RemoveAll(w => !w.IsAlive);
+                live.Add(self = new WeakReference(this));
+            }
+        }
+
+        // Contexts not yet disposed, for the shutdown at process exit (weak: a context that is
+        // no longer referenced is left to its finalizer).
+        static readonly List<WeakReference> live = new List<WeakReference>();
+        static bool hooked;
+        readonly WeakReference self;
+
+        static void ShutdownAllAtExit(object sender, EventArgs e)
+        {
+            WeakReference[] all;
+            lock (live) all = live.ToArray();
+            foreach (WeakReference w in all)
+            {
+                var c = w.Target as ZContext;
+                if (c == null) continue;
+                try { c.Shutdown(); }
+                catch (ObjectDisposedException) { } // disposed meanwhile
+            }
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -56,6 +90,9 @@ namespace ZeroMQ
             set { Set(Native.ZMQ_MAX_SOCKETS, value); }
         }
 
+        /// <summary>Sockets of this context not yet closed (disposed, or finalized if forgotten).</summary>
+        public int OpenSocketCount { get { return Volatile.Read(ref openSockets); } }
+
         /// <summary>True once <see cref="Dispose"/> has been called.</summary>
         public bool IsDisposed { get { return Volatile.Read(ref disposed) != 0; } }
 
@@ -67,9 +104,16 @@ namespace ZeroMQ
         public void Shutdown()
         {
             if (IsDisposed) return;
-            using (var h = new HandleLease(Handle))
+            try
             {
-                Native.zmq_ctx_shutdown(h.Ptr);
+                using (var h = new HandleLease(Handle))
+                {
+                    Native.zmq_ctx_shutdown(h.Ptr);
+                }
+            }
+            catch (ObjectDisposedException)
+            {
+                // Disposed by another thread meanwhile: it is shut down already.
             }
         }
 
@@ -80,6 +124,7 @@ namespace ZeroMQ
         public void Dispose()
         {
             if (Interlocked.Exchange(ref disposed, 1) != 0) return;
+            lock (live) live.Remove(self);
             if (Volatile.Read(ref openSockets) > 0)
             {
                 using (var h = new HandleLease(Handle))
