@@ -4,7 +4,6 @@
 #   tests.exe                   the test runner (prints "N passed, N failed")
 #   examples.exe                the three device patterns (pubsub, reqrep, pushpull)
 #   local_lat.exe remote_lat.exe local_thr.exe remote_thr.exe   libzmq's perf tools
-#   recv_cost.exe               buffer vs frame receive: CPU and allocations per message
 # The sources keep to C# that Mono's mcs (-langversion:experimental, for Span) and .NET 8's
 # csc both accept.
 set -euo pipefail
@@ -18,7 +17,7 @@ MCS+=(-nowarn:1591)
 "${MCS[@]}" -target:exe -r:"$out/ZeroMQ.dll" -out:"$out/tests.exe" "$here"/tests/*.cs
 cp "$here/tests/peer.py" "$out/peer.py"
 "${MCS[@]}" -target:exe -r:"$out/ZeroMQ.dll" -out:"$out/examples.exe" "$here"/examples/*.cs
-for tool in local_lat remote_lat local_thr remote_thr recv_cost; do
+for tool in local_lat remote_lat local_thr remote_thr; do
   "${MCS[@]}" -target:exe -r:"$out/ZeroMQ.dll" -out:"$out/$tool.exe" "$here/perf/$tool.cs" "$here/perf/PerfUtil.cs"
 done
 echo "csharp build ready: $out"
