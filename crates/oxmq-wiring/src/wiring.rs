@@ -176,6 +176,8 @@ pub struct Wiring {
     sub: Socket,
     monitor: Socket,
     wires: Vec<Wire>,
+    /// Pairs bound so far: binding a pair again is a no-op (not a second, duplicating wire).
+    bound: std::collections::HashSet<(String, String)>,
     /// RCVTIMEO currently set on `sub` (ms), to set it only when it changes.
     rcvtimeo: i32,
 }
@@ -272,6 +274,7 @@ impl Wiring {
             sub,
             monitor,
             wires: Vec::new(),
+            bound: Default::default(),
             rcvtimeo: -2,
         })
     }
@@ -431,6 +434,19 @@ impl Wiring {
         if self.client.has_moves() {
             self.apply_moves();
         }
+        let pair = (exchange.to_string(), queue.to_string());
+        if self.bound.contains(&pair) {
+            return Ok(());
+        }
+        let r = self.bind_once(exchange, queue);
+        // After a timeout the wire stays in place and completes when the far end answers.
+        if matches!(r, Ok(()) | Err(WiringError::Timeout)) {
+            self.bound.insert(pair);
+        }
+        r
+    }
+
+    fn bind_once(&mut self, exchange: &str, queue: &str) -> Result<()> {
         let deadline = Instant::now() + self.opts.bind_timeout;
         match self.names.get(exchange) {
             Some(&(Kind::Exchange, eid, _)) => {
