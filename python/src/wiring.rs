@@ -79,6 +79,19 @@ impl Wiring {
         let deadline = (timeout_ms >= 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
         let mut msg = std::mem::take(&mut self.msg);
         let w = self.w.as_mut().ok_or_else(|| err(py, WiringError::Terminated))?;
+        // Something queued: take it without giving up the GIL.
+        match w.receive_into(&mut msg, Some(Duration::ZERO)) {
+            Ok(()) => {
+                let b = PyBytes::new(py, msg.as_slice());
+                self.msg = msg;
+                return Ok(b);
+            }
+            Err(WiringError::Timeout) if timeout_ms != 0 => {}
+            Err(e) => {
+                self.msg = msg;
+                return Err(err(py, e));
+            }
+        }
         loop {
             let slice = match deadline {
                 None => SLICE,

@@ -622,6 +622,18 @@ impl Wiring {
         if self.queue_count == 0 {
             return Err(WiringError::Invalid("this handle has no queue".into()));
         }
+        if self.client.has_moves() {
+            self.apply_moves();
+        }
+        // Something queued: no clock, no timeout option, no wait.
+        match self.sub.recv_msg(msg, opt::DONTWAIT) {
+            Ok(()) => return Ok(()),
+            Err(oxmq::Error::Again) => {}
+            Err(e) => return Err(e.into()),
+        }
+        if timeout == Some(Duration::ZERO) {
+            return Err(WiringError::Timeout);
+        }
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             if self.client.has_moves() {
