@@ -98,6 +98,55 @@ def measure(fe, kind, size, n, env):
     return value(rout, "average latency"), cpu / n * 1e6
 
 
+def callgrind_pair(fe, size, n, env):
+    """Instructions (receiver, sender) of one throughput run, both under callgrind."""
+    name, lang, tool, wiring = fe
+    out = []
+    for side in ("local", "remote"):
+        f = f"/tmp/oxmq-wiring-cg-{os.getpid()}-{side}.out"
+        out.append(f)
+    cg = lambda f: ["valgrind", "--tool=callgrind", f"--callgrind-out-file={f}"]
+    if wiring:
+        env = dict(env, OXMQ_WIRING_PORT=str(free_port()), OXMQ_WIRING_TIMEOUT_MS="30000", OXMQ_WIRING_BIND_TIMEOUT_MS="60000")
+        local = cg(out[0]) + tool("local_thr") + ["", "127.0.0.1:*", str(size), str(n)]
+        remote = cg(out[1]) + tool("remote_thr") + ["", str(size), str(n)]
+    else:
+        ep = f"tcp://127.0.0.1:{free_port()}"
+        local = cg(out[0]) + tool("local_thr") + [ep, str(size), str(n)]
+        remote = cg(out[1]) + tool("remote_thr") + [ep, str(size), str(n)]
+    run_pair(local, remote, env, wiring)
+    counts = []
+    for f in out:
+        total = 0
+        with open(f) as fh:
+            for line in fh:
+                if line.startswith("totals:") or line.startswith("summary:"):
+                    total = int(line.split()[1])
+        os.unlink(f)
+        counts.append(total)
+    return counts
+
+
+def callgrind_table(fes, env, quick):
+    """Instructions per message (receiver, sender) at 1 and 256 B, C front end vs C sockets:
+    the difference of a run of 2n and one of n messages, so set-up (including name
+    resolution) cancels out."""
+    n = 20_000 if quick else 100_000
+    rows = ["### C, instructions per message (callgrind, throughput runs; set-up cancelled out)", "",
+            "| size | sockets recv | wiring recv | ratio | sockets send | wiring send | ratio |", "|---|---|---|---|---|---|---|"]
+    for size in (1, 256):
+        per = {}
+        for fe in fes:
+            if fe[1] != "C":
+                continue
+            a = callgrind_pair(fe, size, n, env)
+            b = callgrind_pair(fe, size, 2 * n, env)
+            per[fe[0]] = [(y - x) / n for x, y in zip(a, b)]
+        s, w = per["C sockets"], per["C wiring"]
+        rows.append(f"| {size} B | {s[0]:.0f} | {w[0]:.0f} | {w[0] / s[0]:.3f} | {s[1]:.0f} | {w[1]:.0f} | {w[1] / s[1]:.3f} |")
+    return rows + [""]
+
+
 def fmt_rate(v):
     return f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.1f} k"
 
@@ -108,6 +157,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--callgrind", action="store_true", help="add instructions per message (C)")
     args, _ = ap.parse_known_args()
     rounds = args.rounds or (1 if args.quick else 3)
     env = dict(os.environ)
@@ -176,6 +226,14 @@ def main():
                 chart.setdefault((w_name, kind), []).append(wv)
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
+    if args.callgrind:
+        if os.system("command -v valgrind >/dev/null") == 0:
+            try:
+                out += callgrind_table(fes, env, args.quick)
+            except Exception as e:  # noqa: BLE001 - reported in the table
+                failures.append(f"callgrind: {e}")
+        else:
+            out += ["(no valgrind: no instruction counts)", ""]
     if failures:
         out += ["Failed measurements:", ""] + [f"- {f}" for f in failures] + [""]
     text = "\n".join(out)
