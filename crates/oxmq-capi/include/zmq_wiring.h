@@ -60,7 +60,7 @@ int czmq_send_ex (void *obj_, int eid_, void *data_, size_t size_,
 int czmq_receive_ex (void *obj_, void **data_, size_t *size_,
     czmq_free_fn **ffn_, int timeout_ms_);
 /*  The ZMTP endpoint of a global name (for plain ZeroMQ peers: SUB to an exchange,
-    PUB to a queue); returns its length.  */
+    PUSH to a queue); returns its length.  */
 int czmq_lookup (void *obj_, const char *name_, char *endpoint_, size_t len_);
 
 #ifdef __cplusplus

@@ -7,7 +7,8 @@
 //! the body of a shared `Bytes` whose owner calls the function once, when the last reference,
 //! on this thread or an I/O thread, is dropped); without one the buffer is copied, since the
 //! caller keeps it. `czmq_receive` hands out a buffer the caller releases with the returned
-//! function: bodies up to `COPY_MAX` bytes are copied into `malloc`ed memory (`ffn` is `free`),
+//! function: bodies up to `COPY_MAX` bytes are copied into `malloc`ed memory (`ffn` keeps one
+//! spare buffer for the next receive and frees the rest),
 //! larger ones are lent without copying (`ffn` is `release_lent`, which finds the message by
 //! its data pointer).
 
@@ -18,6 +19,7 @@ use oxmq_wiring::{Scope, Style, Wiring, WiringError};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicPtr, Ordering as AtomicOrdering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -35,14 +37,12 @@ struct Handle {
     w: Wiring,
 }
 
-/// Runs `body`; an error sets errno and returns `fail`, a panic sets EFAULT. On success errno
-/// is set to 0, so callers of the `void` functions can test it.
+/// Runs `body`; an error sets errno and returns `fail`, a panic sets EFAULT. Success leaves
+/// errno alone (the `void` functions clear it, see [`clear_errno_on`]).
+#[inline(always)]
 fn wguard<T>(fail: T, body: impl FnOnce() -> Result<T, WiringError>) -> T {
     match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(v)) => {
-            set_errno(0);
-            v
-        }
+        Ok(Ok(v)) => v,
         Ok(Err(e)) => {
             set_errno(e.errno());
             fail
@@ -51,6 +51,15 @@ fn wguard<T>(fail: T, body: impl FnOnce() -> Result<T, WiringError>) -> T {
             set_errno(libc::EFAULT);
             fail
         }
+    }
+}
+
+/// The seed's `void` functions report through errno: 0 after a success.
+#[inline(always)]
+fn clear_errno_on(rc: c_int) {
+    if rc == 0 {
+        // SAFETY: this thread's errno, valid for the thread's life.
+        unsafe { *libc::__errno_location() = 0 };
     }
 }
 
@@ -116,7 +125,7 @@ pub unsafe extern "C" fn czmq_destroy_ex(obj: *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn czmq_destroy(obj: *mut c_void) {
     // SAFETY: forwarded contract.
-    unsafe { czmq_destroy_ex(obj) };
+    clear_errno_on(unsafe { czmq_destroy_ex(obj) });
 }
 
 /// `int czmq_create_exchange (void *obj, const char *exchange, int scope, const char *nic)`:
@@ -176,7 +185,7 @@ pub unsafe extern "C" fn czmq_bind_ex(obj: *mut c_void, exchange: *const c_char,
 #[no_mangle]
 pub unsafe extern "C" fn czmq_bind(obj: *mut c_void, exchange: *const c_char, queue: *const c_char) {
     // SAFETY: forwarded contract.
-    unsafe { czmq_bind_ex(obj, exchange, queue) };
+    clear_errno_on(unsafe { czmq_bind_ex(obj, exchange, queue) });
 }
 
 /// The caller's buffer given to `czmq_send` with a free function.
@@ -234,7 +243,7 @@ pub unsafe extern "C" fn czmq_send_ex(obj: *mut c_void, eid: c_int, data: *mut c
 #[no_mangle]
 pub unsafe extern "C" fn czmq_send(obj: *mut c_void, eid: c_int, data: *mut c_void, size: usize, ffn: Option<czmq_free_fn>) {
     // SAFETY: forwarded contract.
-    unsafe { czmq_send_ex(obj, eid, data, size, ffn) };
+    clear_errno_on(unsafe { czmq_send_ex(obj, eid, data, size, ffn) });
 }
 
 /// Messages lent to C by `czmq_receive`, by data pointer, until `release_lent`.
@@ -249,9 +258,28 @@ unsafe extern "C" fn release_lent(data: *mut c_void) {
     drop(m);
 }
 
+/// One spare receive buffer (`COPY_MAX` bytes, from malloc), so a receive loop that frees
+/// each message before the next reuses one buffer instead of a malloc and a free per message.
+/// Any thread may put one back (the free function can run anywhere): an atomic swap.
+static SPARE: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+
+/// A `COPY_MAX`-byte buffer: the spare if there is one, else a new one (null if out of memory).
+#[inline(always)]
+fn copy_buffer() -> *mut c_void {
+    let p = SPARE.swap(std::ptr::null_mut(), AtomicOrdering::Acquire);
+    if !p.is_null() {
+        return p;
+    }
+    // SAFETY: malloc of a non-zero size.
+    unsafe { libc::malloc(COPY_MAX) }
+}
+
+/// The free function of a copied body: keeps the buffer as the spare, or frees it.
 unsafe extern "C" fn free_copy(data: *mut c_void) {
-    // SAFETY: `data` came from libc::malloc in czmq_receive_ex.
-    unsafe { libc::free(data) };
+    if SPARE.compare_exchange(std::ptr::null_mut(), data, AtomicOrdering::Release, AtomicOrdering::Relaxed).is_err() {
+        // SAFETY: `data` came from libc::malloc in copy_buffer (caller's contract: once).
+        unsafe { libc::free(data) };
+    }
 }
 
 /// `int czmq_receive_ex (void *obj, void **data, size_t *size, czmq_free_fn **ffn, int
@@ -279,8 +307,7 @@ pub unsafe extern "C" fn czmq_receive_ex(
         let (p, f): (*mut c_void, Option<czmq_free_fn>) = if len == 0 {
             (std::ptr::null_mut(), None)
         } else if len <= COPY_MAX {
-            // SAFETY: malloc of a non-zero size; checked for null below.
-            let p = unsafe { libc::malloc(len) };
+            let p = copy_buffer();
             if p.is_null() {
                 return Err(WiringError::Socket(oxmq::Error::NoMem));
             }
@@ -309,7 +336,7 @@ pub unsafe extern "C" fn czmq_receive_ex(
 #[no_mangle]
 pub unsafe extern "C" fn czmq_receive(obj: *mut c_void, data: *mut *mut c_void, size: *mut usize, ffn: *mut Option<czmq_free_fn>) {
     // SAFETY: forwarded contract.
-    unsafe { czmq_receive_ex(obj, data, size, ffn, -1) };
+    clear_errno_on(unsafe { czmq_receive_ex(obj, data, size, ffn, -1) });
 }
 
 /// `int czmq_lookup (void *obj, const char *name, char *endpoint, size_t len)`: writes the

@@ -38,7 +38,7 @@ pub const TAG: &str = "OXWIRE/1";
 pub enum Kind {
     /// An exchange: on the wire an XPUB (fan-out) bound at the endpoint; connect a SUB to it.
     Exchange,
-    /// A queue: on the wire a SUB bound at the endpoint; connect a PUB or XPUB to it.
+    /// A queue: on the wire a PULL bound at the endpoint; connect a PUSH to it.
     Queue,
 }
 

@@ -3,32 +3,28 @@
 //! What each object is on the wire (documented in ARCHITECTURE.md, so other ZeroMQ programs
 //! can join in by the address the name service returns):
 //!
-//! * An **exchange** is an XPUB socket with XPUB_NODROP and XPUB_VERBOSE: every bound queue
-//!   gets every message, and a queue that cannot keep up makes `send` wait (or time out)
-//!   rather than lose messages. A global exchange is bound at its location; a libzmq SUB that
-//!   connects there and subscribes to everything (`""`) is a bound queue like any other.
-//! * A **queue** is the handle's one SUB socket (subscribed to everything), bound once per
-//!   queue: at an inproc endpoint for this handle, at a loopback tcp endpoint for process
-//!   scope, and at its location for global scope. `receive` reads from all the handle's
-//!   queues, as the original `czmq_receive` did; a libzmq PUB or XPUB that connects to a
-//!   global queue's address delivers into it.
+//! * An **exchange** is an XPUB socket (XPUB_NODROP, XPUB_VERBOSER) bound at its endpoints,
+//!   for queues that bind to it from elsewhere (a libzmq SUB that connects there and
+//!   subscribes to `""` is one), plus one PUSH "leg" per queue bound from this handle (one
+//!   leg connected to all of them for load balancing). Sending writes to each leg and, when
+//!   it has subscribers, to the XPUB: every bound queue gets every message. PUSH legs and
+//!   XPUB_NODROP make a full queue stop the sender rather than lose messages, and a PUSH
+//!   leg holds messages until its connection is up, so nothing sent after `bind` is lost.
+//! * A **queue** is an endpoint of the handle's one PULL socket (inproc for the handle,
+//!   loopback tcp for process scope, its location for global scope; a libzmq PUSH that
+//!   connects to a global queue delivers into it), and, for queues bound to exchanges that
+//!   live elsewhere, the handle's one SUB, connected to those exchanges. `receive` reads every
+//!   queue of the handle, as the original `czmq_receive` did: from one socket's blocking
+//!   receive in the usual case (only PULL, or only SUB), polling both otherwise.
 //!
-//! `bind(E, Q)` connects whichever end lives in this handle to the other: the exchange's
-//! XPUB connects to the queue's endpoint, and the call returns once the queue's subscription
-//! has arrived, so nothing sent after `bind` returns is lost; or, when only the queue is
-//! ours, the SUB connects to the exchange's endpoint and the call returns once the ZMTP
-//! handshake is done (its subscription is then on its way; as with any SUB, what the exchange
-//! publishes before it arrives is not delivered). Names resolve in this handle first, then in
-//! the process, then through the name service (one round trip; the result is kept and watched
-//! by the heartbeat thread, and a wire is re-pointed on the next `send` or `receive` after its
-//! far end moved). oxmq's reconnection brings a wire back when its far end returns at the
-//! same address.
-//!
-//! Load balancing (`Style::LoadBalance`) gives the exchange one XPUB per queue bound from this
-//! handle and sends each message to one of them in turn (skipping a full one when another has
-//! room); the queues that connect to a global balancing exchange from elsewhere share one
-//! further turn between them (they are fanned out to), since an XPUB cannot address one of
-//! its subscribers.
+//! `bind(E, Q)` with E ours: a PUSH leg connects to Q's endpoint (no wait: the leg queues
+//! until connected). With only Q ours: the SUB connects to E's endpoint and the call returns
+//! once the ZMTP handshake is done (the subscription is then on its way; as with any SUB,
+//! what E sends before it arrives is not delivered to Q). Names resolve in this handle
+//! first, then in the process, then through the name service (one round trip; the result is
+//! kept and watched by the heartbeat thread, and a wire is re-pointed on the next `send`,
+//! `receive` or `bind` after its far end moved). oxmq's reconnection brings a wire back when
+//! its far end returns at the same address.
 
 use crate::client::{NameClient, Timing};
 use crate::protocol::{self, Kind, Record, Style};
@@ -143,14 +139,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 struct Exchange {
-    name: String,
     style: Style,
-    /// legs[0] is bound at the exchange's endpoints; a balancing exchange adds one leg per
-    /// queue it binds to.
+    /// Bound at the exchange's endpoints: queues that bind from elsewhere (their SUB
+    /// connects here) and plain libzmq SUBs.
+    xpub: Socket,
+    /// Subscriptions seen on `xpub` minus cancellations (XPUB_VERBOSER reports both).
+    xpub_subs: i64,
+    /// PUSH legs to queues bound from this handle: one per queue (fan-out), or one leg
+    /// connected to all of them (balancing).
     legs: Vec<Socket>,
-    /// Balancing: subscribers of legs[0] seen so far (subscribe minus unsubscribe messages).
-    leg0_subscribers: i64,
-    next: usize,
+    /// Sends since `xpub` was last checked for new subscribers.
+    unchecked: u32,
+    /// Balancing: whose turn it is (the legs' PUSH, or the XPUB's subscribers).
+    turn: bool,
 }
 
 /// One wire to a global name, re-pointed when the name moves.
@@ -159,6 +160,13 @@ struct Wire {
     endpoint: String,
     /// The exchange and leg that connected, or None for the handle's SUB.
     from: Option<(usize, usize)>,
+}
+
+/// A queue of this handle.
+struct Queue {
+    /// Its inproc endpoint is bound on the PULL (always for process and global scope; for a
+    /// local queue only once an exchange of this handle binds to it).
+    pull_bound: bool,
 }
 
 /// A wiring handle (`czmq_create`, `ZMQ(host)`): owned by one thread at a time (`Send`).
@@ -172,15 +180,23 @@ pub struct Wiring {
     exchanges: Vec<Exchange>,
     /// Names owned by this handle: kind, index (eid for exchanges), scope.
     names: HashMap<String, (Kind, usize, Scope)>,
-    queue_count: usize,
-    sub: Socket,
-    monitor: Socket,
+    queues: HashMap<String, Queue>,
+    /// Receives what exchanges push to this handle's queues (created with the first queue
+    /// that needs an endpoint).
+    pull: Option<Socket>,
+    /// Receives from exchanges this handle's queues bound to (created at the first such
+    /// bind), with the monitor that reports its handshakes.
+    sub: Option<(Socket, Socket)>,
     wires: Vec<Wire>,
     /// Pairs bound so far: binding a pair again is a no-op (not a second, duplicating wire).
     bound: std::collections::HashSet<(String, String)>,
-    /// RCVTIMEO currently set on `sub` (ms), to set it only when it changes.
+    /// RCVTIMEO currently set on the socket(s) received from (ms).
     rcvtimeo: i32,
 }
+
+/// An exchange whose XPUB has subscribers looks for cancellations every this many sends
+/// (while it has none it looks for new ones on every send).
+const XPUB_CHECK_EVERY: u32 = 16;
 
 /// Receive waits in slices of this length, so that moved wires are re-pointed during a long
 /// wait.
@@ -255,13 +271,6 @@ impl Wiring {
         let id = IDS.fetch_add(1, Ordering::Relaxed);
         let ctx = Context::new();
         ctx.set(opt::IO_THREADS, opts.io_threads)?;
-        let mut sub = ctx.socket(SocketType::Sub)?;
-        sub.subscribe(b"")?;
-        sub.set_int(opt::LINGER, 0)?;
-        let mon_ep = format!("inproc://oxmq-wiring-monitor-{id}");
-        sub.monitor(Some(&mon_ep), event::HANDSHAKE_SUCCEEDED)?;
-        let mut monitor = ctx.socket(SocketType::Pair)?;
-        monitor.connect(&mon_ep)?;
         Ok(Wiring {
             id,
             ctx,
@@ -270,9 +279,9 @@ impl Wiring {
             opts,
             exchanges: Vec::new(),
             names: HashMap::new(),
-            queue_count: 0,
-            sub,
-            monitor,
+            queues: HashMap::new(),
+            pull: None,
+            sub: None,
             wires: Vec::new(),
             bound: Default::default(),
             rcvtimeo: -2,
@@ -286,6 +295,10 @@ impl Wiring {
 
     fn inproc(&self, kind: Kind, name: &str) -> String {
         format!("inproc://oxmq-wiring/{}/{}/{}", self.id, kind.as_str(), name)
+    }
+
+    fn linger_ms(&self) -> i32 {
+        self.opts.linger.map(|d| d.as_millis().min(i32::MAX as u128) as i32).unwrap_or(-1)
     }
 
     fn check_new_name(&self, name: &str, scope: Scope) -> Result<()> {
@@ -359,62 +372,93 @@ impl Wiring {
     /// [`create_exchange`](Self::create_exchange) with a delivery style.
     pub fn create_exchange_with(&mut self, name: &str, scope: Scope, location: &str, style: Style) -> Result<usize> {
         self.check_new_name(name, scope)?;
-        let mut sock = self.exchange_socket()?;
-        sock.bind(&self.inproc(Kind::Exchange, name))?;
-        let ep = self.bind_scope(&mut sock, scope, location)?;
+        let mut xpub = self.ctx.socket(SocketType::XPub)?;
+        xpub.set_int(opt::XPUB_NODROP, 1)?;
+        xpub.set_int(opt::XPUB_VERBOSER, 1)?;
+        xpub.set_int(opt::LINGER, self.linger_ms())?;
+        self.set_sndtimeo(&mut xpub)?;
+        xpub.bind(&self.inproc(Kind::Exchange, name))?;
+        let ep = self.bind_scope(&mut xpub, scope, location)?;
         self.publish(name, Kind::Exchange, scope, ep.as_deref(), style)?;
         let eid = self.exchanges.len();
-        self.exchanges.push(Exchange { name: name.to_string(), style, legs: vec![sock], leg0_subscribers: 0, next: 0 });
+        self.exchanges.push(Exchange { style, xpub, xpub_subs: 0, legs: Vec::new(), unchecked: 0, turn: false });
         self.names.insert(name.to_string(), (Kind::Exchange, eid, scope));
         Ok(eid)
     }
 
-    fn exchange_socket(&self) -> Result<Socket> {
-        let mut s = self.ctx.socket(SocketType::XPub)?;
-        s.set_int(opt::XPUB_NODROP, 1)?;
-        s.set_int(opt::XPUB_VERBOSER, 1)?;
-        s.set_int(opt::LINGER, self.opts.linger.map(|d| d.as_millis().min(i32::MAX as u128) as i32).unwrap_or(-1))?;
+    fn set_sndtimeo(&self, s: &mut Socket) -> Result<()> {
         s.set_int(opt::SNDTIMEO, self.opts.send_timeout.map(|d| d.as_millis().min(i32::MAX as u128) as i32).unwrap_or(-1))?;
+        Ok(())
+    }
+
+    fn push_leg(&self) -> Result<Socket> {
+        let mut s = self.ctx.socket(SocketType::Push)?;
+        s.set_int(opt::LINGER, self.linger_ms())?;
+        self.set_sndtimeo(&mut s)?;
         Ok(s)
+    }
+
+    fn pull(&mut self) -> Result<&mut Socket> {
+        if self.pull.is_none() {
+            let mut p = self.ctx.socket(SocketType::Pull)?;
+            p.set_int(opt::LINGER, 0)?;
+            self.pull = Some(p);
+            self.rcvtimeo = -2;
+        }
+        Ok(self.pull.as_mut().expect("just created"))
     }
 
     /// Creates a queue; `receive` reads from every queue of the handle. Returns the queue's
     /// number (0, 1, ... in creation order).
     pub fn create_queue(&mut self, name: &str, scope: Scope, location: &str) -> Result<usize> {
         self.check_new_name(name, scope)?;
-        let inproc = self.inproc(Kind::Queue, name);
-        // Bind on a scratch socket first for global/process scope? No: binding the SUB and
-        // unbinding on failure keeps one socket; bind errors leave nothing behind.
-        self.sub.bind(&inproc)?;
-        let mut sub = std::mem::replace(&mut self.sub, self.ctx.socket(SocketType::Pair)?);
-        let r = self.bind_scope(&mut sub, scope, location);
-        self.sub = sub;
-        let ep = match r {
-            Ok(ep) => ep,
-            Err(e) => {
-                let _ = self.sub.unbind(&inproc);
-                return Err(e);
+        let mut pull_bound = false;
+        if scope != Scope::Local {
+            let inproc = self.inproc(Kind::Queue, name);
+            self.pull()?.bind(&inproc)?;
+            let mut pull = self.pull.take().expect("created above");
+            let r = self.bind_scope(&mut pull, scope, location);
+            let ep = match r {
+                Ok(ep) => ep,
+                Err(e) => {
+                    let _ = pull.unbind(&inproc);
+                    self.pull = Some(pull);
+                    return Err(e);
+                }
+            };
+            let published = self.publish(name, Kind::Queue, scope, ep.as_deref(), Style::FanOut);
+            if published.is_err() {
+                let _ = pull.unbind(&inproc);
+                if let Some(ep) = &ep {
+                    let _ = pull.unbind(ep);
+                }
             }
-        };
-        if let Err(e) = self.publish(name, Kind::Queue, scope, ep.as_deref(), Style::FanOut) {
-            let _ = self.sub.unbind(&inproc);
-            if let Some(ep) = ep {
-                let _ = self.sub.unbind(&ep);
-            }
-            return Err(e);
+            self.pull = Some(pull);
+            published?;
+            pull_bound = true;
         }
-        let qid = self.queue_count;
-        self.queue_count += 1;
+        let qid = self.queues.len();
+        self.queues.insert(name.to_string(), Queue { pull_bound });
         self.names.insert(name.to_string(), (Kind::Queue, qid, scope));
         Ok(qid)
     }
 
     /// Where `name` lives, seen from this handle: (endpoint, global record if resolved through
     /// the name service).
-    fn resolve(&self, name: &str, want: Kind) -> Result<(String, Option<Record>)> {
+    fn resolve(&mut self, name: &str, want: Kind) -> Result<(String, Option<Record>)> {
         let wrong = |k: Kind| WiringError::Invalid(format!("'{name}' is an {}, not a {}", k.as_str(), want.as_str()));
         if let Some(&(k, _, _)) = self.names.get(name) {
-            return if k == want { Ok((self.inproc(k, name), None)) } else { Err(wrong(k)) };
+            if k != want {
+                return Err(wrong(k));
+            }
+            let ep = self.inproc(k, name);
+            if k == Kind::Queue && !self.queues.get(name).is_some_and(|q| q.pull_bound) {
+                self.pull()?.bind(&ep)?;
+                if let Some(q) = self.queues.get_mut(name) {
+                    q.pull_bound = true;
+                }
+            }
+            return Ok((ep, None));
         }
         if let Some(p) = lock(process_names()).get(name) {
             if p.handle != self.id {
@@ -451,21 +495,21 @@ impl Wiring {
         match self.names.get(exchange) {
             Some(&(Kind::Exchange, eid, _)) => {
                 let (ep, rec) = self.resolve(queue, Kind::Queue)?;
-                let leg = if self.exchanges[eid].style == Style::LoadBalance {
-                    let s = self.exchange_socket()?;
+                // A PUSH leg: lossless from the first message (a send waits for the
+                // connection), so nothing needs waiting for here.
+                let leg = if self.exchanges[eid].style == Style::LoadBalance && !self.exchanges[eid].legs.is_empty() {
+                    0
+                } else {
+                    let s = self.push_leg()?;
                     self.exchanges[eid].legs.push(s);
                     self.exchanges[eid].legs.len() - 1
-                } else {
-                    0
                 };
-                let ex = &mut self.exchanges[eid];
-                drain_subscriptions(&mut ex.legs[leg], &mut ex.leg0_subscribers, leg);
-                ex.legs[leg].connect(&ep)?;
+                self.exchanges[eid].legs[leg].connect(&ep)?;
                 if let Some(rec) = rec {
                     self.client.watch(queue, &rec);
                     self.wires.push(Wire { name: queue.to_string(), endpoint: ep, from: Some((eid, leg)) });
                 }
-                self.wait_subscription(eid, leg, deadline)
+                Ok(())
             }
             Some(&(Kind::Queue, _, _)) => Err(WiringError::Invalid(format!("'{exchange}' is a queue, not an exchange"))),
             None => {
@@ -482,63 +526,48 @@ impl Wiring {
                     }
                 }
                 let (ep, rec) = self.resolve(exchange, Kind::Exchange)?;
-                while self.monitor.recv(opt::DONTWAIT).is_ok() {}
-                self.sub.connect(&ep)?;
+                let (sub, monitor) = self.sub()?;
+                while monitor.recv(opt::DONTWAIT).is_ok() {}
+                sub.connect(&ep)?;
                 if let Some(rec) = rec {
                     self.client.watch(exchange, &rec);
                     self.wires.push(Wire { name: exchange.to_string(), endpoint: ep.clone(), from: None });
-                }
-                if ep.starts_with("inproc://") {
-                    return Ok(());
                 }
                 self.wait_handshake(&ep, deadline)
             }
         }
     }
 
-    /// Waits until a subscription arrives on an exchange leg (the queue just connected to).
-    fn wait_subscription(&mut self, eid: usize, leg: usize, deadline: Instant) -> Result<()> {
-        loop {
-            let ex = &mut self.exchanges[eid];
-            match ex.legs[leg].recv(opt::DONTWAIT) {
-                Ok(m) => {
-                    if m.as_slice().first() == Some(&1) {
-                        if leg == 0 {
-                            ex.leg0_subscribers += 1;
-                        }
-                        return Ok(());
-                    }
-                    if leg == 0 && m.as_slice().first() == Some(&0) {
-                        ex.leg0_subscribers -= 1;
-                    }
-                    continue;
-                }
-                Err(oxmq::Error::Again) => {}
-                Err(e) => return Err(e.into()),
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(WiringError::Timeout);
-            }
-            // Waiting on our own SUB too lets it attach peers (a queue of ours that the far
-            // side is binding to at the same moment).
-            let ms = left.as_millis().min(50) as i64;
-            let ex = &mut self.exchanges[eid];
-            let mut items = [PollItem::socket(&mut ex.legs[leg], opt::POLLIN), PollItem::socket(&mut self.sub, 0)];
-            oxmq::poll(&mut items, ms.max(1))?;
+    fn sub(&mut self) -> Result<(&mut Socket, &mut Socket)> {
+        if self.sub.is_none() {
+            let mut sub = self.ctx.socket(SocketType::Sub)?;
+            sub.subscribe(b"")?;
+            sub.set_int(opt::LINGER, 0)?;
+            let mon_ep = format!("inproc://oxmq-wiring-monitor-{}", self.id);
+            sub.monitor(Some(&mon_ep), event::HANDSHAKE_SUCCEEDED)?;
+            let mut monitor = self.ctx.socket(SocketType::Pair)?;
+            monitor.connect(&mon_ep)?;
+            self.sub = Some((sub, monitor));
+            self.rcvtimeo = -2;
         }
+        let (s, m) = self.sub.as_mut().expect("just created");
+        Ok((s, m))
     }
 
-    /// Waits for the handle's SUB to complete a handshake with `ep`.
+    /// Waits for the handle's SUB to complete a handshake with `ep` (inproc: at once).
     fn wait_handshake(&mut self, ep: &str, deadline: Instant) -> Result<()> {
+        if ep.starts_with("inproc://") {
+            return Ok(());
+        }
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(WiringError::Timeout);
             }
-            let mut items = [PollItem::socket(&mut self.monitor, opt::POLLIN), PollItem::socket(&mut self.sub, 0)];
+            let (sub, monitor) = self.sub()?;
+            let mut items = [PollItem::socket(monitor, opt::POLLIN), PollItem::socket(sub, 0)];
             oxmq::poll(&mut items, (left.as_millis().min(50) as i64).max(1))?;
-            while let Ok(frames) = self.monitor.recv_multipart(opt::DONTWAIT) {
+            while let Ok(frames) = monitor.recv_multipart(opt::DONTWAIT) {
                 let ev = frames.first().map(|f| f.as_slice()).filter(|b| b.len() >= 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
                 let at = frames.get(1).map(|f| f.as_slice());
                 if ev == Some(event::HANDSHAKE_SUCCEEDED as u16) && at == Some(ep.as_bytes()) {
@@ -555,7 +584,10 @@ impl Wiring {
             for w in self.wires.iter_mut().filter(|w| w.name == name && w.endpoint != rec.endpoint) {
                 let sock = match w.from {
                     Some((eid, leg)) => &mut self.exchanges[eid].legs[leg],
-                    None => &mut self.sub,
+                    None => match self.sub.as_mut() {
+                        Some((s, _)) => s,
+                        None => continue,
+                    },
                 };
                 let _ = sock.disconnect(&w.endpoint);
                 if sock.connect(&rec.endpoint).is_ok() {
@@ -579,30 +611,50 @@ impl Wiring {
             self.apply_moves();
         }
         let ex = self.exchanges.get_mut(eid).ok_or_else(|| WiringError::Invalid(format!("no exchange {eid}")))?;
-        if ex.style == Style::FanOut {
-            return ex.legs[0].send_msg(msg, 0).map_err(send_err);
-        }
-        // Balancing: legs[0] counts only while queues from elsewhere subscribe to it.
-        drain_subscriptions(&mut ex.legs[0], &mut ex.leg0_subscribers, 0);
-        let first = if ex.leg0_subscribers > 0 { 0 } else { 1 };
-        let n = ex.legs.len() - first;
-        if n == 0 {
-            return Err(WiringError::Invalid(format!("exchange '{}' has no bound queue", ex.name)));
-        }
-        for i in 0..n {
-            let leg = first + (ex.next + i) % n;
-            match ex.legs[leg].send_msg(msg, opt::DONTWAIT) {
-                Ok(()) => {
-                    ex.next = (ex.next + i + 1) % n;
-                    return Ok(());
-                }
-                Err(oxmq::Error::Again) => continue,
-                Err(e) => return Err(e.into()),
+        // Queues attached from elsewhere show up as XPUB subscriptions.
+        if ex.xpub_subs <= 0 {
+            drain_subscriptions(&mut ex.xpub, &mut ex.xpub_subs);
+        } else {
+            // Cancellations, now and then.
+            ex.unchecked += 1;
+            if ex.unchecked >= XPUB_CHECK_EVERY {
+                ex.unchecked = 0;
+                drain_subscriptions(&mut ex.xpub, &mut ex.xpub_subs);
             }
         }
-        let leg = first + ex.next % n;
-        ex.next = (ex.next + 1) % n;
-        ex.legs[leg].send_msg(msg, 0).map_err(send_err)
+        let to_xpub = ex.xpub_subs > 0;
+        match ex.style {
+            Style::FanOut => {
+                let n = ex.legs.len();
+                if n == 1 && !to_xpub {
+                    return ex.legs[0].send_msg(msg, 0).map_err(send_err);
+                }
+                if n == 0 {
+                    // Only the XPUB: its subscribers, or nobody (the message goes nowhere,
+                    // as with a PUB nobody subscribed to).
+                    return ex.xpub.send_msg(msg, 0).map_err(send_err);
+                }
+                for leg in &mut ex.legs[..n - 1] {
+                    let mut c = msg.clone();
+                    leg.send_msg(&mut c, 0).map_err(send_err)?;
+                }
+                if to_xpub {
+                    let mut c = msg.clone();
+                    ex.xpub.send_msg(&mut c, 0).map_err(send_err)?;
+                }
+                ex.legs[n - 1].send_msg(msg, 0).map_err(send_err)
+            }
+            Style::LoadBalance => {
+                // The legs' PUSH balances between the queues bound from here; the queues
+                // attached from elsewhere (XPUB subscribers) take one turn between them.
+                ex.turn = !ex.turn;
+                if ex.legs.is_empty() || (to_xpub && ex.turn) {
+                    ex.xpub.send_msg(msg, 0).map_err(send_err)
+                } else {
+                    ex.legs[0].send_msg(msg, 0).map_err(send_err)
+                }
+            }
+        }
     }
 
     /// Receives the next message from any queue of this handle, waiting as long as it takes.
@@ -619,17 +671,26 @@ impl Wiring {
 
     /// [`receive_timeout`](Self::receive_timeout) into a reused `Msg`.
     pub fn receive_into(&mut self, msg: &mut Msg, timeout: Option<Duration>) -> Result<()> {
-        if self.queue_count == 0 {
+        if self.queues.is_empty() {
             return Err(WiringError::Invalid("this handle has no queue".into()));
         }
         if self.client.has_moves() {
             self.apply_moves();
         }
         // Something queued: no clock, no timeout option, no wait.
-        match self.sub.recv_msg(msg, opt::DONTWAIT) {
-            Ok(()) => return Ok(()),
-            Err(oxmq::Error::Again) => {}
-            Err(e) => return Err(e.into()),
+        if let Some(p) = self.pull.as_mut() {
+            match p.recv_msg(msg, opt::DONTWAIT) {
+                Ok(()) => return Ok(()),
+                Err(oxmq::Error::Again) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if let Some((s, _)) = self.sub.as_mut() {
+            match s.recv_msg(msg, opt::DONTWAIT) {
+                Ok(()) => return Ok(()),
+                Err(oxmq::Error::Again) => {}
+                Err(e) => return Err(e.into()),
+            }
         }
         if timeout == Some(Duration::ZERO) {
             return Err(WiringError::Timeout);
@@ -643,11 +704,35 @@ impl Wiring {
                 None => RECV_SLICE_MS,
                 Some(d) => (d.saturating_duration_since(Instant::now()).as_millis() as i64).min(RECV_SLICE_MS),
             } as i32;
-            if slice != self.rcvtimeo {
-                self.sub.set_int(opt::RCVTIMEO, slice)?;
-                self.rcvtimeo = slice;
-            }
-            match self.sub.recv_msg(msg, 0) {
+            let r = match (self.pull.as_mut(), self.sub.as_mut()) {
+                // One receiving socket (the usual case): its own blocking receive, which
+                // reads the connection on this thread when it can.
+                (Some(s), None) | (None, Some((s, _))) => {
+                    if slice != self.rcvtimeo {
+                        s.set_int(opt::RCVTIMEO, slice)?;
+                        self.rcvtimeo = slice;
+                    }
+                    s.recv_msg(msg, 0)
+                }
+                (Some(p), Some((s, _))) => {
+                    let mut items = [PollItem::socket(p, opt::POLLIN), PollItem::socket(s, opt::POLLIN)];
+                    oxmq::poll(&mut items, slice as i64)?;
+                    let (pr, sr) = (items[0].is_readable(), items[1].is_readable());
+                    if pr {
+                        self.pull.as_mut().expect("present").recv_msg(msg, opt::DONTWAIT)
+                    } else if sr {
+                        self.sub.as_mut().expect("present").0.recv_msg(msg, opt::DONTWAIT)
+                    } else {
+                        Err(oxmq::Error::Again)
+                    }
+                }
+                // A local queue nothing is bound to yet: wait out the slice on nothing.
+                (None, None) => {
+                    oxmq::poll(&mut [], slice as i64)?;
+                    Err(oxmq::Error::Again)
+                }
+            };
+            match r {
                 Ok(()) => return Ok(()),
                 Err(oxmq::Error::Again) => {
                     if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -682,15 +767,13 @@ fn send_err(e: oxmq::Error) -> WiringError {
     }
 }
 
-/// Reads pending (un)subscription messages off an exchange leg, counting those of leg 0.
-fn drain_subscriptions(s: &mut Socket, leg0: &mut i64, leg: usize) {
+/// Reads pending (un)subscription messages off an exchange's XPUB, counting them.
+fn drain_subscriptions(s: &mut Socket, subs: &mut i64) {
     while let Ok(m) = s.recv(opt::DONTWAIT) {
-        if leg == 0 {
-            match m.as_slice().first() {
-                Some(1) => *leg0 += 1,
-                Some(0) => *leg0 -= 1,
-                _ => {}
-            }
+        match m.as_slice().first() {
+            Some(1) => *subs += 1,
+            Some(0) => *subs -= 1,
+            _ => {}
         }
     }
 }
@@ -705,7 +788,9 @@ impl Drop for Wiring {
                 let _ = self.client.withdraw(name);
             }
         }
-        let _ = self.sub.monitor(None, 0);
+        if let Some((s, _)) = self.sub.as_mut() {
+            let _ = s.monitor(None, 0);
+        }
         // The sockets and the context go when the fields are dropped: the last reference to
         // the context waits for its I/O threads to deliver what was sent, within each
         // exchange's linger (zmq_ctx_term's wait).
