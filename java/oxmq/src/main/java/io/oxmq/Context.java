@@ -32,10 +32,9 @@ public final class Context implements AutoCloseable {
 
     /** A context with the library's defaults (one I/O thread). */
     public Context() {
-        MemorySegment cap = Native.newCapture(Arena.ofAuto());
         try {
-            long h = (long) Native.zmq_ctx_new.invokeExact(cap);
-            if (h == 0) throw ZmqException.of("zmq_ctx_new", Native.errno(cap));
+            long h = (long) Native.zmq_ctx_new.invokeExact();
+            if (h == 0) throw ZmqException.of("zmq_ctx_new", Native.lastErrno());
             handle = MemorySegment.ofAddress(h);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -55,10 +54,9 @@ public final class Context implements AutoCloseable {
     /** Sets a context option (ZMQ_IO_THREADS, ZMQ_MAX_SOCKETS, ...). */
     public void set(int option, int value) {
         checkOpen();
-        MemorySegment cap = Native.newCapture(Arena.ofAuto());
         try {
-            int rc = (int) Native.zmq_ctx_set.invokeExact(cap, handle.address(), option, value);
-            if (rc != 0) throw ZmqException.of("zmq_ctx_set", Native.errno(cap));
+            int rc = (int) Native.zmq_ctx_set.invokeExact(handle.address(), option, value);
+            if (rc != 0) throw ZmqException.of("zmq_ctx_set", Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -67,10 +65,9 @@ public final class Context implements AutoCloseable {
     /** Reads a context option. */
     public int get(int option) {
         checkOpen();
-        MemorySegment cap = Native.newCapture(Arena.ofAuto());
         try {
-            int rc = (int) Native.zmq_ctx_get.invokeExact(cap, handle.address(), option);
-            if (rc < 0) throw ZmqException.of("zmq_ctx_get", Native.errno(cap));
+            int rc = (int) Native.zmq_ctx_get.invokeExact(handle.address(), option);
+            if (rc < 0) throw ZmqException.of("zmq_ctx_get", Native.lastErrno());
             return rc;
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -80,14 +77,13 @@ public final class Context implements AutoCloseable {
     /** A new socket of {@code type}. */
     public Socket socket(SocketType type) {
         checkOpen();
-        MemorySegment cap = Native.newCapture(Arena.ofAuto());
         long h;
         try {
-            h = (long) Native.zmq_socket.invokeExact(cap, handle.address(), type.value);
+            h = (long) Native.zmq_socket.invokeExact(handle.address(), type.value);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
-        if (h == 0) throw ZmqException.of("zmq_socket " + type, Native.errno(cap));
+        if (h == 0) throw ZmqException.of("zmq_socket " + type, Native.lastErrno());
         Socket s = new Socket(this, type, h);
         sockets.add(s);
         if (closed) { // closed meanwhile: do not leave the socket behind
@@ -115,9 +111,8 @@ public final class Context implements AutoCloseable {
      *  {@link TermException}, without closing anything ({@code zmq_ctx_shutdown}). */
     public void shutdown() {
         if (terminated) return;
-        MemorySegment cap = Native.newCapture(Arena.ofAuto());
         try {
-            int rc = (int) Native.zmq_ctx_shutdown.invokeExact(cap, handle.address());
+            int rc = (int) Native.zmq_ctx_shutdown.invokeExact(handle.address());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -139,11 +134,10 @@ public final class Context implements AutoCloseable {
             if (!progress) Thread.onSpinWait();
             if (!sockets.isEmpty() && !progress) Thread.yield();
         }
-        MemorySegment cap = Native.newCapture(Arena.ofAuto());
         try {
             for (;;) {
-                int rc = (int) Native.zmq_ctx_term.invokeExact(cap, handle.address());
-                if (rc == 0 || Native.errno(cap) != ZmqException.EINTR) break;
+                int rc = (int) Native.zmq_ctx_term.invokeExact(handle.address());
+                if (rc == 0 || Native.lastErrno() != ZmqException.EINTR) break;
             }
         } catch (Throwable t) {
             throw Native.rethrow(t);

@@ -25,9 +25,9 @@ public final class Curve {
     /** A new random key pair. */
     public static KeyPair keyPair() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment pub = a.allocate(41), sec = a.allocate(41), cap = Native.newCapture(a);
-            int rc = (int) Native.zmq_curve_keypair.invokeExact(cap, pub.address(), sec.address());
-            if (rc != 0) throw ZmqException.of("zmq_curve_keypair", Native.errno(cap));
+            MemorySegment pub = a.allocate(41), sec = a.allocate(41);
+            int rc = (int) Native.zmq_curve_keypair.invokeExact(pub.address(), sec.address());
+            if (rc != 0) throw ZmqException.of("zmq_curve_keypair", Native.lastErrno());
             return new KeyPair(pub.getString(0), sec.getString(0));
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -38,9 +38,9 @@ public final class Curve {
     public static String publicKey(String secretKey) {
         if (secretKey.length() != 40) throw new IllegalArgumentException("a Z85 key has 40 characters");
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment pub = a.allocate(41), cap = Native.newCapture(a);
-            int rc = (int) Native.zmq_curve_public.invokeExact(cap, pub.address(), a.allocateFrom(secretKey).address());
-            if (rc != 0) throw ZmqException.of("zmq_curve_public", Native.errno(cap));
+            MemorySegment pub = a.allocate(41);
+            int rc = (int) Native.zmq_curve_public.invokeExact(pub.address(), a.allocateFrom(secretKey).address());
+            if (rc != 0) throw ZmqException.of("zmq_curve_public", Native.lastErrno());
             return pub.getString(0);
         } catch (Throwable t) {
             throw Native.rethrow(t);

@@ -78,11 +78,10 @@ public final class Frame implements AutoCloseable {
         dropView();
         try {
             int unused = (int) Native.zmq_msg_close.invokeExact(m);
-            MemorySegment cap = Native.newCapture(Arena.ofAuto());
-            int rc = (int) Native.zmq_msg_init_size.invokeExact(cap, m, size);
+            int rc = (int) Native.zmq_msg_init_size.invokeExact(m, size);
             if (rc != 0) {
                 int ignored = (int) Native.zmq_msg_init.invokeExact(m);
-                throw ZmqException.of("zmq_msg_init_size", Native.errno(cap));
+                throw ZmqException.of("zmq_msg_init_size", Native.lastErrno());
             }
         } catch (Throwable t) {
             throw Native.rethrow(t);

@@ -5,12 +5,10 @@ import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -29,9 +27,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * buffers) are passed as {@code long} addresses, so a call never wraps them in a new
  * {@link MemorySegment}; only Java heap arrays travel as segments, and only through the
  * {@code critical} handles ({@link Linker.Option#critical(boolean)} with heap access), which are
- * used for non-blocking calls alone. Calls that can fail capture {@code errno} into a segment
- * passed first ({@link Linker.Option#captureCallState}), so no JVM activity between two calls can
- * change the error the caller sees.
+ * used for non-blocking calls alone. A failed call's errno is read with {@code zmq_errno()}
+ * right after it (see {@link #lastErrno()}).
  *
  * <p>The library is chosen once, on first use: the system property {@code oxmq.library} or the
  * environment variable {@code OXMQ_LIBRARY} may name a {@code libzmq.so.5} file (any libzmq 4.x,
@@ -92,20 +89,21 @@ final class Native {
         }
     }
 
-    // ---- errno capture -------------------------------------------------------------------
+    private static final MethodHandle zmq_errno = h("zmq_errno", FunctionDescriptor.of(JAVA_INT), Linker.Option.critical(false));
 
-    static final MemoryLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
-
-    /** A fresh errno capture segment from {@code arena}. */
-    static MemorySegment newCapture(Arena arena) {
-        return arena.allocate(CAPTURE_LAYOUT);
-    }
-
-    /** The errno a failed call captured into {@code capture}. */
-    static int errno(MemorySegment capture) {
-        return (int) ERRNO.get(capture, 0L);
+    /**
+     * The errno of this thread's last failed call, read right after the call. oxmq keeps it in
+     * a thread-local of its own, so nothing the JVM does in between can change it; with
+     * another libzmq it is C's errno, which the JVM does not touch between two downcalls on
+     * one thread in practice. (Linker.Option.captureCallState would be exact everywhere, but
+     * costs an allocation per call here, which the zero-allocation receive path cannot take.)
+     */
+    static int lastErrno() {
+        try {
+            return (int) zmq_errno.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** A segment over the whole address space, for reading native memory at an address without
@@ -133,51 +131,51 @@ final class Native {
     static final MethodHandle zmq_strerror = h("zmq_strerror", FunctionDescriptor.of(PTR, JAVA_INT));
     static final MethodHandle zmq_has = h("zmq_has", FunctionDescriptor.of(JAVA_INT, PTR));
 
-    static final MethodHandle zmq_ctx_new = h("zmq_ctx_new", FunctionDescriptor.of(PTR), CAPTURE);
-    static final MethodHandle zmq_ctx_term = h("zmq_ctx_term", FunctionDescriptor.of(JAVA_INT, PTR), CAPTURE);
-    static final MethodHandle zmq_ctx_shutdown = h("zmq_ctx_shutdown", FunctionDescriptor.of(JAVA_INT, PTR), CAPTURE);
-    static final MethodHandle zmq_ctx_set = h("zmq_ctx_set", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, JAVA_INT), CAPTURE);
-    static final MethodHandle zmq_ctx_get = h("zmq_ctx_get", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT), CAPTURE);
+    static final MethodHandle zmq_ctx_new = h("zmq_ctx_new", FunctionDescriptor.of(PTR));
+    static final MethodHandle zmq_ctx_term = h("zmq_ctx_term", FunctionDescriptor.of(JAVA_INT, PTR));
+    static final MethodHandle zmq_ctx_shutdown = h("zmq_ctx_shutdown", FunctionDescriptor.of(JAVA_INT, PTR));
+    static final MethodHandle zmq_ctx_set = h("zmq_ctx_set", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, JAVA_INT));
+    static final MethodHandle zmq_ctx_get = h("zmq_ctx_get", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT));
 
-    static final MethodHandle zmq_socket = h("zmq_socket", FunctionDescriptor.of(PTR, PTR, JAVA_INT), CAPTURE);
-    static final MethodHandle zmq_close = h("zmq_close", FunctionDescriptor.of(JAVA_INT, PTR), CAPTURE);
-    static final MethodHandle zmq_setsockopt = h("zmq_setsockopt", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, PTR, JAVA_LONG), CAPTURE);
-    static final MethodHandle zmq_getsockopt = h("zmq_getsockopt", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, PTR, PTR), CAPTURE);
-    static final MethodHandle zmq_bind = h("zmq_bind", FunctionDescriptor.of(JAVA_INT, PTR, PTR), CAPTURE);
-    static final MethodHandle zmq_connect = h("zmq_connect", FunctionDescriptor.of(JAVA_INT, PTR, PTR), CAPTURE);
-    static final MethodHandle zmq_unbind = h("zmq_unbind", FunctionDescriptor.of(JAVA_INT, PTR, PTR), CAPTURE);
-    static final MethodHandle zmq_disconnect = h("zmq_disconnect", FunctionDescriptor.of(JAVA_INT, PTR, PTR), CAPTURE);
+    static final MethodHandle zmq_socket = h("zmq_socket", FunctionDescriptor.of(PTR, PTR, JAVA_INT));
+    static final MethodHandle zmq_close = h("zmq_close", FunctionDescriptor.of(JAVA_INT, PTR));
+    static final MethodHandle zmq_setsockopt = h("zmq_setsockopt", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, PTR, JAVA_LONG));
+    static final MethodHandle zmq_getsockopt = h("zmq_getsockopt", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_bind = h("zmq_bind", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_connect = h("zmq_connect", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_unbind = h("zmq_unbind", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_disconnect = h("zmq_disconnect", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
 
     /** zmq_send / zmq_recv from/into native memory, may block. */
-    static final MethodHandle zmq_send = h("zmq_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT), CAPTURE);
-    static final MethodHandle zmq_recv = h("zmq_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT), CAPTURE);
+    static final MethodHandle zmq_send = h("zmq_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT));
+    static final MethodHandle zmq_recv = h("zmq_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT));
     /** The same, non-blocking only (ZMQ_DONTWAIT), reading/writing a Java heap array in place. */
-    static final MethodHandle zmq_send_heap = h("zmq_send", FunctionDescriptor.of(JAVA_INT, PTR, ADDRESS, JAVA_LONG, JAVA_INT), CAPTURE, CRIT_HEAP);
-    static final MethodHandle zmq_recv_heap = h("zmq_recv", FunctionDescriptor.of(JAVA_INT, PTR, ADDRESS, JAVA_LONG, JAVA_INT), CAPTURE, CRIT_HEAP);
+    static final MethodHandle zmq_send_heap = h("zmq_send", FunctionDescriptor.of(JAVA_INT, PTR, ADDRESS, JAVA_LONG, JAVA_INT), CRIT_HEAP);
+    static final MethodHandle zmq_recv_heap = h("zmq_recv", FunctionDescriptor.of(JAVA_INT, PTR, ADDRESS, JAVA_LONG, JAVA_INT), CRIT_HEAP);
     /** Non-blocking from/into native memory (no thread-state transition). */
-    static final MethodHandle zmq_send_nb = h("zmq_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT), CAPTURE, CRIT);
-    static final MethodHandle zmq_recv_nb = h("zmq_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT), CAPTURE, CRIT);
+    static final MethodHandle zmq_send_nb = h("zmq_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT), CRIT);
+    static final MethodHandle zmq_recv_nb = h("zmq_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT), CRIT);
 
     static final MethodHandle zmq_msg_init = h("zmq_msg_init", FunctionDescriptor.of(JAVA_INT, PTR), CRIT);
-    static final MethodHandle zmq_msg_init_size = h("zmq_msg_init_size", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_LONG), CAPTURE, CRIT);
+    static final MethodHandle zmq_msg_init_size = h("zmq_msg_init_size", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_LONG), CRIT);
     static final MethodHandle zmq_msg_close = h("zmq_msg_close", FunctionDescriptor.of(JAVA_INT, PTR), CRIT);
     static final MethodHandle zmq_msg_copy = h("zmq_msg_copy", FunctionDescriptor.of(JAVA_INT, PTR, PTR), CRIT);
     static final MethodHandle zmq_msg_data = h("zmq_msg_data", FunctionDescriptor.of(PTR, PTR), CRIT);
     static final MethodHandle zmq_msg_size = h("zmq_msg_size", FunctionDescriptor.of(JAVA_LONG, PTR), CRIT);
     static final MethodHandle zmq_msg_more = h("zmq_msg_more", FunctionDescriptor.of(JAVA_INT, PTR), CRIT);
     static final MethodHandle zmq_msg_gets = h("zmq_msg_gets", FunctionDescriptor.of(PTR, PTR, PTR));
-    static final MethodHandle zmq_msg_send = h("zmq_msg_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CAPTURE);
-    static final MethodHandle zmq_msg_recv = h("zmq_msg_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CAPTURE);
-    static final MethodHandle zmq_msg_send_nb = h("zmq_msg_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CAPTURE, CRIT);
-    static final MethodHandle zmq_msg_recv_nb = h("zmq_msg_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CAPTURE, CRIT);
+    static final MethodHandle zmq_msg_send = h("zmq_msg_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT));
+    static final MethodHandle zmq_msg_recv = h("zmq_msg_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT));
+    static final MethodHandle zmq_msg_send_nb = h("zmq_msg_send", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CRIT);
+    static final MethodHandle zmq_msg_recv_nb = h("zmq_msg_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CRIT);
 
-    static final MethodHandle zmq_poll = h("zmq_poll", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, JAVA_LONG), CAPTURE);
-    static final MethodHandle zmq_proxy = h("zmq_proxy", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR), CAPTURE);
-    static final MethodHandle zmq_proxy_steerable = h("zmq_proxy_steerable", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR, PTR), CAPTURE);
-    static final MethodHandle zmq_socket_monitor = h("zmq_socket_monitor", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CAPTURE);
+    static final MethodHandle zmq_poll = h("zmq_poll", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, JAVA_LONG));
+    static final MethodHandle zmq_proxy = h("zmq_proxy", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR));
+    static final MethodHandle zmq_proxy_steerable = h("zmq_proxy_steerable", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR, PTR));
+    static final MethodHandle zmq_socket_monitor = h("zmq_socket_monitor", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT));
 
-    static final MethodHandle zmq_curve_keypair = h("zmq_curve_keypair", FunctionDescriptor.of(JAVA_INT, PTR, PTR), CAPTURE);
-    static final MethodHandle zmq_curve_public = h("zmq_curve_public", FunctionDescriptor.of(JAVA_INT, PTR, PTR), CAPTURE);
+    static final MethodHandle zmq_curve_keypair = h("zmq_curve_keypair", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_curve_public = h("zmq_curve_public", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
     static final MethodHandle zmq_z85_encode = h("zmq_z85_encode", FunctionDescriptor.of(PTR, PTR, PTR, JAVA_LONG));
     static final MethodHandle zmq_z85_decode = h("zmq_z85_decode", FunctionDescriptor.of(PTR, PTR, PTR));
 

@@ -19,7 +19,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class Poller implements AutoCloseable {
     private final Arena arena = Arena.ofAuto();
-    private final MemorySegment capture = Native.newCapture(arena);
     private MemorySegment items;
     private Socket[] sockets;
     private short[] events;
@@ -114,10 +113,10 @@ public final class Poller implements AutoCloseable {
                 } else {
                     slice = Math.max(0, Math.min(Socket.SLICE_MS, (deadline - System.nanoTime() + 999_999) / 1_000_000L));
                 }
-                int rc = (int) Native.zmq_poll.invokeExact(capture, items.address(), size, slice);
+                int rc = (int) Native.zmq_poll.invokeExact(items.address(), size, slice);
                 if (rc > 0) return rc;
                 if (rc < 0) {
-                    int e = Native.errno(capture);
+                    int e = Native.lastErrno();
                     if (e != ZmqException.EINTR) throw ZmqException.of("zmq_poll", e);
                 }
                 if (Thread.currentThread().isInterrupted()) throw new ZmqInterruptedException("zmq_poll");

@@ -26,15 +26,14 @@ public final class Proxy {
     public static void runSteerable(Socket frontend, Socket backend, Socket capture, Socket control) {
         Socket[] all = {frontend, backend, capture, control};
         int entered = 0;
-        MemorySegment cap = Native.newCapture(Arena.ofAuto());
         try {
             for (; entered < all.length; entered++) {
                 if (all[entered] != null) all[entered].enterForeign();
             }
-            int rc = (int) Native.zmq_proxy_steerable.invokeExact(cap, frontend.handle, backend.handle,
+            int rc = (int) Native.zmq_proxy_steerable.invokeExact(frontend.handle, backend.handle,
                     capture == null ? 0L : capture.handle, control == null ? 0L : control.handle);
             if (rc != 0) {
-                int e = Native.errno(cap);
+                int e = Native.lastErrno();
                 throw ZmqException.of("zmq_proxy", e);
             }
         } catch (Throwable t) {

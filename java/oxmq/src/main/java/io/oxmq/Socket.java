@@ -64,7 +64,6 @@ public final class Socket implements AutoCloseable {
     private final SocketType type;
     private final boolean threadSafe;
     private final Arena arena = Arena.ofAuto();
-    private final MemorySegment capture;
     private final MemorySegment pollItem;
     private final MemorySegment recvMsg;
     private final MemorySegment scratch;
@@ -86,7 +85,6 @@ public final class Socket implements AutoCloseable {
         this.handle = handle;
         this.handleSeg = MemorySegment.ofAddress(handle);
         this.threadSafe = type.isThreadSafe();
-        this.capture = Native.newCapture(arena);
         this.pollItem = arena.allocate(Native.POLLITEM_SIZE, 8);
         this.pollItem.set(JAVA_LONG, Native.POLLITEM_SOCKET, handle);
         this.recvMsg = arena.allocate(Native.MSG_T_SIZE, 8);
@@ -181,7 +179,7 @@ public final class Socket implements AutoCloseable {
         closed = true;
         try {
             int unused = (int) Native.zmq_msg_close.invokeExact(recvMsg.address());
-            int rc = (int) Native.zmq_close.invokeExact(capture, handle);
+            int rc = (int) Native.zmq_close.invokeExact(handle);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
@@ -230,8 +228,8 @@ public final class Socket implements AutoCloseable {
         enter();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment s = a.allocateFrom(endpoint);
-            int rc = (int) mh.invokeExact(capture, handle, s.address());
-            if (rc != 0) throw fail(op + " " + endpoint, Native.errno(capture));
+            int rc = (int) mh.invokeExact(handle, s.address());
+            if (rc != 0) throw fail(op + " " + endpoint, Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
@@ -244,8 +242,8 @@ public final class Socket implements AutoCloseable {
     private void setNativeInt(int id, int value) {
         try {
             scratch.set(JAVA_INT, 0, value);
-            int rc = (int) Native.zmq_setsockopt.invokeExact(capture, handle, id, scratch.address(), 4L);
-            if (rc != 0) throw fail("zmq_setsockopt " + id, Native.errno(capture));
+            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, id, scratch.address(), 4L);
+            if (rc != 0) throw fail("zmq_setsockopt " + id, Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -287,8 +285,8 @@ public final class Socket implements AutoCloseable {
 
     private void setRaw(SocketOption<?> option, long len) {
         try {
-            int rc = (int) Native.zmq_setsockopt.invokeExact(capture, handle, option.id, scratch.address(), len);
-            if (rc != 0) throw fail("zmq_setsockopt " + option, Native.errno(capture));
+            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, option.id, scratch.address(), len);
+            if (rc != 0) throw fail("zmq_setsockopt " + option, Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -306,8 +304,8 @@ public final class Socket implements AutoCloseable {
             long cap = 500;
             if (option.kind == SocketOption.Kind.KEY) cap = 41;
             len.set(JAVA_LONG, 0, cap);
-            int rc = (int) Native.zmq_getsockopt.invokeExact(capture, handle, option.id, scratch.address(), len.address());
-            if (rc != 0) throw fail("zmq_getsockopt " + option, Native.errno(capture));
+            int rc = (int) Native.zmq_getsockopt.invokeExact(handle, option.id, scratch.address(), len.address());
+            if (rc != 0) throw fail("zmq_getsockopt " + option, Native.lastErrno());
             long n = len.get(JAVA_LONG, 0);
             return (T) switch (option.kind) {
                 case INT -> Integer.valueOf(scratch.get(JAVA_INT, 0));
@@ -398,9 +396,9 @@ public final class Socket implements AutoCloseable {
             MemorySegment seg = sendArrSeg(data);
             if (off != 0) seg = seg.asSlice(off, len);
             for (;;) {
-                int rc = (int) Native.zmq_send_heap.invokeExact(capture, handle, seg, (long) len, flags | Zmq.DONTWAIT);
+                int rc = (int) Native.zmq_send_heap.invokeExact(handle, seg, (long) len, flags | Zmq.DONTWAIT);
                 if (rc >= 0) return true;
-                int e = Native.errno(capture);
+                int e = Native.lastErrno();
                 if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_send", e);
                 if ((flags & Zmq.DONTWAIT) != 0) return false;
                 awaitWritable("zmq_send");
@@ -430,10 +428,10 @@ public final class Socket implements AutoCloseable {
             pollItem.set(Native.SHORT, Native.POLLITEM_EVENTS, (short) Zmq.POLLOUT);
             pollItem.set(Native.SHORT, Native.POLLITEM_REVENTS, (short) 0);
             long slice = to < 0 ? SLICE_MS : Math.max(0, Math.min(SLICE_MS, (dl - System.nanoTime()) / 1_000_000L));
-            int rc = (int) Native.zmq_poll.invokeExact(capture, pollItem.address(), 1, slice);
+            int rc = (int) Native.zmq_poll.invokeExact(pollItem.address(), 1, slice);
             if (rc > 0) return;
             if (rc < 0) {
-                int e = Native.errno(capture);
+                int e = Native.lastErrno();
                 if (e != ZmqException.EINTR) throw fail(op, e);
             }
         }
@@ -465,17 +463,17 @@ public final class Socket implements AutoCloseable {
         long len = data.byteSize();
         if (!data.isNative()) {
             for (;;) {
-                int rc = (int) Native.zmq_send_heap.invokeExact(capture, handle, data, len, flags | Zmq.DONTWAIT);
+                int rc = (int) Native.zmq_send_heap.invokeExact(handle, data, len, flags | Zmq.DONTWAIT);
                 if (rc >= 0) return true;
-                int e = Native.errno(capture);
+                int e = Native.lastErrno();
                 if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_send", e);
                 if ((flags & Zmq.DONTWAIT) != 0) return false;
                 awaitWritable("zmq_send");
             }
         }
-        int rc = (int) Native.zmq_send_nb.invokeExact(capture, handle, data.address(), len, flags | Zmq.DONTWAIT);
+        int rc = (int) Native.zmq_send_nb.invokeExact(handle, data.address(), len, flags | Zmq.DONTWAIT);
         if (rc >= 0) return true;
-        int e = Native.errno(capture);
+        int e = Native.lastErrno();
         if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_send", e);
         if ((flags & Zmq.DONTWAIT) != 0) return false;
         int to = sndTimeout;
@@ -485,7 +483,7 @@ public final class Socket implements AutoCloseable {
             // Keep the segment's memory alive across the blocking call.
             rc = sendNativeBlocking(data, len, flags);
             if (rc >= 0) return true;
-            e = Native.errno(capture);
+            e = Native.lastErrno();
             if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_send", e);
         }
     }
@@ -494,7 +492,7 @@ public final class Socket implements AutoCloseable {
         // The scope check: a segment from a closed arena throws here instead of passing freed
         // memory to the library.
         if (!data.scope().isAlive()) throw new IllegalStateException("segment's arena is closed");
-        return (int) Native.zmq_send.invokeExact(capture, handle, data.address(), len, flags & ~Zmq.DONTWAIT);
+        return (int) Native.zmq_send.invokeExact(handle, data.address(), len, flags & ~Zmq.DONTWAIT);
     }
 
     /**
@@ -531,18 +529,18 @@ public final class Socket implements AutoCloseable {
         enter();
         try {
             long msg = frame.msgAddress();
-            int rc = (int) Native.zmq_msg_send_nb.invokeExact(capture, msg, handle, flags | Zmq.DONTWAIT);
+            int rc = (int) Native.zmq_msg_send_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
             if (rc >= 0) { frame.sent(); return true; }
-            int e = Native.errno(capture);
+            int e = Native.lastErrno();
             if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_send", e);
             if ((flags & Zmq.DONTWAIT) != 0) return false;
             int to = sndTimeout;
             long dl = deadline(to);
             for (;;) {
                 checkWait("zmq_msg_send", to, dl);
-                rc = (int) Native.zmq_msg_send.invokeExact(capture, msg, handle, flags & ~Zmq.DONTWAIT);
+                rc = (int) Native.zmq_msg_send.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
                 if (rc >= 0) { frame.sent(); return true; }
-                e = Native.errno(capture);
+                e = Native.lastErrno();
                 if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_send", e);
             }
         } catch (Throwable t) {
@@ -561,18 +559,18 @@ public final class Socket implements AutoCloseable {
      */
     private int recvIntoOwnMsg(int flags, String op) throws Throwable {
         long msg = recvMsg.address();
-        int rc = (int) Native.zmq_msg_recv_nb.invokeExact(capture, msg, handle, flags | Zmq.DONTWAIT);
+        int rc = (int) Native.zmq_msg_recv_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
         if (rc >= 0) return rc;
-        int e = Native.errno(capture);
+        int e = Native.lastErrno();
         if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail(op, e);
         if ((flags & Zmq.DONTWAIT) != 0) return -1;
         int to = rcvTimeout;
         long dl = deadline(to);
         for (;;) {
             checkWait(op, to, dl);
-            rc = (int) Native.zmq_msg_recv.invokeExact(capture, msg, handle, flags & ~Zmq.DONTWAIT);
+            rc = (int) Native.zmq_msg_recv.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
             if (rc >= 0) return rc;
-            e = Native.errno(capture);
+            e = Native.lastErrno();
             if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail(op, e);
         }
     }
@@ -604,9 +602,9 @@ public final class Socket implements AutoCloseable {
         try {
             MemorySegment seg = recvArrSeg(buf);
             if (off != 0) seg = seg.asSlice(off, len);
-            int rc = (int) Native.zmq_recv_heap.invokeExact(capture, handle, seg, (long) len, flags | Zmq.DONTWAIT);
+            int rc = (int) Native.zmq_recv_heap.invokeExact(handle, seg, (long) len, flags | Zmq.DONTWAIT);
             if (rc >= 0) return rc;
-            int e = Native.errno(capture);
+            int e = Native.lastErrno();
             if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_recv", e);
             if ((flags & Zmq.DONTWAIT) != 0) return -1;
             // Wait in native memory; the frame is then copied once from the library's buffer.
@@ -641,12 +639,12 @@ public final class Socket implements AutoCloseable {
         long cap = dst.byteSize();
         int rc;
         if (dst.isNative()) {
-            rc = (int) Native.zmq_recv_nb.invokeExact(capture, handle, dst.address(), cap, flags | Zmq.DONTWAIT);
+            rc = (int) Native.zmq_recv_nb.invokeExact(handle, dst.address(), cap, flags | Zmq.DONTWAIT);
         } else {
-            rc = (int) Native.zmq_recv_heap.invokeExact(capture, handle, dst, cap, flags | Zmq.DONTWAIT);
+            rc = (int) Native.zmq_recv_heap.invokeExact(handle, dst, cap, flags | Zmq.DONTWAIT);
         }
         if (rc >= 0) return rc;
-        int e = Native.errno(capture);
+        int e = Native.lastErrno();
         if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_recv", e);
         if ((flags & Zmq.DONTWAIT) != 0) return -1;
         if (dst.isNative()) {
@@ -655,9 +653,9 @@ public final class Socket implements AutoCloseable {
             for (;;) {
                 checkWait("zmq_recv", to, dl);
                 if (!dst.scope().isAlive()) throw new IllegalStateException("segment's arena is closed");
-                rc = (int) Native.zmq_recv.invokeExact(capture, handle, dst.address(), cap, flags & ~Zmq.DONTWAIT);
+                rc = (int) Native.zmq_recv.invokeExact(handle, dst.address(), cap, flags & ~Zmq.DONTWAIT);
                 if (rc >= 0) return rc;
-                e = Native.errno(capture);
+                e = Native.lastErrno();
                 if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_recv", e);
             }
         }
@@ -701,18 +699,18 @@ public final class Socket implements AutoCloseable {
         try {
             frame.beforeReceive();
             long msg = frame.msgAddress();
-            int rc = (int) Native.zmq_msg_recv_nb.invokeExact(capture, msg, handle, flags | Zmq.DONTWAIT);
+            int rc = (int) Native.zmq_msg_recv_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
             if (rc >= 0) return true;
-            int e = Native.errno(capture);
+            int e = Native.lastErrno();
             if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
             if ((flags & Zmq.DONTWAIT) != 0) return false;
             int to = rcvTimeout;
             long dl = deadline(to);
             for (;;) {
                 checkWait("zmq_msg_recv", to, dl);
-                rc = (int) Native.zmq_msg_recv.invokeExact(capture, msg, handle, flags & ~Zmq.DONTWAIT);
+                rc = (int) Native.zmq_msg_recv.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
                 if (rc >= 0) return true;
-                e = Native.errno(capture);
+                e = Native.lastErrno();
                 if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
             }
         } catch (Throwable t) {
@@ -761,8 +759,8 @@ public final class Socket implements AutoCloseable {
         enter();
         try (Arena a = Arena.ofConfined()) {
             long ep = endpoint == null ? 0 : a.allocateFrom(endpoint).address();
-            int rc = (int) Native.zmq_socket_monitor.invokeExact(capture, handle, ep, events);
-            if (rc != 0) throw fail("zmq_socket_monitor", Native.errno(capture));
+            int rc = (int) Native.zmq_socket_monitor.invokeExact(handle, ep, events);
+            if (rc != 0) throw fail("zmq_socket_monitor", Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
