@@ -249,3 +249,64 @@ pub fn split_pieces(mut data: &[u8]) -> Vec<&[u8]> {
     }
     v
 }
+
+/// The downgrade paths (`legacy` target). The first byte picks what the input is:
+///
+/// * bits 0-1: the prefix put before the rest: none (a ZMTP 1.0 peer without a
+///   signature, or whatever the bytes say), a 2.0 signature (revision 1), a 1.0 one
+///   (revision 0), or a signature whose byte 9 marks a 1.0 long identity header;
+/// * bits 2-6: our socket type (libzmq numbering, modulo 21), bit 7: a ZAP domain;
+/// * the next byte: the read size (1-64).
+///
+/// The rest goes to a `Connection` (4 KiB message limit) in those reads; then the
+/// same bytes go through 1.0 and 2.0 `FrameDecoder`s, where every decoded frame must
+/// re-encode to the bytes it came from.
+pub fn legacy(data: &[u8]) {
+    let [mode, chunk, rest @ ..] = data else { return };
+    let mut input = match mode & 3 {
+        0 => Vec::new(),
+        1 => vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 1],
+        2 => vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 0],
+        _ => vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x00],
+    };
+    input.extend_from_slice(rest);
+    let mut config = Config::new(SocketType::ALL[usize::from(mode >> 2 & 0x1F) % SocketType::ALL.len()]);
+    config.max_msg_size = Some(4096);
+    if mode & 0x80 != 0 {
+        config.zap.domain = "d".into();
+    }
+    let mut conn = Connection::new(config);
+    conn.send_frame(b"queued", true);
+    conn.send_frame(b"", false);
+    conn.send_command(&Command::Subscribe(bytes::Bytes::from_static(b"t")));
+    let mut buf = BytesMut::new();
+    let mut out = Vec::new();
+    for piece in input.chunks(usize::from(chunk % 64) + 1) {
+        buf.extend_from_slice(piece);
+        let failed = conn.handle_input(&mut buf).is_err();
+        while let Some(ev) = conn.poll_event() {
+            if let Event::HandshakeComplete(peer) = ev {
+                assert!(peer.version.is_legacy() || peer.socket_type.is_some());
+                assert!(peer.routing_id.as_ref().is_none_or(|id| id.len() <= 255));
+            }
+        }
+        conn.poll_transmit(&mut out);
+        if failed {
+            break;
+        }
+    }
+    for version in [Version::V1_0, Version::V2_0] {
+        let mut dec = zmtp::FrameDecoder::for_version(version, Some(4096));
+        let mut buf = BytesMut::from(rest);
+        let mut at = 0;
+        while let Ok(Some(frame)) = dec.decode(&mut buf) {
+            let mut enc = Vec::new();
+            frame.encode_for(version, &mut enc);
+            let hdr = zmtp::parse_header_for(version, &rest[at..], None).unwrap().unwrap();
+            let len = hdr.header_len + frame.body.len();
+            // Same flags and body; the length may have been sent in the long form.
+            assert_eq!(&enc[enc.len() - frame.body.len()..], &rest[at + hdr.header_len..at + len]);
+            at += len;
+        }
+    }
+}

@@ -635,7 +635,9 @@ def main():
     ap.add_argument("--curve-sizes", default=",".join(map(str, CURVE_SIZES)), help="sizes of the tcp-curve rows")
     ap.add_argument("--no-charts", action="store_true")
     ap.add_argument("--out", default=str(RESULTS))
-    args = ap.parse_args()
+    # Options of the harness's sections (perf/harness/sections.d, e.g. --scale-full) pass
+    # through run.sh to every step; this one ignores those it does not know.
+    args, _sections_args = ap.parse_known_args()
     args.sizes = [int(x) for x in args.sizes.split(",") if x]
     args.transports = [x for x in args.transports.split(",") if x]
     args.callgrind_sizes = [int(x) for x in args.callgrind_sizes.split(",") if x]

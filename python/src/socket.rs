@@ -548,6 +548,8 @@ impl Socket {
             ("direct_reads", st.direct_reads),
             ("direct_resumes", st.direct_resumes),
             ("spun_waits", st.spun_waits),
+            ("wire_writes", st.wire_writes),
+            ("direct_writes", st.direct_writes),
         ] {
             d.set_item(k, v)?;
         }

@@ -117,6 +117,14 @@ impl Context {
         })
     }
 
+    /// Timers pending in the context's I/O threads, as of each one's last turn (handshake,
+    /// reconnect, heartbeat and linger deadlines). For tests and diagnostics: a connection
+    /// churn must leave none behind.
+    #[doc(hidden)]
+    pub fn io_timers_pending(&self) -> usize {
+        self.inner.io.get().map_or(0, |v| v.iter().map(|t| t.timers_pending()).sum())
+    }
+
     /// Makes every blocking and later call on this context's sockets fail with
     /// [`Error::Term`]. Sockets must still be closed (dropped). Idempotent.
     pub fn shutdown(&self) {

@@ -93,6 +93,9 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
             }
         })
         .collect();
+    // Sockets' readiness comes from `Socket::events`; their descriptors are only polled to
+    // sleep on. So the first pass makes a system call only for plain descriptors.
+    let any_fd = items.iter().any(|it| matches!(it, PollItem::Fd { .. }));
     let mut first = true;
     loop {
         // Plain descriptors: a zero-timeout look on the first pass, the real wait after.
@@ -107,7 +110,7 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
                 }
             }
         };
-        if !pfds.is_empty() {
+        if !pfds.is_empty() && (any_fd || !first) {
             // SAFETY: `pfds` is a valid array of `pfds.len()` pollfd structs for the call.
             let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout) };
             if rc < 0 {

@@ -1,9 +1,11 @@
 //! Connection properties on received messages: what libzmq's `zmq_msg_gets` reads.
 //!
 //! When a connection's handshake completes, the session gathers one [`Properties`] for it, in
-//! libzmq's order of precedence (the first value of a name wins): Peer-Address, then what the
-//! ZAP handler returned (User-Id and its metadata), then the peer's READY properties
-//! (Socket-Type, Identity, application properties). The session hands it to the socket side
+//! libzmq's order of precedence (the first value of a name wins): Peer-Address, then oxmq's
+//! ZMTP-Version (the negotiated revision, "1.0", "2.0", "3.0" or "3.1"; libzmq has no such
+//! property or event), then what the ZAP handler returned (User-Id and its metadata), then the
+//! peer's READY properties (Socket-Type, Identity, application properties; a ZMTP 2.0 peer's
+//! Socket-Type comes from its greeting). The session hands it to the socket side
 //! in-band, on the routing-id frame that opens each connection in the pipe; the socket's pipe
 //! end keeps it and attaches it (one shared `Arc`) to every message it reads from that
 //! connection, on the application thread, so the I/O thread never touches it per message.
@@ -20,14 +22,23 @@ pub struct Properties {
 pub const PEER_ADDRESS: &str = "Peer-Address";
 /// The user id a ZAP handler returned.
 pub const USER_ID: &str = "User-Id";
+/// The negotiated ZMTP revision (oxmq's; set before the peer's properties, so a peer cannot
+/// override it).
+pub const ZMTP_VERSION: &str = "ZMTP-Version";
 
 impl Properties {
     /// Gathers a connection's properties (see the module docs for the order).
-    pub(crate) fn gather(peer_address: &str, zap: Option<&zmtp::ZapReply>, peer: &zmtp::Metadata) -> Properties {
+    pub(crate) fn gather(
+        peer_address: &str,
+        version: zmtp::Version,
+        zap: Option<&zmtp::ZapReply>,
+        peer: &zmtp::Metadata,
+    ) -> Properties {
         let mut p = Properties::default();
         if !peer_address.is_empty() {
             p.insert(PEER_ADDRESS, peer_address.as_bytes());
         }
+        p.insert(ZMTP_VERSION, version.as_str().as_bytes());
         if let Some(z) = zap {
             p.insert(USER_ID, &z.user_id);
             for (name, value) in z.metadata.iter() {
@@ -110,22 +121,28 @@ mod tests {
             user_id: Bytes::from_static(b"alice"),
             metadata: zmeta,
         };
-        let p = Properties::gather("10.0.0.1", Some(&zap), &peer);
+        let p = Properties::gather("10.0.0.1", zmtp::Version::V3_1, Some(&zap), &peer);
         assert_eq!(p.get("Peer-Address"), Some(&b"10.0.0.1"[..]));
         assert_eq!(p.get("user-id"), Some(&b"alice"[..]), "ZAP wins over the peer's READY");
         assert_eq!(p.get("X-Tier"), Some(&b"gold"[..]));
         assert_eq!(p.get_with_nul("Socket-Type"), Some(&b"DEALER\0"[..]));
         assert_eq!(p.get("Nope"), None);
         assert_eq!(p.get("Routing-Id"), None);
-        assert_eq!(p.len(), 4);
+        assert_eq!(p.get("ZMTP-Version"), Some(&b"3.1"[..]));
+        assert_eq!(p.len(), 5);
         let names: Vec<_> = p.iter().map(|(n, _)| n).collect();
-        assert_eq!(names, ["Peer-Address", "User-Id", "X-Tier", "Socket-Type"]);
+        assert_eq!(names, ["Peer-Address", "ZMTP-Version", "User-Id", "X-Tier", "Socket-Type"]);
         let mut with_id = zmtp::Metadata::new();
         with_id.insert("Identity", &b"peer-1"[..]);
-        let p = Properties::gather("", None, &with_id);
+        let p = Properties::gather("", zmtp::Version::V2_0, None, &with_id);
         assert_eq!(p.get("Routing-Id"), Some(&b"peer-1"[..]));
-        let bare = Properties::gather("", None, &zmtp::Metadata::new());
-        assert!(bare.is_empty() && bare.get("User-Id").is_none());
+        assert_eq!(p.get("zmtp-version"), Some(&b"2.0"[..]));
+        let mut spoof = zmtp::Metadata::new();
+        spoof.insert("ZMTP-Version", &b"9.9"[..]);
+        let bare = Properties::gather("", zmtp::Version::V3_0, None, &spoof);
+        assert_eq!(bare.len(), 1, "the peer cannot override the negotiated version");
+        assert_eq!(bare.get("ZMTP-Version"), Some(&b"3.0"[..]));
+        assert!(bare.get("User-Id").is_none());
         assert_eq!(peer_address(None), "");
     }
 }

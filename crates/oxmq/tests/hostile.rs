@@ -306,21 +306,32 @@ fn malformed_ready_metadata(kind: Kind) {
     srv.finish();
 }
 
-fn zmtp_1_0_and_2_0_greetings(kind: Kind) {
+fn hostile_zmtp_1_0_and_2_0_peers(kind: Kind) {
+    // ZMTP 1.0 (RFC 13) and 2.0 (RFC 15) peers are accepted (tests/legacy.rs); these break
+    // those protocols right after their identity, before any message, or in the greeting.
     let mut srv = Server::new(kind, NO_TIMER, None);
-    // ZMTP 1.0: no signature; an identity frame (length 1, flags 0) then messages.
-    let mut v1 = vec![0x01, 0x00];
-    v1.extend_from_slice(&[0x06, 0x00, b'h', b'e', b'l', b'l', b'o']);
-    v1.extend_from_slice(&[0x06, 0x00, b'w', b'o', b'r', b'l', b'd']);
-    // ZMTP 2.0: signature, revision 1, socket type, then an empty identity.
-    let sock_type = if kind == Kind::Pull { 8 } else { 5 };
-    let mut v2 = SIGNATURE.to_vec();
-    v2.extend_from_slice(&[0x01, sock_type, 0x00, 0x00]);
-    v2.extend_from_slice(&[0x00, 0x05, b'h', b'e', b'l', b'l', b'o']);
-    for (name, bytes) in [("ZMTP 1.0", v1), ("ZMTP 2.0", v2)] {
+    let (ours, wrong) = if kind == Kind::Pull { (8u8, 7u8) } else { (5, 8) };
+    let v2 = |ty: u8, rest: &[u8]| {
+        let mut b = SIGNATURE.to_vec();
+        b.extend_from_slice(&[0x01, ty]);
+        b.extend_from_slice(rest);
+        b
+    };
+    let mut long_id = vec![0x02, 0, 0, 0, 0, 0, 0, 0x01, 0x2C];
+    long_id.extend_from_slice(&[b'i'; 300]);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("1.0 frame of length 0", vec![0x01, 0x00, 0x00, b'x']),
+        ("1.0 reserved flag bit", vec![0x01, 0x00, 0x03, 0x02, b'x', b'y']),
+        ("1.0 identity of 2^62 bytes", vec![0xFF, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x00, b'x']),
+        ("2.0 COMMAND flag", v2(ours, &[0x00, 0x00, 0x04, 0x01, b'x'])),
+        ("2.0 identity of 300 bytes", v2(ours, &long_id)),
+        ("2.0 incompatible socket type", v2(wrong, &[0x00, 0x00, 0x00, 0x01, b'x'])),
+        ("2.0 unknown socket type", v2(42, &[0x00, 0x00, 0x00, 0x01, b'x'])),
+    ];
+    for (name, bytes) in cases {
         let mut raw = srv.connect_raw();
         send_raw(&mut raw, &bytes);
-        expect_closed(&mut raw, CLOSE_DEADLINE, &format!("spoke {name}"));
+        expect_closed(&mut raw, CLOSE_DEADLINE, &format!("sent {name}"));
         srv.exchange(5);
     }
     srv.finish();
@@ -388,6 +399,6 @@ both_kinds!(
     frame_header_announcing_2_pow_62,
     reserved_flag_bits,
     malformed_ready_metadata,
-    zmtp_1_0_and_2_0_greetings,
+    hostile_zmtp_1_0_and_2_0_peers,
     stall_mid_handshake,
 );

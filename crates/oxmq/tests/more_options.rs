@@ -313,9 +313,10 @@ fn blocky_false_makes_linger_zero_and_term_prompt() {
     drop(push);
     within(Duration::from_secs(2), "term with BLOCKY=0", move || ctx.term().unwrap());
 
-    // Blocky (the default): LINGER -1, and a close still delivers what was sent.
+    // Blocky (the default): LINGER -1, and a close still delivers what was sent. The endpoint is
+    // a fresh ipc path: a tcp port found free could be taken by a parallel test's peer meanwhile.
     let ctx = Context::new();
-    let ep = format!("tcp://127.0.0.1:{}", free_port());
+    let ep = format!("ipc://{}", ipc_path());
     let mut push = ctx.socket(T::Push).unwrap();
     assert_eq!(push.get_int(opt::LINGER).unwrap(), -1);
     push.connect(&ep).unwrap();

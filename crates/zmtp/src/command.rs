@@ -197,9 +197,14 @@ impl Command {
 
 /// Appends a subscription (or cancellation) in the form the negotiated
 /// version wants: a SUBSCRIBE/CANCEL command for 3.1, a message frame whose
-/// body is 0x01 (subscribe) or 0x00 (cancel) then the topic for 3.0.
+/// body is 0x01 (subscribe) or 0x00 (cancel) then the topic for 3.0, and the
+/// same message in 2.0's or 1.0's framing for those peers.
 pub fn encode_subscription(version: Version, subscribe: bool, topic: &[u8], out: &mut Vec<u8>) {
     match version {
+        Version::V1_0 | Version::V2_0 => {
+            crate::frame::encode_message_header(version, 1 + topic.len(), false, out);
+            out.push(u8::from(subscribe));
+        }
         Version::V3_1 => {
             let name: &[u8] = if subscribe { b"SUBSCRIBE" } else { b"CANCEL" };
             encode_header(1 + name.len() + topic.len(), false, true, out);

@@ -11,6 +11,12 @@
 //!
 //! With CURVE, every frame after the handshake is sealed into a MESSAGE on
 //! the way out and opened on the way in by the handshake's [`Cipher`].
+//!
+//! With a ZMTP 1.0 or 2.0 peer, frames go out and come in in that revision's
+//! framing from the end of the handshake on; SUBSCRIBE/CANCEL go out as
+//! subscription messages, and other commands (PING, PONG, JOIN, ...), which
+//! those revisions do not have, are not sent. [`Peer::implies_subscribe_all`]
+//! is left to the caller.
 
 use std::collections::VecDeque;
 
@@ -19,7 +25,7 @@ use bytes::{Buf, BytesMut};
 use crate::command::{encode_subscription, Command};
 use crate::error::Error;
 use crate::frame::Frame;
-use crate::frame::{encode_frame, FrameDecoder};
+use crate::frame::{encode_frame, encode_frame_for, FrameDecoder};
 use crate::handshake::{Config, Handshake, Peer};
 use crate::mechanism::Cipher;
 use crate::version::Version;
@@ -107,6 +113,7 @@ impl Connection {
             self.events
                 .push_back(Event::HandshakeComplete(peer.clone()));
             self.version = Some(version);
+            self.decoder = FrameDecoder::for_version(version, self.decoder.max_body());
             self.cipher = self.handshake.take_cipher();
             for held in std::mem::take(&mut self.held) {
                 match held {
@@ -139,8 +146,9 @@ impl Connection {
 
     /// Queues a data frame (held back until the handshake completes).
     pub fn send_frame(&mut self, body: &[u8], more: bool) {
-        if self.version.is_some() {
+        if let Some(version) = self.version {
             match &mut self.cipher {
+                None if version.is_legacy() => encode_frame_for(version, body, more, &mut self.transmit),
                 None => encode_frame(body, more, false, &mut self.transmit),
                 Some(_) => self.seal(more, false, body),
             }
@@ -229,6 +237,8 @@ fn encode_command(version: Version, cmd: &Command, out: &mut Vec<u8>) {
     match cmd {
         Command::Subscribe(topic) => encode_subscription(version, true, topic, out),
         Command::Cancel(topic) => encode_subscription(version, false, topic, out),
+        // ZMTP 1.0 and 2.0 have no commands.
+        _ if version.is_legacy() => {}
         other => other.encode(out),
     }
 }
@@ -275,7 +285,7 @@ mod tests {
         pump(&mut a, &mut b).unwrap();
         let ev = events(&mut b);
         assert!(
-            matches!(&ev[0], Event::HandshakeComplete(p) if p.socket_type == SocketType::Dealer)
+            matches!(&ev[0], Event::HandshakeComplete(p) if p.socket_type == Some(SocketType::Dealer))
         );
         assert_eq!(
             ev[1],

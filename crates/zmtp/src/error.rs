@@ -10,6 +10,7 @@ use std::fmt;
 use bytes::Bytes;
 
 use crate::socket_type::SocketType;
+use crate::version::Version;
 
 /// A frame header that cannot be accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +27,9 @@ pub enum FrameError {
         /// The announced length.
         len: u64,
     },
+    /// A ZMTP 1.0 frame whose length is 0: the length counts the flags octet,
+    /// so it is at least 1.
+    ZeroLength,
     /// The body is larger than the configured maximum.
     TooLarge {
         /// The announced length.
@@ -45,6 +49,7 @@ impl fmt::Display for FrameError {
             FrameError::LengthOverflow { len } => {
                 write!(f, "frame length {len} exceeds 2^63-1")
             }
+            FrameError::ZeroLength => f.write_str("ZMTP 1.0 frame of length 0 (no flags octet)"),
             FrameError::TooLarge { len, max } => {
                 write!(f, "frame of {len} bytes exceeds the maximum of {max}")
             }
@@ -186,14 +191,27 @@ pub enum HandshakeError {
     /// The greeting looks versioned (byte 9 has bit 0 set) but is not the
     /// ZMTP signature `FF .. 7F`.
     BadSignature,
-    /// A peer speaking a ZMTP revision we do not implement: 1.0 (no version
-    /// byte, reported as 1.0) or 2.0 (revision byte 1 or 2, reported as 2.0;
-    /// revision byte 0 is reported as 1.0, as libzmq treats it).
-    UnsupportedVersion {
-        /// The peer's major version.
-        major: u8,
-        /// The peer's minor version (0 for pre-3.0 peers).
-        minor: u8,
+    /// A ZMTP 1.0 or 2.0 peer met a socket with a security mechanism (PLAIN,
+    /// CURVE) or a ZAP domain: those revisions have no mechanism handshake, so
+    /// the peer is refused, as libzmq refuses it (`zap_enabled`).
+    LegacySecurity {
+        /// The peer's revision.
+        version: Version,
+    },
+    /// A ZMTP 1.0 or 2.0 peer met a socket of a type added after 2.0 (the
+    /// draft types, STREAM): no such peer can be its counterpart.
+    LegacySocketType {
+        /// Our socket type.
+        ours: SocketType,
+        /// The peer's revision.
+        version: Version,
+    },
+    /// A greeting parsed as one revision carries another's revision byte (a
+    /// 2.0 greeting whose byte 10 is not 1, a 3.x greeting whose byte 10 is
+    /// below 2).
+    UnexpectedRevision {
+        /// The revision byte found.
+        revision: u8,
     },
     /// The peer announced a known security mechanism other than ours.
     MechanismMismatch,
@@ -309,9 +327,15 @@ impl fmt::Display for HandshakeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HandshakeError::BadSignature => f.write_str("bad ZMTP greeting signature"),
-            HandshakeError::UnsupportedVersion { major, minor } => {
-                write!(f, "unsupported ZMTP version {major}.{minor}")
+            HandshakeError::LegacySecurity { version } => write!(
+                f,
+                "ZMTP {} peer refused: the socket uses a security mechanism or a ZAP domain",
+                version.as_str()
+            ),
+            HandshakeError::LegacySocketType { ours, version } => {
+                write!(f, "ZMTP {} peer refused: socket type {ours} did not exist before ZMTP 3", version.as_str())
             }
+            HandshakeError::UnexpectedRevision { revision } => write!(f, "unexpected ZMTP revision byte {revision}"),
             HandshakeError::MechanismMismatch => f.write_str("security mechanism mismatch"),
             HandshakeError::UnknownMechanism => f.write_str("unknown security mechanism"),
             HandshakeError::AsServerConflict => f.write_str("both peers claim the same role"),
@@ -547,7 +571,9 @@ mod tests {
         assert!(std::error::Error::source(&e).is_some());
         let all = [
             HandshakeError::BadSignature,
-            HandshakeError::UnsupportedVersion { major: 2, minor: 0 },
+            HandshakeError::LegacySecurity { version: Version::V2_0 },
+            HandshakeError::LegacySocketType { ours: SocketType::Client, version: Version::V1_0 },
+            HandshakeError::UnexpectedRevision { revision: 3 },
             HandshakeError::MechanismMismatch,
             HandshakeError::UnknownMechanism,
             HandshakeError::AsServerConflict,

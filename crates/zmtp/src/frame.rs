@@ -11,6 +11,8 @@
 use bytes::{Buf, Bytes, BytesMut};
 
 use crate::error::FrameError;
+use crate::legacy;
+use crate::version::Version;
 
 /// More frames of the same message follow.
 pub const FLAG_MORE: u8 = 0x01;
@@ -47,10 +49,20 @@ pub struct FrameHeader {
 /// 2^63-1 and (when `max_body` is set) a body above the maximum. A long header
 /// announcing 255 bytes or fewer is accepted, as libzmq accepts it.
 pub fn parse_header(buf: &[u8], max_body: Option<u64>) -> Result<Option<FrameHeader>, FrameError> {
+    parse_header_masked(buf, max_body, !KNOWN_FLAGS)
+}
+
+/// [`parse_header`] refusing the flag bits in `reserved` (ZMTP 2.0 also refuses COMMAND).
+#[inline(always)]
+fn parse_header_masked(
+    buf: &[u8],
+    max_body: Option<u64>,
+    reserved: u8,
+) -> Result<Option<FrameHeader>, FrameError> {
     let Some(&flags) = buf.first() else {
         return Ok(None);
     };
-    if flags & !KNOWN_FLAGS != 0 {
+    if flags & reserved != 0 {
         return Err(FrameError::ReservedFlags { flags });
     }
     let more = flags & FLAG_MORE != 0;
@@ -86,6 +98,48 @@ pub fn parse_header(buf: &[u8], max_body: Option<u64>) -> Result<Option<FrameHea
         header_len,
         body_len,
     }))
+}
+
+/// Parses a frame header of revision `version`: [`parse_header`] for 3.x, the
+/// same refusing the COMMAND bit for 2.0 ([`legacy::parse_header_v2`]), and
+/// [`legacy::parse_header_v1`] for 1.0. 2.0 and 3.x share one parser whose
+/// reserved-bit mask is picked without a branch; 1.0 costs one predictable
+/// branch (the revision never changes on a connection). So a legacy
+/// connection's frame loop costs what a 3.x one does.
+#[inline(always)]
+pub fn parse_header_for(
+    version: Version,
+    buf: &[u8],
+    max_body: Option<u64>,
+) -> Result<Option<FrameHeader>, FrameError> {
+    if version == Version::V1_0 {
+        return legacy::parse_header_v1(buf, max_body);
+    }
+    let reserved = if version == Version::V2_0 { !(FLAG_MORE | FLAG_LONG) } else { !KNOWN_FLAGS };
+    parse_header_masked(buf, max_body, reserved)
+}
+
+/// Appends the header of a message (not command) frame in `version`'s format:
+/// 2.0 and 3.x share theirs; 1.0 puts the length (flags octet included) first.
+#[inline]
+pub fn encode_message_header(version: Version, body_len: usize, more: bool, out: &mut Vec<u8>) {
+    let mut hdr = [0u8; legacy::MAX_HEADER_LEN];
+    let n = if version == Version::V1_0 {
+        legacy::write_header_v1(body_len, more, &mut hdr)
+    } else {
+        let mut h9 = [0u8; LONG_HEADER_LEN];
+        let n = write_header(body_len, more, false, &mut h9);
+        hdr[..n].copy_from_slice(&h9[..n]);
+        n
+    };
+    out.extend_from_slice(&hdr[..n]);
+}
+
+/// Appends a complete message frame in `version`'s format.
+pub fn encode_frame_for(version: Version, body: &[u8], more: bool, out: &mut Vec<u8>) {
+    out.reserve(legacy::MAX_HEADER_LEN + body.len());
+    encode_message_header(version, body.len(), more, out);
+    out.extend_from_slice(body);
 }
 
 fn flags_for(body_len: usize, more: bool, command: bool) -> (u8, bool) {
@@ -143,22 +197,49 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// Appends this frame's wire encoding.
+    /// Appends this frame's wire encoding (3.x).
     pub fn encode(&self, out: &mut Vec<u8>) {
         encode_frame(&self.body, self.more, self.command, out);
     }
+
+    /// Appends this frame's encoding in `version`'s format (a command frame
+    /// has no pre-3.0 form: it is encoded as 3.x).
+    pub fn encode_for(&self, version: Version, out: &mut Vec<u8>) {
+        if self.command || !version.is_legacy() {
+            self.encode(out)
+        } else {
+            encode_frame_for(version, &self.body, self.more, out)
+        }
+    }
 }
 
-/// Zero-copy frame decoder over a receive buffer.
-#[derive(Clone, Debug, Default)]
+/// Zero-copy frame decoder over a receive buffer, for one ZMTP revision.
+#[derive(Clone, Debug)]
 pub struct FrameDecoder {
     max_body: Option<u64>,
+    version: Version,
+}
+
+impl Default for FrameDecoder {
+    fn default() -> Self {
+        FrameDecoder::new(None)
+    }
 }
 
 impl FrameDecoder {
-    /// A decoder refusing bodies larger than `max_body` (if set).
+    /// A 3.x decoder refusing bodies larger than `max_body` (if set).
     pub fn new(max_body: Option<u64>) -> Self {
-        FrameDecoder { max_body }
+        FrameDecoder::for_version(Version::V3_1, max_body)
+    }
+
+    /// A decoder for frames of revision `version` (1.0, 2.0 or 3.x).
+    pub fn for_version(version: Version, max_body: Option<u64>) -> Self {
+        FrameDecoder { max_body, version }
+    }
+
+    /// The revision whose frames this decoder reads.
+    pub fn version(&self) -> Version {
+        self.version
     }
 
     /// The configured maximum body size.
@@ -169,7 +250,7 @@ impl FrameDecoder {
     /// Takes one complete frame off the front of `buf`, or returns `Ok(None)`
     /// and leaves `buf` untouched if the frame has not fully arrived.
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, FrameError> {
-        let Some(hdr) = parse_header(buf, self.max_body)? else {
+        let Some(hdr) = parse_header_for(self.version, buf, self.max_body)? else {
             return Ok(None);
         };
         // On targets where usize is narrower than the wire length, a body
@@ -195,16 +276,20 @@ impl FrameDecoder {
     /// header is incomplete, the next frame's header) can be decoded. Returns
     /// 0 when a frame is ready or the header is invalid (decode reports it).
     pub fn bytes_needed(&self, buf: &[u8]) -> u64 {
-        match parse_header(buf, self.max_body) {
+        match parse_header_for(self.version, buf, self.max_body) {
             Ok(Some(hdr)) => {
                 (hdr.header_len as u64 + hdr.body_len).saturating_sub(buf.len() as u64)
             }
             Ok(None) => {
-                let want = match buf.first() {
-                    Some(f) if f & FLAG_LONG != 0 => LONG_HEADER_LEN,
-                    _ => SHORT_HEADER_LEN,
+                let want = if self.version.is_legacy() {
+                    legacy::header_need(self.version == Version::V1_0, buf)
+                } else {
+                    match buf.first() {
+                        Some(f) if f & FLAG_LONG != 0 => LONG_HEADER_LEN,
+                        _ => SHORT_HEADER_LEN,
+                    }
                 };
-                (want - buf.len()) as u64
+                want.saturating_sub(buf.len()) as u64
             }
             Err(_) => 0,
         }

@@ -6,12 +6,12 @@
 //! We send the greeting in three steps, exactly like libzmq 4.3: the 10-byte
 //! signature at once, the major version once the peer's signature has
 //! arrived, and the remaining 53 bytes once the peer's major version has
-//! arrived (RFC 23, "Detecting ZMTP 1.0 and 2.0 Peers"). A 3.x peer sees no
-//! difference, but it leaves room to add ZMTP 1.0/2.0 support later, since
-//! until the peer's first 11 bytes are in we have committed to nothing a 1.0
-//! or 2.0 peer would misread. For the same reason the padding carries the
-//! identity length plus one as a 64-bit big-endian number, which a ZMTP 1.0
-//! peer reads as the length of our identity frame; 3.x peers ignore it.
+//! arrived (RFC 23, "Detecting ZMTP 1.0 and 2.0 Peers"). Until the peer's first
+//! 11 bytes are in we have committed to nothing a 1.0 or 2.0 peer would
+//! misread ([`detect`] classifies them; [`crate::legacy`] speaks to the old
+//! ones). For the same reason the padding carries the identity length plus
+//! one as a 64-bit big-endian number, which a ZMTP 1.0 peer reads as the
+//! length of our identity frame; 3.x peers ignore it.
 
 use crate::error::HandshakeError;
 use crate::version::Version;
@@ -84,7 +84,11 @@ impl Greeting {
     /// mechanism is compared by the handshake. Padding and filler are not
     /// validated (RFC 23 forbids interpreting the padding).
     pub fn parse(g: &[u8; GREETING_LEN]) -> Result<Greeting, HandshakeError> {
-        check_prefix(g)?;
+        match detect(g)? {
+            Detected::Revision(r) if r >= 2 => {}
+            Detected::Revision(r) => return Err(HandshakeError::UnexpectedRevision { revision: r }),
+            _ => return Err(HandshakeError::BadSignature),
+        }
         let mut padding = [0u8; 8];
         padding.copy_from_slice(&g[1..9]);
         let mut mechanism = [0u8; MECHANISM_LEN];
@@ -118,32 +122,38 @@ impl Greeting {
     }
 }
 
-/// Checks as much of a peer's greeting as has arrived, so that pre-3.0 peers
-/// are refused before anything is misparsed:
-///
-/// * first byte not `FF`: ZMTP 1.0 (a short identity frame length);
-/// * byte 9 with bit 0 clear: ZMTP 1.0 (a long identity frame's flags);
-/// * byte 9 with bit 0 set but not `7F`: not a ZMTP signature;
-/// * major version 0: ZMTP 1.0 with a signature, 1 or 2: ZMTP 2.0.
-pub fn check_prefix(prefix: &[u8]) -> Result<(), HandshakeError> {
-    const V1: HandshakeError = HandshakeError::UnsupportedVersion { major: 1, minor: 0 };
-    if let Some(&first) = prefix.first() {
-        if first != 0xFF {
-            return Err(V1);
-        }
+/// What the first bytes of a peer's greeting say about its revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detected {
+    /// Not enough bytes to tell yet.
+    Pending,
+    /// ZMTP 1.0 without a signature: the bytes are the header of its identity
+    /// frame (first byte not `FF`, or byte 9, the flags of a long header,
+    /// without bit 0).
+    Unversioned,
+    /// A valid signature; the revision byte has not arrived.
+    Signature,
+    /// A valid signature and this revision byte: 0 is ZMTP 1.0 with a
+    /// signature, 1 is 2.0, 2 and above are 3.x (libzmq speaks 3.1 to
+    /// revision 2 and to anything above 3).
+    Revision(u8),
+}
+
+/// Classifies as much of a peer's greeting as has arrived, the way libzmq's
+/// `zmtp_engine_t::receive_greeting` does, so that the bytes we send never
+/// depend on how the input was chunked. Byte 9 with bit 0 set but other than
+/// `7F` is not a ZMTP signature (libzmq would read on; nothing sends it).
+pub fn detect(prefix: &[u8]) -> Result<Detected, HandshakeError> {
+    match prefix.first() {
+        None => return Ok(Detected::Pending),
+        Some(&first) if first != 0xFF => return Ok(Detected::Unversioned),
+        Some(_) => {}
     }
-    if let Some(&flags) = prefix.get(9) {
-        if flags & 0x01 == 0 {
-            return Err(V1);
-        }
-        if flags != 0x7F {
-            return Err(HandshakeError::BadSignature);
-        }
-    }
-    match prefix.get(MAJOR_POS) {
-        Some(0) => Err(V1),
-        Some(1 | 2) => Err(HandshakeError::UnsupportedVersion { major: 2, minor: 0 }),
-        _ => Ok(()),
+    match prefix.get(9) {
+        None => Ok(Detected::Pending),
+        Some(&flags) if flags & 0x01 == 0 => Ok(Detected::Unversioned),
+        Some(&flags) if flags != 0x7F => Err(HandshakeError::BadSignature),
+        Some(_) => Ok(prefix.get(MAJOR_POS).map_or(Detected::Signature, |&r| Detected::Revision(r))),
     }
 }
 
@@ -182,24 +192,16 @@ mod tests {
 
     #[test]
     fn old_peers_are_detected_early() {
-        let v1 = Err(HandshakeError::UnsupportedVersion { major: 1, minor: 0 });
-        assert_eq!(check_prefix(&[]), Ok(()));
-        assert_eq!(check_prefix(&[0x01]), v1);
-        assert_eq!(check_prefix(&[0xFF, 0, 0]), Ok(()));
-        assert_eq!(check_prefix(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x00]), v1);
-        assert_eq!(
-            check_prefix(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x01]),
-            Err(HandshakeError::BadSignature)
-        );
-        assert_eq!(check_prefix(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F]), Ok(()));
-        assert_eq!(check_prefix(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 0]), v1);
-        assert_eq!(
-            check_prefix(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 1]),
-            Err(HandshakeError::UnsupportedVersion { major: 2, minor: 0 })
-        );
-        assert_eq!(
-            check_prefix(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 3]),
-            Ok(())
-        );
+        use Detected::*;
+        assert_eq!(detect(&[]), Ok(Pending));
+        assert_eq!(detect(&[0x01]), Ok(Unversioned));
+        assert_eq!(detect(&[0x00]), Ok(Unversioned));
+        assert_eq!(detect(&[0xFF, 0, 0]), Ok(Pending));
+        assert_eq!(detect(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x00]), Ok(Unversioned));
+        assert_eq!(detect(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x01]), Err(HandshakeError::BadSignature));
+        assert_eq!(detect(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F]), Ok(Signature));
+        for r in [0, 1, 2, 3, 4] {
+            assert_eq!(detect(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, r]), Ok(Revision(r)));
+        }
     }
 }

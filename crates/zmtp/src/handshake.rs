@@ -18,7 +18,8 @@ use bytes::Bytes;
 use crate::command::Command;
 use crate::error::HandshakeError;
 use crate::frame::{parse_header, FLAG_LONG, LONG_HEADER_LEN, SHORT_HEADER_LEN};
-use crate::greeting::{check_prefix, Greeting, GREETING_LEN, MAJOR_POS, SIGNATURE_LEN};
+use crate::greeting::{detect, Detected, Greeting, GREETING_LEN, MAJOR_POS, SIGNATURE_LEN};
+use crate::legacy;
 use crate::mechanism::{Cipher, Mechanism, MechanismState, Status, ZapMode, KNOWN_MECHANISMS};
 use crate::metadata::{Metadata, IDENTITY, SOCKET_TYPE};
 use crate::socket_type::SocketType;
@@ -91,12 +92,19 @@ impl Config {
 pub struct Peer {
     /// The negotiated protocol revision.
     pub version: Version,
-    /// The peer's socket type.
-    pub socket_type: SocketType,
-    /// The peer's "Identity" property if it sent one (possibly empty).
+    /// The peer's socket type: from READY (3.x) or the greeting's socket-type
+    /// byte (2.0); `None` for a ZMTP 1.0 peer, which does not announce it.
+    pub socket_type: Option<SocketType>,
+    /// The peer's "Identity" property if it sent one (possibly empty); for a
+    /// 1.0/2.0 peer, its identity message (always sent, possibly empty).
     pub routing_id: Option<Bytes>,
-    /// All properties the peer sent, including Socket-Type and Identity.
+    /// All properties the peer sent, including Socket-Type and Identity. A 2.0
+    /// peer sends none: its Socket-Type is filled in from the greeting.
     pub metadata: Metadata,
+    /// libzmq's rule for a ZMTP 1.0 peer without a signature (libzmq 2.x) when
+    /// we are a PUB or XPUB: such peers never send subscriptions, so the
+    /// connection acts as if the peer had subscribed to everything.
+    pub implies_subscribe_all: bool,
 }
 
 /// Receiving the peer's greeting while sending ours in stages.
@@ -106,6 +114,19 @@ struct GreetingPhase {
     sent: usize,
     theirs: [u8; GREETING_LEN],
     received: usize,
+    /// How many greeting bytes the peer sends: 64 for 3.x, 12 for a 1.0/2.0
+    /// peer with a signature (known once its revision byte is in).
+    expected: usize,
+}
+
+/// A 1.0/2.0 peer: reading its identity message, one frame in its framing.
+#[derive(Debug)]
+struct LegacyPhase {
+    version: Version,
+    peer_type: Option<SocketType>,
+    unversioned: bool,
+    /// The identity frame as it arrives (at most 10 + 255 bytes).
+    frame: Vec<u8>,
 }
 
 /// Running the mechanism: collecting one command frame at a time.
@@ -123,6 +144,7 @@ struct MechanismPhase {
 #[derive(Debug)]
 enum State {
     Greeting(GreetingPhase),
+    Legacy(LegacyPhase),
     Mechanism(MechanismPhase),
     Complete(Peer),
     Failed(HandshakeError),
@@ -180,6 +202,7 @@ impl Handshake {
                 sent: SIGNATURE_LEN,
                 theirs: [0; GREETING_LEN],
                 received: 0,
+                expected: GREETING_LEN,
             }),
         }
     }
@@ -219,26 +242,76 @@ impl Handshake {
                 State::Failed(e) => return Err(e.clone()),
                 State::Complete(_) => return Ok(consumed),
                 State::Greeting(g) => {
-                    let take = rest.len().min(GREETING_LEN - g.received);
+                    // Take bytes up to the next point where the peer's revision may be
+                    // decided (its first byte, its signature, its revision byte, the end
+                    // of its greeting), so that a ZMTP 1.0 peer's identity frame is never
+                    // read past: what follows it belongs to the caller.
+                    let stop = match g.received {
+                        0 => 1,
+                        r if r < SIGNATURE_LEN => SIGNATURE_LEN,
+                        SIGNATURE_LEN => MAJOR_POS + 1,
+                        _ => g.expected,
+                    };
+                    let take = rest.len().min(stop - g.received);
                     if take == 0 {
                         return Ok(consumed);
                     }
                     g.theirs[g.received..g.received + take].copy_from_slice(&rest[..take]);
                     g.received += take;
                     consumed += take;
-                    // Our major version once their signature is in, the rest
-                    // once their major version is in (libzmq's order). The
-                    // signature is judged before the version so the bytes we
-                    // send do not depend on how the input was chunked.
-                    check_prefix(&g.theirs[..g.received.min(SIGNATURE_LEN)])?;
-                    if g.received >= SIGNATURE_LEN && g.sent == SIGNATURE_LEN {
+                    // Our major version once their signature is in, the rest once their
+                    // revision is in (libzmq's order): 3.x gets the rest of a 3.x greeting,
+                    // 1.0 and 2.0 our socket-type byte.
+                    let revision = match detect(&g.theirs[..g.received])? {
+                        Detected::Pending => continue,
+                        Detected::Unversioned => {
+                            // ZMTP 1.0 without a signature: what arrived starts its
+                            // identity frame, and our signature was our identity
+                            // frame's header.
+                            let seed = g.theirs[..g.received].to_vec();
+                            self.begin_legacy(Version::V1_0, true, None, seed)?;
+                            continue;
+                        }
+                        Detected::Signature => None,
+                        Detected::Revision(r) => Some(r),
+                    };
+                    if g.sent == SIGNATURE_LEN {
                         self.transmit.push(g.ours[MAJOR_POS]);
                         g.sent += 1;
                     }
-                    check_prefix(&g.theirs[..g.received])?;
-                    if g.received > MAJOR_POS && g.sent == MAJOR_POS + 1 {
-                        self.transmit.extend_from_slice(&g.ours[MAJOR_POS + 1..]);
-                        g.sent = GREETING_LEN;
+                    let Some(revision) = revision else { continue };
+                    let legacy = revision <= legacy::V2_REVISION;
+                    if g.sent == MAJOR_POS + 1 {
+                        if legacy {
+                            // libzmq sends its own socket-type number here, whatever the
+                            // type; a type 2.0 does not know is refused below.
+                            let ty = legacy::libzmq_number(self.socket_type).unwrap_or(u8::MAX);
+                            self.transmit.push(ty);
+                            g.sent += 1;
+                            g.expected = legacy::V2_GREETING_LEN;
+                        } else {
+                            self.transmit.extend_from_slice(&g.ours[MAJOR_POS + 1..]);
+                            g.sent = GREETING_LEN;
+                        }
+                    }
+                    if g.received < g.expected {
+                        continue;
+                    }
+                    if legacy {
+                        let mut twelve = [0u8; legacy::V2_GREETING_LEN];
+                        twelve.copy_from_slice(&g.theirs[..legacy::V2_GREETING_LEN]);
+                        let (version, peer_type) = if revision == legacy::V1_REVISION {
+                            // libzmq 3.0/3.1: its socket-type byte is not checked.
+                            (Version::V1_0, None)
+                        } else {
+                            // A secured socket says so before judging the peer's type.
+                            if let Some(e) = self.legacy_refusal(Version::V2_0) {
+                                return Err(e);
+                            }
+                            (Version::V2_0, Some(legacy::GreetingV2::parse(&twelve)?.socket_type))
+                        };
+                        self.begin_legacy(version, false, peer_type, Vec::new())?;
+                        continue;
                     }
                     if g.received == GREETING_LEN {
                         let ours = Greeting::parse(&g.ours)?;
@@ -289,6 +362,47 @@ impl Handshake {
                         });
                     }
                 }
+                State::Legacy(l) => {
+                    // Gather the identity frame, never a byte past it. Its size is
+                    // judged from the header before the body is read: at most
+                    // MAXMSGSIZE, and a routing id of at most 255 bytes.
+                    let v1 = l.version == Version::V1_0;
+                    let header = crate::frame::parse_header_for(l.version, &l.frame, self.max_msg_size)?;
+                    let target = match header {
+                        Some(h) if h.body_len > MAX_ROUTING_ID as u64 => {
+                            return Err(HandshakeError::IdentityTooLong {
+                                len: usize::try_from(h.body_len).unwrap_or(usize::MAX),
+                            });
+                        }
+                        Some(h) => h.header_len + h.body_len as usize,
+                        None => legacy::header_need(v1, &l.frame),
+                    };
+                    if l.frame.len() < target {
+                        let take = rest.len().min(target - l.frame.len());
+                        if take == 0 {
+                            return Ok(consumed);
+                        }
+                        l.frame.extend_from_slice(&rest[..take]);
+                        consumed += take;
+                        continue;
+                    }
+                    let Some(h) = header else { continue };
+                    // The identity frame's MORE flag means nothing (libzmq ignores it).
+                    let id = Bytes::copy_from_slice(&l.frame[h.header_len..]);
+                    let mut metadata = Metadata::new();
+                    if let Some(t) = l.peer_type {
+                        metadata.insert(SOCKET_TYPE, Bytes::from_static(t.name().as_bytes()));
+                    }
+                    let implies_subscribe_all = l.unversioned
+                        && matches!(self.socket_type, SocketType::Pub | SocketType::XPub);
+                    self.state = State::Complete(Peer {
+                        version: l.version,
+                        socket_type: l.peer_type,
+                        routing_id: Some(id),
+                        metadata,
+                        implies_subscribe_all,
+                    });
+                }
                 State::Mechanism(m) => {
                     if rest.is_empty() || m.zap.is_some() {
                         // Paused for ZAP: the rest waits for `handle_zap_reply`.
@@ -320,6 +434,47 @@ impl Handshake {
                 }
             }
         }
+    }
+
+    /// Why this socket refuses a ZMTP 1.0/2.0 peer, if it does: a security mechanism or a
+    /// ZAP domain (libzmq's `zap_enabled`), or a socket type 2.0 did not have.
+    fn legacy_refusal(&self, version: Version) -> Option<HandshakeError> {
+        if !matches!(self.mechanism, Mechanism::Null) || !self.zap_config.domain.is_empty() {
+            Some(HandshakeError::LegacySecurity { version })
+        } else if legacy::v2_number(self.socket_type).is_none() {
+            Some(HandshakeError::LegacySocketType { ours: self.socket_type, version })
+        } else {
+            None
+        }
+    }
+
+    /// Switches to a 1.0/2.0 peer: checks we may talk to it, queues our identity
+    /// message and starts reading the peer's. `seed` holds the bytes of its identity
+    /// frame already read (a 1.0 peer without a signature).
+    fn begin_legacy(
+        &mut self,
+        version: Version,
+        unversioned: bool,
+        peer_type: Option<SocketType>,
+        seed: Vec<u8>,
+    ) -> Result<(), HandshakeError> {
+        if let Some(e) = self.legacy_refusal(version) {
+            return Err(e);
+        }
+        if let Some(peer) = peer_type {
+            if !self.socket_type.is_compatible_with(peer) {
+                return Err(HandshakeError::IncompatibleSocketType { ours: self.socket_type, peer });
+            }
+        }
+        if unversioned {
+            // Our signature was the long header of our identity frame (length id + 1,
+            // flags 7F): the body follows.
+            self.transmit.extend_from_slice(&self.routing_id);
+        } else {
+            crate::frame::encode_frame_for(version, &self.routing_id, false, &mut self.transmit);
+        }
+        self.state = State::Legacy(LegacyPhase { version, peer_type, unversioned, frame: seed });
+        Ok(())
     }
 
     /// Acts on a mechanism's progress: complete, pause for ZAP, or carry on.
@@ -413,7 +568,12 @@ impl Handshake {
     fn settle(&mut self, r: Result<(), HandshakeError>) -> Result<(), HandshakeError> {
         if let Err(e) = &r {
             if !matches!(self.state, State::Failed(_)) {
-                if let Some(reason) = error_reason(e) {
+                // Only a 3.x peer can read an ERROR command.
+                let reason = match self.state {
+                    State::Mechanism(_) => error_reason(e),
+                    _ => None,
+                };
+                if let Some(reason) = reason {
                     Command::Error { reason: Bytes::from_static(reason.as_bytes()) }
                         .encode(&mut self.transmit);
                 }
@@ -454,6 +614,7 @@ impl Handshake {
     pub fn version(&self) -> Option<Version> {
         match &self.state {
             State::Mechanism(m) => Some(m.version),
+            State::Legacy(l) => Some(l.version),
             State::Complete(p) => Some(p.version),
             _ => None,
         }
@@ -509,9 +670,10 @@ fn validate_peer(
     }
     Ok(Peer {
         version,
-        socket_type: peer,
+        socket_type: Some(peer),
         routing_id,
         metadata,
+        implies_subscribe_all: false,
     })
 }
 
@@ -581,7 +743,7 @@ mod tests {
         assert!(hs.is_complete());
         assert!(out.len() > GREETING_LEN);
         let peer = hs.peer().unwrap();
-        assert_eq!(peer.socket_type, SocketType::Router);
+        assert_eq!(peer.socket_type, Some(SocketType::Router));
         assert_eq!(peer.routing_id, None);
         assert_eq!(peer.metadata.get("x-app"), Some(&b"1"[..]));
         assert_eq!(peer.version, Version::V3_1);
@@ -735,21 +897,13 @@ mod tests {
         g[16] = b'X';
         let (_, r, _) = run(Config::new(SocketType::Pair), &g);
         assert_eq!(r, Err(HandshakeError::UnknownMechanism));
-        let (_, r, out) = run(Config::new(SocketType::Pair), &[0x01, 0x00]);
-        assert_eq!(
-            r,
-            Err(HandshakeError::UnsupportedVersion { major: 1, minor: 0 })
-        );
-        assert_eq!(out.len(), SIGNATURE_LEN);
         let mut g = greeting(1, b"NULL");
-        g[10] = 1;
-        let (_, r, out) = run(Config::new(SocketType::Pair), &g[..11]);
-        assert_eq!(
-            r,
-            Err(HandshakeError::UnsupportedVersion { major: 2, minor: 0 })
-        );
-        // The rest of our greeting was not sent to the 2.0 peer.
-        assert_eq!(out.len(), SIGNATURE_LEN + 1);
+        g[10] = 2;
+        // Revision 2 is spoken to as 3.x, as libzmq does.
+        let (hs, r, out) = run(Config::new(SocketType::Pair), &g[..11]);
+        assert_eq!(r, Ok(11));
+        assert!(hs.error().is_none());
+        assert_eq!(out.len(), GREETING_LEN);
         g[9] = 0x7D;
         let (_, r, _) = run(Config::new(SocketType::Pair), &g);
         assert_eq!(r, Err(HandshakeError::BadSignature));
@@ -769,5 +923,158 @@ mod tests {
         assert_eq!(names, ["Socket-Type", "Identity", "X-Good"]);
         assert_eq!(m.get("identity"), Some(&b"id"[..]));
         assert_eq!(Config::new(SocketType::Pub).metadata().len(), 1);
+    }
+
+    /// Feeds `input` to a fresh handshake in one piece and byte by byte; both must
+    /// consume and send the same.
+    fn run_both(config: Config, input: &[u8]) -> (Handshake, Result<usize, HandshakeError>, Vec<u8>) {
+        let (hs, r, out) = run(config.clone(), input);
+        let mut one = Handshake::new(config);
+        let mut out1 = Vec::new();
+        let mut r1 = Ok(0);
+        for (i, b) in input.iter().enumerate() {
+            match one.handle_input(std::slice::from_ref(b)) {
+                Ok(1) => r1 = Ok(i + 1),
+                Ok(_) => break,
+                Err(e) => {
+                    r1 = Err(e);
+                    break;
+                }
+            }
+        }
+        one.poll_transmit(&mut out1);
+        assert_eq!(r1, r, "byte at a time");
+        assert_eq!(out1, out, "byte at a time");
+        (hs, r, out)
+    }
+
+    const SIG: [u8; 10] = [0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F];
+
+    #[test]
+    fn zmtp_1_0_unversioned_peer() {
+        // Identity "abc" then a data frame, which stays with the caller.
+        let input = b"\x04\x00abc\x06\x01hello";
+        let mut c = Config::new(SocketType::Router);
+        c.routing_id = Bytes::from_static(b"me");
+        let (hs, r, out) = run_both(c, input);
+        assert_eq!(r, Ok(5));
+        let peer = hs.peer().unwrap();
+        assert_eq!(peer.version, Version::V1_0);
+        assert_eq!(peer.socket_type, None);
+        assert_eq!(peer.routing_id.as_deref(), Some(&b"abc"[..]));
+        assert!(!peer.implies_subscribe_all);
+        assert_eq!(hs.version(), Some(Version::V1_0));
+        // Our signature is our identity frame's header (length 3 = "me" + flags), then "me".
+        assert_eq!(out, b"\xff\0\0\0\0\0\0\0\x03\x7fme");
+        // A long identity header (FF, 8-byte length, flags without bit 0).
+        let mut input = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 11, 0];
+        input.extend_from_slice(b"0123456789");
+        let (hs, r, out) = run_both(Config::new(SocketType::Dealer), &input);
+        assert_eq!(r, Ok(20));
+        assert_eq!(hs.peer().unwrap().routing_id.as_deref(), Some(&b"0123456789"[..]));
+        assert_eq!(out, SIG);
+        // An empty identity is complete after two bytes.
+        let (hs, r, _) = run_both(Config::new(SocketType::Pull), b"\x01\x00");
+        assert_eq!(r, Ok(2));
+        assert_eq!(hs.peer().unwrap().routing_id.as_deref(), Some(&b""[..]));
+    }
+
+    #[test]
+    fn zmtp_1_0_peer_of_a_publisher_subscribes_to_all() {
+        for (ty, implied) in [(SocketType::Pub, true), (SocketType::XPub, true), (SocketType::Sub, false)] {
+            let (hs, _, _) = run_both(Config::new(ty), b"\x01\x00");
+            assert_eq!(hs.peer().unwrap().implies_subscribe_all, implied, "{ty}");
+        }
+        // Not for a 1.0 peer with a signature (libzmq sets it for unversioned peers only).
+        let mut input = SIG.to_vec();
+        input.extend([0, 2, 1, 0]);
+        let (hs, r, _) = run_both(Config::new(SocketType::Pub), &input);
+        assert_eq!(r, Ok(14));
+        assert!(!hs.peer().unwrap().implies_subscribe_all);
+    }
+
+    #[test]
+    fn zmtp_2_0_peer() {
+        let mut input = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 1, 5];
+        input.extend(b"\x00\x03abc\x01\x05hello");
+        let (hs, r, out) = run_both(Config::new(SocketType::Router), &input);
+        assert_eq!(r, Ok(17));
+        let peer = hs.peer().unwrap();
+        assert_eq!(peer.version, Version::V2_0);
+        assert_eq!(peer.socket_type, Some(SocketType::Dealer));
+        assert_eq!(peer.routing_id.as_deref(), Some(&b"abc"[..]));
+        assert_eq!(peer.metadata.get(SOCKET_TYPE), Some(&b"DEALER"[..]));
+        // Signature, major 3, our 2.0 socket type (ROUTER = 6), our empty identity frame.
+        let mut expected = SIG.to_vec();
+        expected.extend([3, 6, 0, 0]);
+        assert_eq!(out, expected);
+        // A long identity header is fine too, up to 255 bytes.
+        let mut input = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 1, 5, 2, 0, 0, 0, 0, 0, 0, 0, 255];
+        input.extend([7u8; 255]);
+        let (hs, r, _) = run_both(Config::new(SocketType::Router), &input);
+        assert_eq!(r, Ok(input.len()));
+        assert_eq!(hs.peer().unwrap().routing_id.as_ref().map(|b| b.len()), Some(255));
+    }
+
+    #[test]
+    fn zmtp_1_0_peer_with_signature() {
+        let mut input = SIG.to_vec();
+        input.extend([0, 99]); // revision 0; its socket-type byte is not judged
+        input.extend(b"\x04\x00abc");
+        let mut c = Config::new(SocketType::Router);
+        c.routing_id = Bytes::from_static(b"r");
+        let (hs, r, out) = run_both(c, &input);
+        assert_eq!(r, Ok(17));
+        let peer = hs.peer().unwrap();
+        assert_eq!((peer.version, peer.socket_type), (Version::V1_0, None));
+        assert_eq!(peer.routing_id.as_deref(), Some(&b"abc"[..]));
+        let mut expected = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 2, 0x7F, 3, 6];
+        expected.extend(b"\x02\x00r");
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn legacy_refusals() {
+        let v2 = |ty: u8, rest: &[u8]| {
+            let mut g = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 1, ty];
+            g.extend_from_slice(rest);
+            g
+        };
+        // Incompatible and unknown 2.0 socket types; no ERROR command (2.0 has none).
+        let (_, r, out) = run_both(Config::new(SocketType::Push), &v2(8, b""));
+        assert_eq!(r, Err(HandshakeError::IncompatibleSocketType { ours: SocketType::Push, peer: SocketType::Push }));
+        assert_eq!(out.len(), 12);
+        let (_, r, _) = run_both(Config::new(SocketType::Push), &v2(11, b""));
+        assert_eq!(r, Err(HandshakeError::UnknownSocketType));
+        // Security: a PLAIN server, a CURVE-less NULL socket with a ZAP domain.
+        let mut plain = Config::new(SocketType::Dealer);
+        plain.mechanism = Mechanism::PlainServer;
+        let (_, r, _) = run_both(plain.clone(), b"\x01\x00");
+        assert_eq!(r, Err(HandshakeError::LegacySecurity { version: Version::V1_0 }));
+        let (_, r, _) = run_both(plain, &v2(11, b""));
+        assert_eq!(r, Err(HandshakeError::LegacySecurity { version: Version::V2_0 }));
+        let mut zap = Config::new(SocketType::Dealer);
+        zap.zap.domain = "global".into();
+        let (_, r, _) = run_both(zap, &v2(5, b""));
+        assert_eq!(r, Err(HandshakeError::LegacySecurity { version: Version::V2_0 }));
+        // A type 2.0 did not have.
+        let (_, r, _) = run_both(Config::new(SocketType::Client), b"\x01\x00");
+        assert_eq!(r, Err(HandshakeError::LegacySocketType { ours: SocketType::Client, version: Version::V1_0 }));
+        // Oversized identities are refused from the header, before the body arrives.
+        let (_, r, _) = run_both(Config::new(SocketType::Router), &v2(5, &[2, 0, 0, 0, 0, 0, 0, 1, 0]));
+        assert_eq!(r, Err(HandshakeError::IdentityTooLong { len: 256 }));
+        let (_, r, _) = run_both(Config::new(SocketType::Router), &[0xFF, 0x40, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(r, Err(HandshakeError::IdentityTooLong { len: (1 << 62) - 1 }));
+        let mut small = Config::new(SocketType::Router);
+        small.max_msg_size = Some(2);
+        let (_, r, _) = run_both(small, b"\x04\x00abc");
+        assert_eq!(r, Err(HandshakeError::Frame(crate::FrameError::TooLarge { len: 3, max: 2 })));
+        // Malformed 1.0 and 2.0 identity frames.
+        let (_, r, _) = run_both(Config::new(SocketType::Router), b"\x00");
+        assert_eq!(r, Err(HandshakeError::Frame(crate::FrameError::ZeroLength)));
+        let (_, r, _) = run_both(Config::new(SocketType::Router), b"\x02\x04x");
+        assert_eq!(r, Err(HandshakeError::Frame(crate::FrameError::ReservedFlags { flags: 4 })));
+        let (_, r, _) = run_both(Config::new(SocketType::Router), &v2(5, &[4, 0]));
+        assert_eq!(r, Err(HandshakeError::Frame(crate::FrameError::ReservedFlags { flags: 4 })));
     }
 }

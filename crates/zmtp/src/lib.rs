@@ -1,10 +1,12 @@
 //! A sans-IO implementation of the ZeroMQ Message Transport Protocol, ZMTP 3.0
-//! (RFC 23) and 3.1 (RFC 37).
+//! (RFC 23) and 3.1 (RFC 37), and of the older revisions it still meets in the
+//! field, ZMTP 1.0 (RFC 13) and 2.0 (RFC 15).
 //!
 //! Nothing here touches a socket, a thread or a clock: callers feed received
 //! bytes in and take bytes to send out. The crate is layered like the protocol:
 //!
 //! * [`greeting`]: the fixed 64-byte greeting and version detection;
+//! * [`legacy`]: ZMTP 1.0 and 2.0 frames, the 2.0 greeting and socket numbers;
 //! * [`frame`]: frame headers and the zero-copy [`FrameDecoder`] (the hot path);
 //! * [`command`]: command frames (READY, ERROR, SUBSCRIBE, CANCEL, PING, PONG);
 //! * [`metadata`]: the property lists carried by READY;
@@ -33,6 +35,7 @@ pub mod error;
 pub mod frame;
 pub mod greeting;
 pub mod handshake;
+pub mod legacy;
 pub mod mechanism;
 pub mod metadata;
 pub mod socket_type;
@@ -44,8 +47,9 @@ pub use command::{encode_subscription, parse_legacy_subscription, Command};
 pub use connection::{Connection, Event};
 pub use error::{CipherError, CommandError, Error, FrameError, HandshakeError, MetadataError};
 pub use frame::{
-    encode_frame, encode_header, parse_header, write_header, Frame, FrameDecoder, FrameHeader,
-    FLAG_COMMAND, FLAG_LONG, FLAG_MORE,
+    encode_frame, encode_frame_for, encode_header, encode_message_header, parse_header,
+    parse_header_for, write_header, Frame, FrameDecoder, FrameHeader, FLAG_COMMAND, FLAG_LONG,
+    FLAG_MORE,
 };
 pub use greeting::Greeting;
 pub use handshake::{Config, Handshake, Peer};

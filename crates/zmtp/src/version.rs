@@ -1,13 +1,21 @@
 //! The negotiated ZMTP revision.
 //!
-//! Both peers announce a major/minor pair in their greeting; the connection
-//! then speaks the lower of the two 3.x minor revisions. The only wire-visible
+//! Between 3.x peers, both announce a major/minor pair in their greeting and the
+//! connection speaks the lower of the two minor revisions; the only wire-visible
 //! difference between 3.0 and 3.1 that this crate handles is how subscriptions
-//! travel (message frames in 3.0, SUBSCRIBE/CANCEL commands in 3.1).
+//! travel (message frames in 3.0, SUBSCRIBE/CANCEL commands in 3.1). An older
+//! peer (ZMTP 1.0, RFC 13; ZMTP 2.0, RFC 15) is detected from the first bytes of
+//! its greeting and spoken to in its own revision (see [`crate::legacy`]): 1.0
+//! and 2.0 frame differently and have no commands at all.
 
-/// A negotiated ZMTP 3.x revision. Ordered, so `min` gives the negotiated one.
+/// A negotiated ZMTP revision. Ordered, so `min` gives the negotiated one and
+/// `v >= Version::V3_0` asks "has commands and a mechanism handshake".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Version {
+    /// ZMTP 1.0 (RFC 13): length (flags included) before flags, identity message first.
+    V1_0,
+    /// ZMTP 2.0 (RFC 15): 3.x framing without commands, socket-type byte, identity message.
+    V2_0,
     /// ZMTP 3.0 (RFC 23).
     V3_0,
     /// ZMTP 3.1 (RFC 37).
@@ -15,11 +23,28 @@ pub enum Version {
 }
 
 impl Version {
-    /// The minor revision byte sent in the greeting.
+    /// The minor revision byte of a 3.x greeting (0 for 3.0 and for the
+    /// pre-3.0 revisions, which have no minor byte).
     pub fn minor(self) -> u8 {
         match self {
-            Version::V3_0 => 0,
             Version::V3_1 => 1,
+            Version::V1_0 | Version::V2_0 | Version::V3_0 => 0,
+        }
+    }
+
+    /// True for ZMTP 1.0 and 2.0: no security mechanism, no commands, the
+    /// identity travels as the first message.
+    pub fn is_legacy(self) -> bool {
+        self < Version::V3_0
+    }
+
+    /// "1.0", "2.0", "3.0" or "3.1" (the connection property `ZMTP-Version`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V1_0 => "1.0",
+            Version::V2_0 => "2.0",
+            Version::V3_0 => "3.0",
+            Version::V3_1 => "3.1",
         }
     }
 
@@ -46,5 +71,9 @@ mod tests {
         assert_eq!(Version::from_minor(1), Version::V3_1);
         assert_eq!(Version::from_minor(7), Version::V3_1);
         assert_eq!(Version::V3_1.minor(), 1);
+        assert!(Version::V1_0 < Version::V2_0 && Version::V2_0 < Version::V3_0);
+        assert!(Version::V2_0.is_legacy() && !Version::V3_0.is_legacy());
+        assert_eq!(Version::V1_0.as_str(), "1.0");
+        assert_eq!(Version::V3_1.as_str(), "3.1");
     }
 }

@@ -74,7 +74,7 @@ fn exchange(a: &mut Connection, b: &mut Connection) {
     b.send_command(&Command::Ping { ttl: 1, context: Bytes::from_static(b"c") });
     pump(a, b).unwrap();
     let ev: Vec<Event> = std::iter::from_fn(|| a.poll_event()).collect();
-    assert!(matches!(&ev[0], Event::HandshakeComplete(p) if p.socket_type == SocketType::Router));
+    assert!(matches!(&ev[0], Event::HandshakeComplete(p) if p.socket_type == Some(SocketType::Router)));
     assert!(matches!(&ev[1], Event::Frame(f) if &f.body[..] == b"back" && !f.more));
     assert!(matches!(&ev[2], Event::Command(Command::Ping { ttl: 1, .. })));
 }

@@ -9,20 +9,22 @@
 //! * reads the index and checks every listed file decodes to the expected
 //!   outcome, so a vector added to the index is picked up without code.
 //!
-//! Kinds: `greeting` (64-byte greeting, parsed and re-encoded), `frames` or
-//! `frames/max=N` (a frame sequence through `FrameDecoder`, re-encoded when
-//! valid), `command` (one command frame, parsed and re-encoded),
-//! `handshake:TYPE` (peer bytes fed in one piece to a NULL `Handshake` of
-//! socket type TYPE). Expectations: `valid`, `complete` (handshake finished),
-//! `incomplete` (needs more bytes, no error), `error:Variant` (the outermost
-//! error variant name).
+//! Kinds: `greeting` (64-byte greeting, parsed and re-encoded), `greeting:2.0`
+//! (a ZMTP 2.0 peer's 12-byte greeting), `frames` or `frames/max=N` (a frame
+//! sequence through `FrameDecoder`, re-encoded when valid), `frames:1.0` and
+//! `frames:2.0` (the same in ZMTP 1.0's and 2.0's framing), `command` (one
+//! command frame, parsed and re-encoded), `handshake:TYPE` (peer bytes fed in
+//! one piece to a NULL `Handshake` of socket type TYPE). Expectations:
+//! `valid`, `complete` (handshake finished), `incomplete` (needs more bytes, no
+//! error), `error:Variant` (the outermost error variant name).
 
 use std::path::{Path, PathBuf};
 
 use bytes::{Bytes, BytesMut};
+use zmtp::legacy::GreetingV2;
 use zmtp::{
-    encode_frame, encode_subscription, Command, Config, FrameDecoder, Greeting, Handshake,
-    Metadata, SocketType, Version,
+    encode_frame, encode_frame_for, encode_subscription, Command, Config, FrameDecoder, Greeting,
+    Handshake, Metadata, SocketType, Version,
 };
 
 fn dir() -> PathBuf {
@@ -151,10 +153,12 @@ fn generate() -> Vec<(&'static str, Vec<u8>)> {
         "truncated_greeting.bin",
         greeting(Version::V3_1, b"NULL")[..40].to_vec(),
     ));
+    // A 2.0 peer's greeting (revision 1) whose socket-type byte is 1: a PUB.
     let mut g = greeting(Version::V3_1, b"NULL");
     g[10] = 1;
     v.push(("greeting_zmtp_2_0.bin", g[..12].to_vec()));
     v.push(("greeting_zmtp_1_0.bin", vec![0x01, 0x00]));
+    legacy(&mut v);
     v.push((
         "handshake_mechanism_plain.bin",
         greeting(Version::V3_1, b"PLAIN"),
@@ -172,6 +176,55 @@ fn generate() -> Vec<(&'static str, Vec<u8>)> {
     v.push(("handshake_message_before_ready.bin", h));
     v
 }
+
+/// The ZMTP 1.0 and 2.0 vectors (names and bytes fixed: the JVM codec is checked
+/// against the same files).
+fn legacy(v: &mut Vec<(&'static str, Vec<u8>)>) {
+    let frame = |version, body: &[u8], more| {
+        let mut f = Vec::new();
+        encode_frame_for(version, body, more, &mut f);
+        f
+    };
+    use Version::{V1_0, V2_0};
+    v.push(("zmtp10_identity_empty.bin", frame(V1_0, b"", false)));
+    v.push(("zmtp10_identity_abc.bin", frame(V1_0, b"abc", false)));
+    v.push(("zmtp10_frame_hello_more.bin", frame(V1_0, b"hello", true)));
+    v.push(("zmtp10_frame_long_300.bin", frame(V1_0, &[0x61; 300], false)));
+    v.push(("zmtp20_identity_abc.bin", frame(V2_0, b"abc", false)));
+    v.push(("zmtp20_frame_hello_more.bin", frame(V2_0, b"hello", true)));
+    v.push(("zmtp20_frame_long_300.bin", frame(V2_0, &[0x61; 300], false)));
+    let mut f = frame(V2_0, b"a", true);
+    f.extend(frame(V2_0, b"", true));
+    f.extend(frame(V2_0, b"c", false));
+    v.push(("zmtp20_multipart_3.bin", f));
+    let dealer = GreetingV2::new(SocketType::Dealer, 0).to_bytes().to_vec();
+    v.push(("zmtp20_greeting_dealer.bin", dealer.clone()));
+    let mut h = dealer;
+    h.extend(frame(V2_0, b"abc", false));
+    v.push(("zmtp20_handshake_dealer_abc.bin", h));
+    v.push(("zmtp10_handshake_abc.bin", frame(V1_0, b"abc", false)));
+    // Beyond the fixed set: edge cases of both framings.
+    v.push(("zmtp10_frame_253.bin", frame(V1_0, &[0x62; 253], true)));
+    v.push(("zmtp10_frame_254.bin", frame(V1_0, &[0x62; 254], false)));
+    v.push(("zmtp10_invalid_zero_length.bin", vec![0x00]));
+    v.push(("zmtp10_invalid_flags.bin", vec![0x02, 0x02, 0x61]));
+    v.push(("zmtp20_invalid_command_flag.bin", vec![0x04, 0x00]));
+    let mut f = SIGNATURE.to_vec();
+    f.extend([1, 8]);
+    v.push(("zmtp20_greeting_push.bin", f));
+    let mut f = SIGNATURE.to_vec();
+    f.extend([1, 42]);
+    v.push(("zmtp20_greeting_unknown_type.bin", f));
+    let mut h = SIGNATURE.to_vec();
+    h.extend([0, 5]);
+    h.extend(frame(V1_0, b"abc", false));
+    v.push(("zmtp10_signature_handshake_abc.bin", h));
+    let mut h = GreetingV2::new(SocketType::Dealer, 0).to_bytes().to_vec();
+    h.extend(frame(V2_0, &[0x69; 256], false));
+    v.push(("zmtp20_handshake_identity_256.bin", h));
+}
+
+const SIGNATURE: [u8; 10] = [0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F];
 
 #[test]
 fn generated_vectors_match_files() {
@@ -225,6 +278,19 @@ fn check(row: &Row, bytes: &[u8]) -> (String, Option<Vec<u8>>) {
         Some((k, m)) => (k, Some(m.parse::<u64>().unwrap())),
         None => (row.kind.as_str(), None),
     };
+    let frames = |version: Version| {
+        let mut dec = FrameDecoder::for_version(version, max);
+        let mut buf = BytesMut::from(bytes);
+        let mut out = Vec::new();
+        loop {
+            match dec.decode(&mut buf) {
+                Ok(Some(f)) => f.encode_for(version, &mut out),
+                Ok(None) if buf.is_empty() => return ("valid".into(), Some(out)),
+                Ok(None) => return ("incomplete".into(), None),
+                Err(e) => return (format!("error:{}", variant(&e)), None),
+            }
+        }
+    };
     match kind {
         "greeting" => {
             let Ok(arr) = <[u8; 64]>::try_from(bytes) else {
@@ -235,19 +301,18 @@ fn check(row: &Row, bytes: &[u8]) -> (String, Option<Vec<u8>>) {
                 Err(e) => (format!("error:{}", variant(&e)), None),
             }
         }
-        "frames" => {
-            let mut dec = FrameDecoder::new(max);
-            let mut buf = BytesMut::from(bytes);
-            let mut out = Vec::new();
-            loop {
-                match dec.decode(&mut buf) {
-                    Ok(Some(f)) => f.encode(&mut out),
-                    Ok(None) if buf.is_empty() => return ("valid".into(), Some(out)),
-                    Ok(None) => return ("incomplete".into(), None),
-                    Err(e) => return (format!("error:{}", variant(&e)), None),
-                }
+        "greeting:2.0" => {
+            let Ok(arr) = <[u8; 12]>::try_from(bytes) else {
+                return ("incomplete".into(), None);
+            };
+            match GreetingV2::parse(&arr) {
+                Ok(g) => ("valid".into(), Some(g.to_bytes().to_vec())),
+                Err(e) => (format!("error:{}", variant(&e)), None),
             }
         }
+        "frames" => frames(Version::V3_1),
+        "frames:1.0" => frames(Version::V1_0),
+        "frames:2.0" => frames(Version::V2_0),
         "command" => {
             let mut dec = FrameDecoder::new(max);
             let mut buf = BytesMut::from(bytes);

@@ -7,6 +7,7 @@
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
 mod link;
+pub(crate) mod pace;
 mod session;
 mod zap;
 
@@ -60,17 +61,25 @@ pub(crate) struct IoThread {
     registry: mio::Registry,
     poll: Mutex<Option<Poll>>,
     handle: Mutex<Option<JoinHandle<()>>>,
+    /// Timers pending in the reactor, as of its last turn (a gauge for tests and diagnostics).
+    timers_pending: std::sync::atomic::AtomicUsize,
 }
 
 const WAKER: Token = Token(usize::MAX);
 
 impl IoThread {
+    /// Timers pending in this thread's reactor as of its last turn.
+    pub(crate) fn timers_pending(&self) -> usize {
+        self.timers_pending.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     pub(crate) fn start(index: usize) -> io::Result<Arc<IoThread>> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER)?;
         let registry = poll.registry().try_clone()?;
         let t = Arc::new(IoThread {
             queue: Mutex::new(Vec::new()),
+            timers_pending: Default::default(),
             waker,
             sleeping: std::sync::atomic::AtomicBool::new(false),
             registry,
@@ -178,10 +187,21 @@ pub(crate) struct Ctx<'a> {
     pub again: &'a mut Vec<usize>,
 }
 
+/// Names one timer, for [`Ctx::cancel_timer`].
+pub(crate) type TimerKey = (Instant, u64);
+
 impl Ctx<'_> {
-    pub(crate) fn add_timer(&mut self, at: Instant, token: usize, serial: u64, t: Timer) {
+    pub(crate) fn add_timer(&mut self, at: Instant, token: usize, serial: u64, t: Timer) -> TimerKey {
         *self.timer_seq += 1;
-        self.timers.insert((at, *self.timer_seq), (token, serial, t));
+        let key = (at, *self.timer_seq);
+        self.timers.insert(key, (token, serial, t));
+        key
+    }
+
+    /// Drops a timer that has not fired. A timer left to fire for a session that no longer
+    /// needs it costs its entry until then: a connection churn must not pile them up.
+    pub(crate) fn cancel_timer(&mut self, key: TimerKey) {
+        self.timers.remove(&key);
     }
 }
 
@@ -231,6 +251,7 @@ impl Reactor {
             } else {
                 self.timers.keys().next().map(|(at, _)| at.saturating_duration_since(Instant::now()))
             };
+            self.io.timers_pending.store(self.timers.len(), std::sync::atomic::Ordering::Relaxed);
             // About to wait: from here a new command must wake us. One posted before this
             // store is in the queue, so look there first and do not block if it holds any.
             self.io.sleeping.store(true, std::sync::atomic::Ordering::SeqCst);

@@ -18,9 +18,10 @@
 //! counts reads).
 
 pub(super) mod heartbeat;
+mod legacy;
 mod raw;
 
-use super::{Ctx, IoThread, Timer};
+use super::{pace, Ctx, IoThread, Timer, TimerKey};
 use crate::monitor::event as mon;
 use crate::msg::{Msg, COMMAND, INLINE_CAP, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Read, Wake};
@@ -46,8 +47,6 @@ const LARGE_READ_CHUNK: usize = 256 * 1024;
 const WRITE_BATCH: usize = 64 * 1024;
 /// Bodies at least this large are written from their own memory instead of being copied.
 const ZERO_COPY_MIN: usize = 8 * 1024;
-/// A connection quiet for this long may be written by the application thread itself.
-const DIRECT_QUIET: Duration = Duration::from_micros(20);
 /// Large bodies gathered into one `writev` at most (bounded by the iovec array).
 const MAX_BIGS: usize = 16;
 /// Bytes of large bodies gathered into one `writev` at most.
@@ -179,6 +178,9 @@ pub(crate) struct Session {
     /// thread's batching.
     last_write: Instant,
     reads_at_write: u64,
+    /// The handshake's deadline, cancelled once the handshake is over or the connection gone
+    /// (an accept churn would otherwise keep one timer per connection for HANDSHAKE_IVL).
+    handshake_timer: Option<TimerKey>,
     /// This session's counters (see `socket/stats.rs`): written only by whoever drives it.
     counters: Arc<SessionCounters>,
 }
@@ -244,14 +246,16 @@ impl Session {
             State::Connected(c) if c.handshake.is_none() && c.writable => c.beat.reads,
             _ => return false,
         };
-        // A connection written to in the last DIRECT_QUIET with nothing read since is
-        // streaming: one system call per message from here would cost more than the hop it
-        // saves, so let the I/O thread batch. An exchange (input read since the last write,
-        // however fast the round trip) or a sporadic sender goes direct.
-        if reads == self.reads_at_write && self.last_write.elapsed() < DIRECT_QUIET {
+        // A stream is the I/O thread's to batch; a reply or a sporadic message goes direct
+        // (see `pace`).
+        let now = Instant::now();
+        let reply = reads != self.reads_at_write;
+        let since_write = now.saturating_duration_since(self.last_write);
+        if !pace::may_write_direct(reply, since_write, pace::since_direct(now)) {
             return false;
         }
-        self.write_side().is_ok()
+        pace::wrote_direct(now);
+        self.write_side(true).is_ok()
     }
 
     /// A waiting receiver takes this connection's input over (see [`Session::direct_read`]):
@@ -441,6 +445,7 @@ impl Session {
             owner: SessionOwner::new(ctx.io.clone()),
             last_write: Instant::now(),
             reads_at_write: 0,
+            handshake_timer: None,
             counters,
         };
         if s.begin_handshake(ctx, stream, false) {
@@ -488,6 +493,7 @@ impl Session {
             owner,
             last_write: Instant::now(),
             reads_at_write: 0,
+            handshake_timer: None,
             counters,
         }
     }
@@ -663,12 +669,12 @@ impl Session {
             return true;
         }
         if self.options.handshake_ivl > 0 {
-            ctx.add_timer(
+            self.handshake_timer = Some(ctx.add_timer(
                 Instant::now() + Duration::from_millis(self.options.handshake_ivl as u64),
                 self.token,
                 self.serial,
                 Timer::Handshake,
-            );
+            ));
         }
         true
     }
@@ -682,7 +688,11 @@ impl Session {
     /// line: it runs once per connection and must not weigh on the frame loop it is called from.
     #[inline(never)]
     fn on_handshake_done(&mut self, ctx: &mut Ctx<'_>, peer: zmtp::Peer, props: Arc<crate::properties::Properties>) {
+        if let Some(t) = self.handshake_timer.take() {
+            ctx.cancel_timer(t);
+        }
         // CONNECT_ROUTING_ID, when given, names the peer instead of its announced identity.
+        let subscribe_all = peer.implies_subscribe_all;
         let routing_id = match (&self.target, &self.options.link.connect_routing_id) {
             (Some(_), Some(id)) => id.clone(),
             _ => peer.routing_id.unwrap_or_default(),
@@ -693,6 +703,9 @@ impl Session {
         }
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         self.attach_peer(routing_id, Some(props));
+        if subscribe_all {
+            legacy::subscribe_all(self.pipe.as_mut());
+        }
         self.heartbeat_start(ctx);
     }
 
@@ -913,7 +926,7 @@ impl Session {
     /// Moves bytes both ways until the stream or the pipe would block.
     fn drive(&mut self, ctx: &mut Ctx<'_>) -> Result<(), Lost> {
         self.read_side(ctx)?;
-        self.write_side()?;
+        self.write_side(false)?;
         Ok(())
     }
 
@@ -995,7 +1008,7 @@ impl Session {
                     return Ok(());
                 }
                 let peer = hs.peer().cloned().ok_or(Lost)?;
-                let props = crate::properties::Properties::gather(&c.peer_address, hs.zap_reply(), &peer.metadata);
+                let props = crate::properties::Properties::gather(&c.peer_address, peer.version, hs.zap_reply(), &peer.metadata);
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
                 c.zap = None;
@@ -1020,11 +1033,12 @@ impl Session {
             }
         }
         let mut pos = 0usize;
+        let version = c.version; // fixed per connection: read once, not per frame
         let result = loop {
             if !c.held.is_empty() {
                 break Ok(()); // the pipe is full; resume on its write activation
             }
-            let mut h = match zmtp::parse_header(&c.rx[pos..], max) {
+            let mut h = match zmtp::parse_header_for(version, &c.rx[pos..], max) {
                 Ok(Some(h)) => h,
                 Ok(None) => break Ok(()),
                 Err(e) => {
@@ -1127,7 +1141,9 @@ impl Session {
     }
 
     /// Encodes queued messages and writes until the stream or the pipe would block.
-    fn write_side(&mut self) -> Result<(), Lost> {
+    /// Writes what the pipe holds until the stream or the pipe would block. `direct`: the
+    /// caller is a sending application thread (for the counters).
+    fn write_side(&mut self, direct: bool) -> Result<(), Lost> {
         loop {
             let State::Connected(c) = &mut self.state else { return Ok(()) };
             if c.handshake.is_none() && !self.drained {
@@ -1214,7 +1230,7 @@ impl Session {
                 }
             };
             advance_written(c, n);
-            self.counters.wire_out(n);
+            self.counters.wire_out(n, direct);
             self.last_write = Instant::now();
             self.reads_at_write = c.beat.reads;
             if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
@@ -1226,6 +1242,9 @@ impl Session {
 
     /// The stream failed or closed.
     fn connection_lost(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        if let Some(t) = self.handshake_timer.take() {
+            ctx.cancel_timer(t);
+        }
         self.raw_lost();
         // Messages decoded in the batch that ended with EOF are complete: publish them. A
         // connect-side pipe outlives the connection, so nothing else would flush them.
@@ -1354,6 +1373,7 @@ impl Session {
                 true
             }
             Timer::Handshake => {
+                self.handshake_timer = None;
                 if matches!(&self.state, State::Connected(c) if c.handshake.is_some()) {
                     return self.connection_lost(ctx);
                 }
@@ -1500,26 +1520,27 @@ fn encode(c: &mut Conn, m: &mut Msg, sub: bool) {
     let len = m.len();
     if let Some((len8, buf)) = m.inline_body() {
         // One append per small frame, written straight into the batch's spare room: the short
-        // header (flags, length), then the whole inline buffer with one fixed-size copy (no
+        // header (flags, length; 1.0: length, flags), then the whole inline buffer with one fixed-size copy (no
         // length-dependent memcpy call), of which only the frame's length is kept.
         let at = c.tx.len();
         c.tx.reserve(INLINE_CAP + 2);
         // SAFETY: `reserve` made room for INLINE_CAP + 2 bytes past `at`, all written here
         // (the header bytes and the whole inline buffer) before `set_len` keeps the first
         // 2 + len8 of them (len8 <= INLINE_CAP); `buf` lives in the frame, not in `tx`.
+        let (h0, h1) = legacy::short_header(c.version, more, len8);
         unsafe {
             let p = c.tx.as_mut_ptr().add(at);
-            p.write(more as u8);
-            p.add(1).write(len8);
+            p.write(h0);
+            p.add(1).write(h1);
             std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(2), INLINE_CAP);
             c.tx.set_len(at + 2 + len8 as usize);
         }
     } else if len >= ZERO_COPY_MIN {
-        zmtp::encode_header(len, more, false, &mut c.tx);
+        zmtp::encode_message_header(c.version, len, more, &mut c.tx);
         c.big_bytes += len;
         c.bigs.push_back((c.tx.len(), std::mem::take(m)));
     } else {
-        zmtp::encode_header(len, more, false, &mut c.tx);
+        zmtp::encode_message_header(c.version, len, more, &mut c.tx);
         c.tx.extend_from_slice(m);
     }
 }
@@ -1569,6 +1590,9 @@ fn encode_sealed(c: &mut Conn, m: &Msg, sub: bool) {
 
 /// Queues a data-phase command, sealed when CURVE is active.
 fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
+    if c.version.is_legacy() {
+        return; // ZMTP 1.0/2.0 have no commands
+    }
     match &mut c.cipher {
         None => cmd.encode(&mut c.tx),
         Some(cipher) => {
@@ -1585,7 +1609,7 @@ fn send_command(c: &mut Conn, cmd: &zmtp::Command) {
 #[cold]
 #[inline(never)]
 fn encode_internal(c: &mut Conn, m: &Msg) {
-    if !m.is_command() {
+    if !m.is_command() || c.version.is_legacy() {
         return;
     }
     let body: &[u8] = m;

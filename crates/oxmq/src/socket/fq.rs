@@ -5,6 +5,7 @@
 //! activation is guaranteed). A multi-part message is read whole from one pipe. Used by PULL,
 //! DEALER, ROUTER, REP, REQ and SUB.
 
+use super::slots::Slots;
 use super::Pipes;
 use crate::error::{Error, Result};
 use crate::msg::Msg;
@@ -12,7 +13,7 @@ use crate::pipe::Read;
 
 #[derive(Default)]
 pub(crate) struct Fq {
-    pipes: Vec<usize>,
+    pipes: Slots,
     active: usize,
     current: usize,
     more: bool,
@@ -27,7 +28,7 @@ impl Fq {
     }
 
     pub(crate) fn activated(&mut self, slot: usize) {
-        if let Some(i) = self.pipes.iter().position(|&p| p == slot) {
+        if let Some(i) = self.pipes.position(slot) {
             if i >= self.active {
                 self.pipes.swap(i, self.active);
                 self.active += 1;
@@ -36,7 +37,7 @@ impl Fq {
     }
 
     pub(crate) fn detach(&mut self, slot: usize) {
-        let Some(mut i) = self.pipes.iter().position(|&p| p == slot) else { return };
+        let Some(mut i) = self.pipes.position(slot) else { return };
         if i < self.active {
             if self.more && i == self.current {
                 self.more = false;

@@ -4,13 +4,14 @@
 //! their high-water mark and wait for a write activation. A multi-part message stays on the pipe
 //! its first frame went to. Used by PUSH, DEALER and REQ.
 
+use super::slots::Slots;
 use super::Pipes;
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 
 #[derive(Default)]
 pub(crate) struct Lb {
-    pipes: Vec<usize>,
+    pipes: Slots,
     active: usize,
     current: usize,
     /// In the middle of a multi-part message on `pipes[current]`.
@@ -28,7 +29,7 @@ impl Lb {
     }
 
     pub(crate) fn activated(&mut self, slot: usize) {
-        if let Some(i) = self.pipes.iter().position(|&p| p == slot) {
+        if let Some(i) = self.pipes.position(slot) {
             if i >= self.active {
                 self.pipes.swap(i, self.active);
                 self.active += 1;
@@ -37,7 +38,7 @@ impl Lb {
     }
 
     pub(crate) fn detach(&mut self, slot: usize) {
-        let Some(mut i) = self.pipes.iter().position(|&p| p == slot) else { return };
+        let Some(mut i) = self.pipes.position(slot) else { return };
         if self.more && i == self.current {
             self.dropping = true;
             self.more = false;

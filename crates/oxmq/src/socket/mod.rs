@@ -28,6 +28,7 @@ mod clientserver;
 mod draft;
 mod radiodish;
 mod singlepart;
+mod slots;
 mod threadsafe;
 pub use threadsafe::{SyncGuard, SyncSocket};
 

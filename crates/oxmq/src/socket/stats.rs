@@ -68,6 +68,12 @@ pub struct SocketStats {
     /// Blocking receives whose input arrived while they were still polling, before they slept
     /// (the receive spin, [`crate::opt::OXMQ_RECV_SPIN`]).
     pub spun_waits: u64,
+    /// Write system calls to tcp/ipc connections that carried bytes. Against `msgs_out` (times
+    /// the subscribers or peers each message went to) it tells how well writes are batched.
+    pub wire_writes: u64,
+    /// Of those, writes made by a sending application thread itself (the direct send path,
+    /// taken for a sporadic message or a reply) rather than by an I/O thread.
+    pub direct_writes: u64,
 }
 
 /// One attached peer (pipe) and its queues, as [`Socket::peer_stats`] reports it.
@@ -138,6 +144,8 @@ pub(crate) struct SessionCounters {
     oversized: AtomicU64,
     direct_reads: AtomicU64,
     direct_resumes: AtomicU64,
+    wire_writes: AtomicU64,
+    direct_writes: AtomicU64,
     /// 1 while connected past the handshake.
     connected: AtomicU64,
 }
@@ -153,9 +161,14 @@ impl SessionCounters {
     pub(crate) fn wire_in(&self, n: usize) {
         bump(&self.wire_in, n as u64);
     }
+    /// One write system call of `n` bytes, by an application thread (`direct`) or an I/O thread.
     #[inline]
-    pub(crate) fn wire_out(&self, n: usize) {
+    pub(crate) fn wire_out(&self, n: usize, direct: bool) {
         bump(&self.wire_out, n as u64);
+        bump(&self.wire_writes, 1);
+        if direct {
+            bump(&self.direct_writes, 1);
+        }
     }
     pub(crate) fn connected(&self, again: bool) {
         bump(&self.connections, 1);
@@ -195,6 +208,8 @@ impl SessionCounters {
         s.dropped_oversized += self.oversized.load(Relaxed);
         s.direct_reads += self.direct_reads.load(Relaxed);
         s.direct_resumes += self.direct_resumes.load(Relaxed);
+        s.wire_writes += self.wire_writes.load(Relaxed);
+        s.direct_writes += self.direct_writes.load(Relaxed);
         if live {
             s.peers += self.connected.load(Relaxed);
         }
@@ -242,6 +257,8 @@ impl IoStats {
         s.dropped_oversized += r.dropped_oversized;
         s.direct_reads += r.direct_reads;
         s.direct_resumes += r.direct_resumes;
+        s.wire_writes += r.wire_writes;
+        s.direct_writes += r.direct_writes;
         for c in &g.live {
             c.add_to(s, true);
         }

@@ -96,7 +96,7 @@ impl Session {
                     let due = Due::Timeout { seen: c.beat.reads };
                     ctx.add_timer(now + Duration::from_millis(timeout), token, serial, Timer::Heartbeat(conn, due));
                 }
-                match self.write_side() {
+                match self.write_side(false) {
                     Ok(()) => true,
                     Err(Lost) => self.connection_lost(ctx),
                 }

@@ -1,0 +1,115 @@
+//! When a sending application thread may write a connection itself (the direct send path).
+//!
+//! Writing on the sending thread saves a sporadic message the hop to the I/O thread (a wake-up
+//! that costs tens of µs on an idle core), but it costs a system call per message. Under a
+//! stream the I/O thread must write instead: the sender goes on queueing while the I/O thread
+//! writes, and each of its writes carries every message queued meanwhile.
+//!
+//! Whether a stream is flowing is a property of the sending thread, not of one connection: a
+//! thread feeding many connections (PUB fan-out, a DEALER or PUSH spreading over peers, a
+//! ROUTER sending to many, or many sockets of one connection each) comes back to any one of
+//! them only after a round over all the others, which can take longer than any
+//! per-connection window. So the rule looks at the connection and at the thread:
+//! * a reply (the connection read input since it was last written) goes direct, whatever the
+//!   pace: an exchange pays its latency per message, and there is nothing to batch;
+//! * otherwise the write goes direct only if this connection was not written (by anyone)
+//!   within [`QUIET`], and the calling thread did not write any connection directly within
+//!   [`QUIET`]. A sporadic message still goes direct to its first connection; the rest of a
+//!   fan-out, and every message of a stream, are the I/O thread's.
+
+use std::cell::Cell;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long a connection, and its socket, must have been quiet for a direct write.
+pub(crate) const QUIET: Duration = Duration::from_micros(20);
+
+/// The decision, given what the caller measured.
+///
+/// `reply`: the connection has read input since its last write. `since_conn_write`: time since
+/// the connection was last written by any thread. `since_thread_direct`: time since the calling
+/// thread last wrote a connection directly (`None`: never).
+#[inline]
+pub(crate) fn may_write_direct(reply: bool, since_conn_write: Duration, since_thread_direct: Option<Duration>) -> bool {
+    reply || (since_conn_write >= QUIET && since_thread_direct.is_none_or(|d| d >= QUIET))
+}
+
+thread_local! {
+    /// Nanoseconds from [`origin`] to this thread's last direct write, plus one (0: none yet).
+    static LAST_DIRECT: Cell<u64> = const { Cell::new(0) };
+}
+
+fn origin() -> Instant {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    *ORIGIN.get_or_init(Instant::now)
+}
+
+fn stamp(at: Instant) -> u64 {
+    at.saturating_duration_since(origin()).as_nanos() as u64 + 1
+}
+
+/// Time since the calling thread's last direct write as of `now` (None: there was none).
+#[inline]
+pub(crate) fn since_direct(now: Instant) -> Option<Duration> {
+    match LAST_DIRECT.with(Cell::get) {
+        0 => None,
+        t => Some(Duration::from_nanos(stamp(now).saturating_sub(t))),
+    }
+}
+
+/// Records a direct write made by the calling thread at `at`.
+#[inline]
+pub(crate) fn wrote_direct(at: Instant) {
+    LAST_DIRECT.with(|c| c.set(stamp(at)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: Duration = Duration::from_micros(1);
+
+    #[test]
+    fn a_sporadic_message_goes_direct() {
+        assert!(may_write_direct(false, 10 * QUIET, None));
+        assert!(may_write_direct(false, 10 * QUIET, Some(10 * QUIET)));
+    }
+
+    #[test]
+    fn a_stream_on_one_connection_is_batched() {
+        assert!(!may_write_direct(false, US, Some(US)));
+        assert!(!may_write_direct(false, US, Some(10 * QUIET)));
+    }
+
+    #[test]
+    fn a_round_over_many_connections_is_batched() {
+        // Each connection was last written a whole round ago, longer than QUIET, but the
+        // socket wrote directly a moment ago: the thread is streaming.
+        assert!(!may_write_direct(false, 10 * QUIET, Some(US)));
+    }
+
+    #[test]
+    fn a_reply_goes_direct_at_any_pace() {
+        assert!(may_write_direct(true, US, Some(US)));
+    }
+
+    #[test]
+    fn the_thread_record_measures_from_its_last_direct_write() {
+        // A fresh thread: the test harness may run other tests on this one.
+        std::thread::spawn(|| {
+            origin(); // stamps count from the first use; t0 must not precede it
+            let t0 = Instant::now();
+            assert_eq!(since_direct(t0), None);
+            wrote_direct(t0);
+            assert_eq!(since_direct(t0), Some(Duration::ZERO));
+            assert_eq!(since_direct(t0 + 3 * QUIET), Some(3 * QUIET));
+            // A clock read before the stamp never underflows.
+            wrote_direct(t0 + QUIET);
+            assert_eq!(since_direct(t0), Some(Duration::ZERO));
+            // Another thread has its own record.
+            std::thread::spawn(move || assert_eq!(since_direct(t0), None)).join().unwrap();
+        })
+        .join()
+        .unwrap();
+    }
+}

@@ -1,0 +1,204 @@
+/* Shared bits of the scale programs (fanout_*, router_srv/dealer_cli, fanin_*, churn_*,
+   slow_*) and the soak peer: checked ZeroMQ calls, what a process costs (CPU, RSS,
+   descriptors, threads, read from getrusage and /proc/self), and the line protocol the
+   driver (perf/harness/scale.py, perf/soak/soak.py) reads from stdout:
+
+     endpoint <zmq endpoint>     the bound socket's ZMQ_LAST_ENDPOINT (a binder prints it first)
+     sync <zmq endpoint>         a second bound socket for coordination, if any
+     result key=value ...        the measurement, one line, last
+
+   Every program bounds its waits (receive timeouts, deadlines) and exits non-zero on any
+   error or mismatch, so the driver never has to guess. */
+#ifndef OXMQ_SCALE_UTIL_H
+#define OXMQ_SCALE_UTIL_H
+
+#include <zmq.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <stdarg.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "perf_util.h"
+
+/* Messages of the scale programs carry a sequence number in their first 8 bytes; this one
+   ends a stream. */
+#define SEQ_END UINT64_MAX
+
+static inline void zcheck (int rc, const char *what)
+{
+    if (rc < 0)
+        die (what, zmq_strerror (zmq_errno ()));
+}
+
+static inline void *zsock (void *ctx, int type)
+{
+    void *s = zmq_socket (ctx, type);
+    if (!s)
+        die ("zmq_socket", zmq_strerror (zmq_errno ()));
+    return s;
+}
+
+static inline void zsetint (void *s, int opt, int v, const char *what)
+{
+    zcheck (zmq_setsockopt (s, opt, &v, sizeof v), what);
+}
+
+/* A context for many sockets: libzmq refuses more than ZMQ_MAX_SOCKETS (1023 by default). */
+static inline void *zctx (int sockets)
+{
+    void *ctx = zmq_ctx_new ();
+    if (!ctx)
+        die ("zmq_ctx_new", zmq_strerror (zmq_errno ()));
+    if (sockets + 16 > 1023)
+        zcheck (zmq_ctx_set (ctx, ZMQ_MAX_SOCKETS, sockets + 16), "ZMQ_MAX_SOCKETS");
+    return ctx;
+}
+
+/* Binds and prints "<label> <last endpoint>" (tcp://127.0.0.1:* gets a free port). The
+   listen backlog is 4096, as an operator expecting thousands of peers would set it: with
+   the default 100 a connect storm waits for SYN retransmits (1 s) in either library. */
+static inline void zbind_print (void *s, const char *ep, const char *label)
+{
+    int backlog = 4096;
+    zmq_setsockopt (s, ZMQ_BACKLOG, &backlog, sizeof backlog);
+    if (zmq_bind (s, ep) != 0) {
+        fprintf (stderr, "bind %s: ", ep);
+        die ("zmq_bind", zmq_strerror (zmq_errno ()));
+    }
+    char buf[256];
+    size_t len = sizeof buf;
+    zcheck (zmq_getsockopt (s, ZMQ_LAST_ENDPOINT, buf, &len), "ZMQ_LAST_ENDPOINT");
+    printf ("%s %s\n", label, buf);
+    fflush (stdout);
+}
+
+/* At the start of every program: die with the parent (a driver killed by its timeout
+   leaves no process behind), and many connections need many descriptors: raise the soft
+   limit to the hard one. */
+static inline void proc_init (void)
+{
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+    signal (SIGPIPE, SIG_IGN);
+    struct rlimit rl;
+    if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit (RLIMIT_NOFILE, &rl);
+    }
+}
+
+/* User + system CPU of the whole process (every thread), µs. */
+static inline long long cpu_us (void)
+{
+    struct rusage ru;
+    getrusage (RUSAGE_SELF, &ru);
+    return (long long) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL + ru.ru_utime.tv_usec
+           + ru.ru_stime.tv_usec;
+}
+
+static inline long proc_status (const char *field); /* below */
+
+/* Peak resident set of the process, KiB: VmHWM, not getrusage's ru_maxrss, which on Linux
+   keeps the peak of the image before exec (a Python parent's, for instance). */
+static inline long maxrss_kb (void)
+{
+    return proc_status ("VmHWM");
+}
+
+/* A peer's routing id: 4 bytes, 0x80 then the index (24 bits, big-endian); ids starting with
+   a zero byte are reserved for generated ones (oxmq refuses them as ZMQ_ROUTING_ID). */
+static inline void put_peer_id (unsigned char *p, uint32_t k)
+{
+    p[0] = 0x80;
+    p[1] = (unsigned char) (k >> 16);
+    p[2] = (unsigned char) (k >> 8);
+    p[3] = (unsigned char) k;
+}
+
+static inline int64_t get_peer_id (const unsigned char *p, size_t len)
+{
+    if (len != 4 || p[0] != 0x80)
+        return -1;
+    return ((int64_t) p[1] << 16) | ((int64_t) p[2] << 8) | p[3];
+}
+
+/* A "Name: value" field of /proc/self/status (VmRSS in KiB, Threads), -1 if absent. */
+static inline long proc_status (const char *field)
+{
+    FILE *f = fopen ("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    size_t n = strlen (field);
+    long v = -1;
+    while (fgets (line, sizeof line, f))
+        if (strncmp (line, field, n) == 0 && line[n] == ':') {
+            v = strtol (line + n + 1, NULL, 10);
+            break;
+        }
+    fclose (f);
+    return v;
+}
+
+static inline long rss_kb (void)
+{
+    return proc_status ("VmRSS");
+}
+
+static inline long threads (void)
+{
+    return proc_status ("Threads");
+}
+
+/* Open descriptors (entries of /proc/self/fd, less the one opendir holds). */
+static inline long open_fds (void)
+{
+    DIR *d = opendir ("/proc/self/fd");
+    if (!d)
+        return -1;
+    long n = 0;
+    struct dirent *e;
+    while ((e = readdir (d)))
+        if (e->d_name[0] != '.')
+            n++;
+    closedir (d);
+    return n - 1;
+}
+
+static inline void put_u64 (void *p, uint64_t v)
+{
+    memcpy (p, &v, sizeof v);
+}
+
+static inline uint64_t get_u64 (const void *p)
+{
+    uint64_t v;
+    memcpy (&v, p, sizeof v);
+    return v;
+}
+
+static inline void put_u32 (void *p, uint32_t v)
+{
+    memcpy (p, &v, sizeof v);
+}
+
+static inline uint32_t get_u32 (const void *p)
+{
+    uint32_t v;
+    memcpy (&v, p, sizeof v);
+    return v;
+}
+
+/* The result line: "result " + the formatted fields, flushed at once. */
+static inline void result (const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    fputs ("result ", stdout);
+    vprintf (fmt, ap);
+    fputc ('\n', stdout);
+    fflush (stdout);
+    va_end (ap);
+}
+
+#endif
