@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Java suites: the io.oxmq FFM binding (java/oxmq), the JeroMQ API on it (java/oxmq-jeromq,
-# when present) and the perf tools' build, under Maven Surefire with a JDK 25.
-# Installs Maven, a JDK 25 and Debian's libzmq/jzmq/pyzmq peers when missing; every step is
-# bounded in time; exits non-zero on any failure.
+# Java suites: every module of java/pom.xml under Maven Surefire with a JDK 25: the io.oxmq FFM
+# binding (java/oxmq), the JeroMQ API on it (java/oxmq-jeromq: guide programs, interop with
+# JeroMQ 0.6.0 in a second JVM and libzmq through pyzmq), the perf tools' build.
+# Installs Maven, Debian's libzmq/jzmq and pyzmq when missing (JeroMQ comes from Maven Central);
+# the JDK 25 is the machine's Temurin, or Debian's openjdk-25 where the release has one.
+# Every step is bounded in time; exits non-zero on any failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -15,7 +17,14 @@ have_jdk25() {
 }
 apt_need=()
 command -v mvn >/dev/null || apt_need+=(maven)
-have_jdk25 || apt_need+=(openjdk-25-jdk-headless)
+if ! have_jdk25; then
+  if command -v apt-cache >/dev/null && apt-cache show openjdk-25-jdk-headless >/dev/null 2>&1; then
+    apt_need+=(openjdk-25-jdk-headless)
+  else
+    echo "no JDK 25 under /usr/lib/jvm and none in the apt sources (the FFM API needs Java 22+)" >&2
+    exit 1
+  fi
+fi
 [ -f /usr/lib/x86_64-linux-gnu/libzmq.so.5 ] || apt_need+=(libzmq5)
 [ -f /usr/share/java/zmq.jar ] || apt_need+=(libzmq-java)
 [ -f /usr/lib/x86_64-linux-gnu/jni/libjzmq.so ] || apt_need+=(libzmq-jni)
