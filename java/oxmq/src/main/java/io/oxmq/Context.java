@@ -47,6 +47,15 @@ public final class Context implements AutoCloseable {
         set(IO_THREADS, ioThreads);
     }
 
+    /**
+     * The native context pointer ({@code void *} of {@code zmq_ctx_new}), for code that passes
+     * this context to further functions of the library found through {@link Zmq#symbols()}.
+     * Valid until {@link #close()}; the context still owns it.
+     */
+    public long nativeAddress() {
+        return handle.address();
+    }
+
     private void checkOpen() {
         if (closed) throw new IllegalStateException("context is closed");
     }

@@ -41,7 +41,7 @@ final class Native {
 
     static final Linker LINKER = Linker.nativeLinker();
     static final String LIBRARY_DESCRIPTION;
-    private static final SymbolLookup LIB;
+    static final SymbolLookup LIB;
 
     static {
         String chosen = System.getProperty("oxmq.library");

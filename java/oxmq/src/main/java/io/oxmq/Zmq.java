@@ -2,6 +2,7 @@ package io.oxmq;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -36,6 +37,17 @@ public final class Zmq {
     /** Which {@code libzmq.so.5} this process loaded (a path, or "bundled"). */
     public static String library() {
         return Native.LIBRARY_DESCRIPTION;
+    }
+
+    /**
+     * The symbols of the {@code libzmq.so.5} this process loaded (chosen as {@link #library()}
+     * reports; loaded on the first call into io.oxmq, this one included), for code that binds
+     * further functions of the same library with the FFM API, such as oxmq's own extensions
+     * beyond libzmq's ABI, without loading a second copy. A stable entry point: front ends
+     * built on this binding rely on it.
+     */
+    public static SymbolLookup symbols() {
+        return Native.LIB;
     }
 
     /** The library's text for {@code errno}. */

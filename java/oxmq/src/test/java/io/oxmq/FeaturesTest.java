@@ -13,6 +13,22 @@ import static org.junit.jupiter.api.Assertions.*;
 /** Poller, proxy, monitor, CURVE keys, PLAIN and CURVE with the Java ZAP authenticator. */
 @Timeout(60)
 class FeaturesTest {
+    /** A front end binding more functions of the loaded library reaches the same library and
+     *  the same context: zmq_ctx_set through Zmq.symbols() is seen by Context.get. */
+    @Test
+    void symbolsAndNativeAddressReachTheLoadedLibrary() throws Throwable {
+        var linker = java.lang.foreign.Linker.nativeLinker();
+        var ctxSet = linker.downcallHandle(Zmq.symbols().find("zmq_ctx_set").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT,
+                        java.lang.foreign.ValueLayout.JAVA_LONG, java.lang.foreign.ValueLayout.JAVA_INT,
+                        java.lang.foreign.ValueLayout.JAVA_INT));
+        try (Context ctx = new Context()) {
+            assertEquals(0, (int) ctxSet.invokeExact(ctx.nativeAddress(), Context.MAX_SOCKETS, 77));
+            assertEquals(77, ctx.get(Context.MAX_SOCKETS));
+        }
+        assertTrue(Zmq.symbols().find("zmq_no_such_function").isEmpty());
+    }
+
     @Test
     void pollerReportsReadySockets() {
         try (Context ctx = new Context(); Socket a = ctx.socket(SocketType.PULL); Socket b = ctx.socket(SocketType.PULL);
