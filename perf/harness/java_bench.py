@@ -11,11 +11,16 @@ size, in rotated order, so all see the same machine weather):
   jzmq               the same class files on Debian's jzmq 3.1 (JNI) over Debian's libzmq
   oxmq-c             perf/c's tools built against oxmq (perf/c/build/oxmq)
 
-Every Java tool runs in its own JVM (JDK 25), no warm-up phase, timed from the first message
-like libzmq's tools. CPU time is both processes' user+sys from getrusage(RUSAGE_CHILDREN),
-JVM start-up included (about 0.3-0.6 s of CPU per JVM on this machine).
+Every Java tool runs in its own JVM (JDK 25). By default each Java pair first runs untimed
+messages (-Dperf.warmup, see io.oxmq.perf.Args): as many as it then times, and at least
+100,000 messages or 50,000 round trips, which is what C2 needs here (with 5,000 warm-up round
+trips a 1 B round trip still measured 9-12 µs, with 50,000 it is 6.6-8.5 µs, like the C tools'),
+so the figures are of JIT-compiled code, for every Java column alike; --cold times from the first
+message like libzmq's tools (then a short run mostly measures the interpreter and the JIT).
+CPU time is both processes' user+sys from getrusage(RUSAGE_CHILDREN), JVM start-up and
+warm-up included, divided by all messages sent (warm-up too).
 
-    java_bench.py RESULT.md [--quick] [--rounds N] [--sizes 1,256] [--scale F] [--no-charts]
+    java_bench.py RESULT.md [--quick] [--cold] [--rounds N] [--sizes 1,256] [--scale F] [--no-charts]
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ JZMQ_JNI = Path("/usr/lib/x86_64-linux-gnu/jni")
 DEBIAN_LIBZMQ = Path("/usr/lib/x86_64-linux-gnu/libzmq.so.5")
 C_TOOLS = bench.PERF_C / "oxmq"
 JVM_OPTS = ["-XX:+UseParallelGC", "-Xms256m", "-Xmx256m"]
+WARM = True  # --cold clears it: Java tools then time from the first message
+WARMUP_MIN = {"thr": 100_000, "lat": 50_000}
 
 
 class JavaTools(bench.Impl):
@@ -56,18 +63,24 @@ class JavaTools(bench.Impl):
         missing = [str(p) for p in (*self.cp, *self.needs) if not Path(p).exists()]
         return f"missing {', '.join(missing)}" if missing else None
 
-    def cmd(self, tool, *args):
-        return [JAVA, "--enable-native-access=ALL-UNNAMED", *JVM_OPTS, *self.props,
+    def cmd(self, tool, *args, warmup=0):
+        return [JAVA, "--enable-native-access=ALL-UNNAMED", *JVM_OPTS, *self.props, f"-Dperf.warmup={warmup}",
                 "-cp", ":".join(map(str, self.cp)), f"{self.pkg}.{tool}", *map(str, args)]
 
+    def warmup(self, kind, transport, count):
+        if not WARM or transport == "inproc":
+            return 0
+        return max(count, WARMUP_MIN[kind])
+
     def run(self, kind, transport, size, count, ep):
+        w = self.warmup(kind, transport, count)
         if transport == "inproc":
             if not self.inproc:
                 return None
             return bench.Run([self.cmd("InprocThr" if kind == "thr" else "InprocLat", size, count)], self.extra_env)
         addr = ep.zmq(transport)
         local, remote = ("LocalThr", "RemoteThr") if kind == "thr" else ("LocalLat", "RemoteLat")
-        return bench.Run([self.cmd(local, addr, size, count), self.cmd(remote, addr, size, count)],
+        return bench.Run([self.cmd(local, addr, size, count, warmup=w), self.cmd(remote, addr, size, count, warmup=w)],
                          self.extra_env, ep.listen(transport))
 
 
@@ -101,6 +114,7 @@ def measure(impl, kind, transport, size, count, tmp, seq):
         return None
     r["cpu_s"] = cpu
     r["count"] = count
+    r["warmup"] = impl.warmup(kind, transport, count) if isinstance(impl, JavaTools) else 0
     return r
 
 
@@ -128,8 +142,11 @@ def main():
     ap.add_argument("--sizes", default="1,16,256,4096,65536")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--no-charts", action="store_true")
+    ap.add_argument("--cold", action="store_true", help="no warm-up: Java tools time from the first message")
     args, _unknown = ap.parse_known_args()  # the harness passes its own options along
     sizes = [int(x) for x in args.sizes.split(",") if x]
+    global WARM
+    WARM = not args.cold
     if args.quick:
         args.rounds, sizes, args.scale = 1, [1, 65536], min(args.scale, 0.1)
 
@@ -167,17 +184,21 @@ def main():
         if not rs:
             return None
         # ns per message (thr) or µs per round trip (lat), JVM start-up included
-        vals = [r["cpu_s"] / r["count"] * (1e9 if kind == "thr" else 1e6) for r in rs]
+        vals = [r["cpu_s"] / (r["count"] + r.get("warmup", 0)) * (1e9 if kind == "thr" else 1e6) for r in rs]
         return med(vals)
 
     load = os.getloadavg()
-    lines = ["", "## Java: oxmq's FFM binding (io.oxmq) beside JeroMQ, jzmq and oxmq's C tools", "",
+    lines = ["", "## Java: oxmq's FFM binding (io.oxmq) beside JeroMQ, jzmq and oxmq's C tools"
+             + (" (cold JVMs)" if args.cold else ""), "",
              f"{args.rounds} interleaved round(s), medians; tcp loopback; each Java tool in its own JDK 25 JVM "
-             f"({' '.join(JVM_OPTS)}), no warm-up, timed from the first message like libzmq's tools. "
-             f"Load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs "
+             f"({' '.join(JVM_OPTS)}), "
+             + ("each Java pair first runs untimed messages (round trips) for the JIT: as many as it times, "
+                f"at least {WARMUP_MIN['thr']:,} ({WARMUP_MIN['lat']:,}); inproc tools have none. " if WARM else "no warm-up, timed from the first message like libzmq's tools. ")
+             + f"Load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs "
              "(the machine is shared: wall-clock figures are noisy). CPU = both processes' user+sys, "
-             "JVM start-up included. Command: `bash perf/harness/sections.d/60-java.sh RESULT.md"
-             f"{' --quick' if args.quick else ''}`.", ""]
+             "JVM start-up and warm-up included, over all messages sent. Command: "
+             "`bash perf/harness/sections.d/60-java.sh RESULT.md"
+             f"{' --quick' if args.quick else ''}{' --cold' if args.cold else ''}`.", ""]
     names = [c.name for c in cols]
     for kind, title, unit, fmt, key in (("thr", "Throughput, tcp", "msg/s", fmt_thr, "msgs"),
                                          ("lat", "One-way latency, tcp", "µs", fmt_lat, "lat")):

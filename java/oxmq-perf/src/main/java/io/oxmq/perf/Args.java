@@ -25,6 +25,26 @@ public final class Args {
         }
     }
 
+    /**
+     * Messages (throughput) or round trips (latency) each tool runs before it starts timing,
+     * from {@code -Dperf.warmup=N}; 0 (the default) times from the first message, as libzmq's
+     * tools do. A JVM runs its first thousands of calls in the interpreter, so without it a
+     * short run measures the JIT as much as the library. Both tools of a pair must get the
+     * same N: the sender sends N more messages, the receiver leaves N out of its clock.
+     */
+    public static int warmup() {
+        String v = System.getProperty("perf.warmup", "0");
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 0) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            System.err.println("error in -Dperf.warmup: not a count: " + v);
+            System.exit(1);
+            return 0;
+        }
+    }
+
     /** libzmq's throughput lines: count over the time of the last count-1 messages (µs). */
     public static void throughput(int size, int count, double elapsedUs) {
         if (elapsedUs <= 0) elapsedUs = 1;

@@ -14,7 +14,7 @@ public final class LocalLat {
         int count = Args.count(args[2], "roundtrip-count");
         try (Context ctx = new Context(); Socket s = ctx.socket(SocketType.REP); Frame f = new Frame()) {
             s.bind(args[0]);
-            for (int i = 0; i < count; i++) {
+            for (long i = -(long) Args.warmup(); i < count; i++) {
                 s.recv(f, 0);
                 if (f.size() != size) throw new IllegalStateException("message of wrong size");
                 s.send(f, 0);

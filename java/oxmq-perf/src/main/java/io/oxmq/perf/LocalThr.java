@@ -17,6 +17,7 @@ public final class LocalThr {
         int count = Args.count(args[2], "message-count");
         try (Context ctx = new Context(); Socket s = ctx.socket(SocketType.PULL); Frame f = new Frame()) {
             s.bind(args[0]);
+            for (int i = Args.warmup(); i > 0; i--) s.recv(f, 0);
             s.recv(f, 0);
             if (f.size() != size) throw new IllegalStateException("message of wrong size");
             long t0 = System.nanoTime();

@@ -15,6 +15,10 @@ public final class RemoteLat {
         try (Context ctx = new Context(); Socket s = ctx.socket(SocketType.REQ); Frame f = new Frame()) {
             s.connect(args[0]);
             f.allocate(size);
+            for (int i = Args.warmup(); i > 0; i--) {
+                s.send(f, 0);
+                s.recv(f, 0);
+            }
             long t0 = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 s.send(f, 0);

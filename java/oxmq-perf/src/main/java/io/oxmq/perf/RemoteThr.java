@@ -17,7 +17,7 @@ public final class RemoteThr {
         int count = Args.count(args[2], "message-count");
         try (Context ctx = new Context(); Socket s = ctx.socket(SocketType.PUSH); Frame f = new Frame()) {
             s.connect(args[0]);
-            for (int i = 0; i < count; i++) {
+            for (long i = -(long) Args.warmup(); i < count; i++) {
                 f.allocate(size);
                 s.send(f, 0);
             }

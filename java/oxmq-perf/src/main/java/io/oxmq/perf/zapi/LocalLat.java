@@ -13,7 +13,7 @@ public final class LocalLat {
         ZMQ.Socket s = ctx.socket(ZMQ.REP);
         Z.bind(s, args[0]);
         byte[] buf = new byte[size];
-        for (int i = 0; i < count; i++) {
+        for (long i = -(long) Args.warmup(); i < count; i++) {
             if (s.recv(buf, 0, size, 0) != size) throw new IllegalStateException("message of wrong size");
             if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");
         }

@@ -13,6 +13,7 @@ public final class LocalThr {
         ZMQ.Socket s = ctx.socket(ZMQ.PULL);
         Z.bind(s, args[0]);
         byte[] buf = new byte[size];
+        for (int i = Args.warmup(); i > 0; i--) s.recv(buf, 0, size, 0);
         if (s.recv(buf, 0, size, 0) != size) throw new IllegalStateException("message of wrong size");
         long t0 = System.nanoTime();
         for (int i = 1; i < count; i++) {

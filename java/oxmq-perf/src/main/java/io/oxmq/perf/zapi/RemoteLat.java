@@ -13,6 +13,10 @@ public final class RemoteLat {
         ZMQ.Socket s = ctx.socket(ZMQ.REQ);
         Z.connect(s, args[0]);
         byte[] buf = new byte[size];
+        for (int i = Args.warmup(); i > 0; i--) {
+            s.send(buf, 0, size, 0);
+            s.recv(buf, 0, size, 0);
+        }
         long t0 = System.nanoTime();
         for (int i = 0; i < count; i++) {
             if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");

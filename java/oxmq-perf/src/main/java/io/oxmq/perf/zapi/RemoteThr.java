@@ -13,7 +13,7 @@ public final class RemoteThr {
         ZMQ.Socket s = ctx.socket(ZMQ.PUSH);
         Z.connect(s, args[0]);
         byte[] buf = new byte[size];
-        for (int i = 0; i < count; i++) {
+        for (long i = -(long) Args.warmup(); i < count; i++) {
             if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");
         }
         s.close();
