@@ -136,6 +136,11 @@ public final class Socket implements AutoCloseable {
         if (!threadSafe) USER.setRelease(this, (Thread) null);
     }
 
+    /** Whether a thread is inside the socket now (a diagnostic; stale as soon as read). */
+    boolean busy() {
+        return USER.getVolatile(this) != null;
+    }
+
     /** Runs {@code r} inside the socket (used by Poller/Proxy to hold sockets they use). */
     void enterForeign() {
         enter();
