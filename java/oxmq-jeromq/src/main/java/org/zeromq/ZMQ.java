@@ -1,0 +1,819 @@
+package org.zeromq;
+
+import io.oxmq.AgainException;
+import io.oxmq.SocketOption;
+import io.oxmq.ZmqException;
+import io.oxmq.ZmqInterruptedException;
+
+import java.io.Closeable;
+import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * JeroMQ's {@code org.zeromq.ZMQ} on oxmq: {@link Context}, {@link Socket}, {@link Poller},
+ * {@link Curve}, {@link Event} and the constants, with JeroMQ's signatures and conventions
+ * (a non-blocking receive that finds nothing returns {@code null} or -1, a send that cannot
+ * proceed returns {@code false}, a receive timeout returns {@code null}, other failures throw
+ * {@link ZMQException} carrying the errno).
+ */
+public final class ZMQ {
+    private ZMQ() {}
+
+    /** Socket type numbers. */
+    public static final int PAIR = 0, PUB = 1, SUB = 2, REQ = 3, REP = 4, DEALER = 5, ROUTER = 6,
+            PULL = 7, PUSH = 8, XPUB = 9, XSUB = 10, STREAM = 11;
+    /** Old names. */
+    public static final int XREQ = DEALER, XREP = ROUTER;
+    /** Send/receive flags. */
+    public static final int DONTWAIT = 1, NOBLOCK = DONTWAIT, SNDMORE = 2;
+    /** Poll events. */
+    public static final int POLLIN = 1, POLLOUT = 2, POLLERR = 4;
+    /** The charset of string frames. */
+    public static final Charset CHARSET = StandardCharsets.UTF_8;
+    /** An empty subscription: everything. */
+    public static final byte[] SUBSCRIPTION_ALL = new byte[0];
+    /** Proxy control commands. */
+    public static final byte[] PROXY_PAUSE = "PAUSE".getBytes(CHARSET), PROXY_RESUME = "RESUME".getBytes(CHARSET),
+            PROXY_TERMINATE = "TERMINATE".getBytes(CHARSET);
+    /** Monitor event bits. */
+    public static final int EVENT_CONNECTED = 1, EVENT_CONNECT_DELAYED = 2, EVENT_CONNECT_RETRIED = 4,
+            EVENT_LISTENING = 8, EVENT_BIND_FAILED = 16, EVENT_ACCEPTED = 32, EVENT_ACCEPT_FAILED = 64,
+            EVENT_CLOSED = 128, EVENT_CLOSE_FAILED = 256, EVENT_DISCONNECTED = 512, EVENT_MONITOR_STOPPED = 1024,
+            EVENT_HANDSHAKE_FAILED_NO_DETAIL = 0x0800, EVENT_HANDSHAKE_SUCCEEDED = 0x1000,
+            EVENT_HANDSHAKE_FAILED_PROTOCOL = 0x2000, EVENT_HANDSHAKE_FAILED_AUTH = 0x4000, EVENT_ALL = 0xFFFF;
+
+    /** errno values by name, as JeroMQ's {@code ZMQ.Error}. */
+    public enum Error {
+        /** Success. */ NOERROR(0),
+        /** Interrupted. */ EINTR(ZmqException.EINTR),
+        /** Try again. */ EAGAIN(ZmqException.EAGAIN),
+        /** Bad address. */ EFAULT(ZmqException.EFAULT),
+        /** Invalid argument. */ EINVAL(ZmqException.EINVAL),
+        /** Not supported. */ ENOTSUP(ZmqException.ENOTSUP),
+        /** Protocol not supported. */ EPROTONOSUPPORT(ZmqException.EPROTONOSUPPORT),
+        /** Address in use. */ EADDRINUSE(ZmqException.EADDRINUSE),
+        /** Address not available. */ EADDRNOTAVAIL(ZmqException.EADDRNOTAVAIL),
+        /** Connection refused. */ ECONNREFUSED(ZmqException.ECONNREFUSED),
+        /** Host unreachable. */ EHOSTUNREACH(ZmqException.EHOSTUNREACH),
+        /** Not a socket. */ ENOTSOCK(ZmqException.ENOTSOCK),
+        /** Message too long. */ EMSGSIZE(ZmqException.EMSGSIZE),
+        /** Wrong state. */ EFSM(ZmqException.EFSM),
+        /** Incompatible protocol. */ ENOCOMPATPROTO(ZmqException.ENOCOMPATPROTO),
+        /** Context terminated. */ ETERM(ZmqException.ETERM),
+        /** No I/O thread. */ EMTHREAD(ZmqException.EMTHREAD);
+
+        private final int code;
+
+        Error(int code) {
+            this.code = code;
+        }
+
+        /** The errno. */
+        public int getCode() {
+            return code;
+        }
+
+        /** The constant for {@code code} ({@code null} when it has none). */
+        public static Error findByCode(int code) {
+            for (Error e : values()) if (e.code == code) return e;
+            return null;
+        }
+
+        /** The library's text. */
+        public String getMessage() {
+            return io.oxmq.Zmq.strerror(code);
+        }
+    }
+
+    /** The library version as one number (major * 10000 + minor * 100 + patch). */
+    public static int getFullVersion() {
+        int[] v = io.oxmq.Zmq.version();
+        return v[0] * 10000 + v[1] * 100 + v[2];
+    }
+
+    /** "major.minor.patch". */
+    public static String getVersionString() {
+        int[] v = io.oxmq.Zmq.version();
+        return v[0] + "." + v[1] + "." + v[2];
+    }
+
+    /** A new context ({@code ioThreads} I/O threads). */
+    public static Context context(int ioThreads) {
+        return new Context(ioThreads);
+    }
+
+    /** Runs the built-in proxy until the context ends (returns false then). */
+    public static boolean proxy(Socket frontend, Socket backend, Socket capture) {
+        return proxy(frontend, backend, capture, null);
+    }
+
+    /** The steerable proxy; returns true when TERMINATE ended it, false when the context did. */
+    public static boolean proxy(Socket frontend, Socket backend, Socket capture, Socket control) {
+        try {
+            io.oxmq.Proxy.runSteerable(frontend.s, backend.s, capture == null ? null : capture.s, control == null ? null : control.s);
+            return true;
+        } catch (io.oxmq.TermException e) {
+            return false;
+        } catch (ZmqException e) {
+            throw ZMQException.of(e);
+        }
+    }
+
+    /** Polls the items of {@code selector}-less JeroMQ style; see {@link Poller}. */
+    public static int poll(PollItem[] items, long timeout) {
+        return poll(null, items, items.length, timeout);
+    }
+
+    /** Polls {@code count} items for up to {@code timeout} ms (-1: forever). */
+    public static int poll(java.nio.channels.Selector selector, PollItem[] items, int count, long timeout) {
+        try (io.oxmq.Poller p = new io.oxmq.Poller(count)) {
+            for (int i = 0; i < count; i++) p.register(items[i].socket.s, items[i].interest);
+            int n = p.poll(timeout);
+            for (int i = 0; i < count; i++) {
+                items[i].ready = (p.isReadable(i) ? POLLIN : 0) | (p.isWritable(i) ? POLLOUT : 0) | (p.isError(i) ? POLLERR : 0);
+            }
+            return n;
+        } catch (ZmqInterruptedException e) {
+            return -1;
+        } catch (ZmqException e) {
+            throw ZMQException.of(e);
+        }
+    }
+
+    /** A socket and the events to poll it for. */
+    public static class PollItem {
+        final Socket socket;
+        final int interest;
+        int ready;
+
+        /** {@code socket} polled for {@code ops} (POLLIN, POLLOUT). */
+        public PollItem(Socket socket, int ops) {
+            this.socket = socket;
+            this.interest = ops;
+        }
+
+        /** The socket. */
+        public Socket getSocket() {
+            return socket;
+        }
+
+        /** Whether the last poll found it readable. */
+        public boolean isReadable() {
+            return (ready & POLLIN) != 0;
+        }
+
+        /** Whether the last poll found it writable. */
+        public boolean isWritable() {
+            return (ready & POLLOUT) != 0;
+        }
+
+        /** Whether the last poll reported an error. */
+        public boolean isError() {
+            return (ready & POLLERR) != 0;
+        }
+
+        /** The events the last poll found. */
+        public int readyOps() {
+            return ready;
+        }
+
+        /** The events polled for. */
+        public int interestOps() {
+            return interest;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    /** A context: the owner of sockets. */
+    public static class Context implements Closeable {
+        final io.oxmq.Context ctx;
+
+        protected Context(int ioThreads) {
+            ctx = new io.oxmq.Context(Math.max(1, ioThreads));
+        }
+
+        /** A new socket of {@code type}. */
+        public Socket socket(SocketType type) {
+            try {
+                return new Socket(this, ctx.socket(type.oxmq()), type);
+            } catch (ZmqException e) {
+                throw ZMQException.of(e);
+            } catch (IllegalStateException e) {
+                throw new ZMQException("context is closed", ZmqException.ETERM, e);
+            }
+        }
+
+        /** A new socket of type number {@code type}. */
+        @Deprecated
+        public Socket socket(int type) {
+            return socket(SocketType.type(type));
+        }
+
+        /** A poller with room for {@code size} items. */
+        public Poller poller(int size) {
+            return new Poller(this, size);
+        }
+
+        /** A poller. */
+        public Poller poller() {
+            return poller(32);
+        }
+
+        /** Whether the context was terminated. */
+        public boolean isTerminated() {
+            return ctx.isClosed();
+        }
+
+        /** Whether the context was closed. */
+        public boolean isClosed() {
+            return ctx.isClosed();
+        }
+
+        /** Terminates the context: blocked calls end with ETERM, sockets are closed. */
+        public void term() {
+            ctx.close();
+        }
+
+        @Override
+        public void close() {
+            term();
+        }
+
+        /** I/O threads. */
+        public int getIOThreads() {
+            return ctx.get(io.oxmq.Context.IO_THREADS);
+        }
+
+        /** Maximum sockets. */
+        public int getMaxSockets() {
+            return ctx.get(io.oxmq.Context.MAX_SOCKETS);
+        }
+
+        /** Sets the maximum number of sockets. */
+        public boolean setMaxSockets(int max) {
+            ctx.set(io.oxmq.Context.MAX_SOCKETS, max);
+            return true;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    /** A socket, with JeroMQ's methods. */
+    public static class Socket implements Closeable {
+        final io.oxmq.Socket s;
+        private final Context context;
+        private final SocketType type;
+
+        Socket(Context context, io.oxmq.Socket s, SocketType type) {
+            this.context = context;
+            this.s = s;
+            this.type = type;
+        }
+
+        /** The oxmq socket underneath. */
+        public io.oxmq.Socket oxmqSocket() {
+            return s;
+        }
+
+        /** The socket type. */
+        public SocketType getSocketType() {
+            return type;
+        }
+
+        /** The socket type number. */
+        public int getType() {
+            return type.type;
+        }
+
+        /** The context. */
+        Context context() {
+            return context;
+        }
+
+        @Override
+        public void close() {
+            try {
+                s.close();
+            } catch (ZmqException e) {
+                throw ZMQException.of(e);
+            }
+        }
+
+        private static ZMQException wrap(ZmqException e) {
+            return ZMQException.of(e);
+        }
+
+        // -- endpoints
+
+        /** Binds; throws ZMQException on failure (as JeroMQ), returns true. */
+        public boolean bind(String addr) {
+            try {
+                s.bind(addr);
+                return true;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Binds {@code addr} ("tcp://host") to a free port and returns it. */
+        public int bindToRandomPort(String addr) {
+            try {
+                String ep = s.bind(addr + ":*");
+                return Integer.parseInt(ep.substring(ep.lastIndexOf(':') + 1));
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Binds to a free port in [min, max). */
+        public int bindToRandomPort(String addr, int min, int max) {
+            for (int port = min; port < max; port++) {
+                try {
+                    s.bind(addr + ":" + port);
+                    return port;
+                } catch (ZmqException e) {
+                    if (e.errno() != ZmqException.EADDRINUSE) throw wrap(e);
+                }
+            }
+            throw new ZMQException("no free port in range", ZmqException.EADDRINUSE);
+        }
+
+        /** Connects. */
+        public boolean connect(String addr) {
+            try {
+                s.connect(addr);
+                return true;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Unbinds; false when not bound there. */
+        public boolean unbind(String addr) {
+            try {
+                s.unbind(addr);
+                return true;
+            } catch (ZmqException e) {
+                return false;
+            }
+        }
+
+        /** Disconnects; false when not connected there. */
+        public boolean disconnect(String addr) {
+            try {
+                s.disconnect(addr);
+                return true;
+            } catch (ZmqException e) {
+                return false;
+            }
+        }
+
+        /** The last bound endpoint. */
+        public String getLastEndpoint() {
+            return s.lastEndpoint();
+        }
+
+        // -- send
+
+        /** Sends {@code data}, blocking. */
+        public boolean send(byte[] data) {
+            return send(data, 0);
+        }
+
+        /** Sends {@code data} with {@code flags}; false when it cannot be queued (DONTWAIT or SNDTIMEO). */
+        public boolean send(byte[] data, int flags) {
+            return send(data, 0, data.length, flags);
+        }
+
+        /** Sends {@code len} bytes of {@code data} from {@code off}. */
+        public boolean send(byte[] data, int off, int len, int flags) {
+            try {
+                return s.send(data, off, len, flags);
+            } catch (AgainException e) {
+                return false;
+            } catch (ZmqInterruptedException e) {
+                return false;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Sends a UTF-8 string. */
+        public boolean send(String data) {
+            return send(data.getBytes(CHARSET), 0);
+        }
+
+        /** Sends a UTF-8 string with {@code flags}. */
+        public boolean send(String data, int flags) {
+            return send(data.getBytes(CHARSET), flags);
+        }
+
+        /** Sends with SNDMORE. */
+        public boolean sendMore(String data) {
+            return send(data, SNDMORE);
+        }
+
+        /** Sends with SNDMORE. */
+        public boolean sendMore(byte[] data) {
+            return send(data, SNDMORE);
+        }
+
+        /** Sends the remaining bytes of {@code data}; returns the count sent or -1. */
+        public int sendByteBuffer(ByteBuffer data, int flags) {
+            int n = data.remaining();
+            try {
+                return s.send(data, flags) ? n : -1;
+            } catch (AgainException e) {
+                return -1;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        // -- receive
+
+        /** Receives a frame, blocking; {@code null} on receive timeout. */
+        public byte[] recv() {
+            return recv(0);
+        }
+
+        /** Receives a frame; {@code null} with DONTWAIT and nothing there, or on timeout. */
+        public byte[] recv(int flags) {
+            try {
+                return s.recv(flags);
+            } catch (AgainException | ZmqInterruptedException e) {
+                return null;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Receives into {@code buffer[offset, offset+len)}; returns the frame size or -1. */
+        public int recv(byte[] buffer, int offset, int len, int flags) {
+            try {
+                return s.recv(buffer, offset, len, flags);
+            } catch (AgainException | ZmqInterruptedException e) {
+                return -1;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Receives into {@code buffer}; returns the bytes written or -1. */
+        public int recvByteBuffer(ByteBuffer buffer, int flags) {
+            try {
+                int n = s.recv(buffer, flags);
+                return n;
+            } catch (AgainException | ZmqInterruptedException e) {
+                return -1;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Receives a UTF-8 string, blocking. */
+        public String recvStr() {
+            return recvStr(0);
+        }
+
+        /** Receives a UTF-8 string; {@code null} as for {@link #recv(int)}. */
+        public String recvStr(int flags) {
+            byte[] b = recv(flags);
+            return b == null ? null : new String(b, CHARSET);
+        }
+
+        /** Whether more frames of the current message follow. */
+        public boolean hasReceiveMore() {
+            return s.hasReceiveMore();
+        }
+
+        // -- options
+
+        private <T> boolean set(SocketOption<T> o, T v) {
+            try {
+                s.set(o, v);
+                return true;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        private <T> T get(SocketOption<T> o) {
+            try {
+                return s.get(o);
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Subscribes to {@code topic} (prefix). */
+        public boolean subscribe(byte[] topic) { return set(SocketOption.SUBSCRIBE, topic); }
+        /** Subscribes to {@code topic} (prefix). */
+        public boolean subscribe(String topic) { return subscribe(topic.getBytes(CHARSET)); }
+        /** Unsubscribes. */
+        public boolean unsubscribe(byte[] topic) { return set(SocketOption.UNSUBSCRIBE, topic); }
+        /** Unsubscribes. */
+        public boolean unsubscribe(String topic) { return unsubscribe(topic.getBytes(CHARSET)); }
+        /** ZMQ_LINGER (ms). */
+        public boolean setLinger(int value) { return set(SocketOption.LINGER, value); }
+        /** ZMQ_LINGER (ms). */
+        public boolean setLinger(long value) { return setLinger((int) value); }
+        /** ZMQ_LINGER. */
+        public int getLinger() { return get(SocketOption.LINGER); }
+        /** ZMQ_RCVTIMEO (ms). */
+        public boolean setReceiveTimeOut(int value) { return set(SocketOption.RCVTIMEO, value); }
+        /** ZMQ_RCVTIMEO. */
+        public int getReceiveTimeOut() { return get(SocketOption.RCVTIMEO); }
+        /** ZMQ_SNDTIMEO (ms). */
+        public boolean setSendTimeOut(int value) { return set(SocketOption.SNDTIMEO, value); }
+        /** ZMQ_SNDTIMEO. */
+        public int getSendTimeOut() { return get(SocketOption.SNDTIMEO); }
+        /** ZMQ_SNDHWM. */
+        public boolean setSndHWM(int value) { return set(SocketOption.SNDHWM, value); }
+        /** ZMQ_SNDHWM. */
+        public boolean setSndHWM(long value) { return setSndHWM((int) value); }
+        /** ZMQ_SNDHWM. */
+        public int getSndHWM() { return get(SocketOption.SNDHWM); }
+        /** ZMQ_RCVHWM. */
+        public boolean setRcvHWM(int value) { return set(SocketOption.RCVHWM, value); }
+        /** ZMQ_RCVHWM. */
+        public boolean setRcvHWM(long value) { return setRcvHWM((int) value); }
+        /** ZMQ_RCVHWM. */
+        public int getRcvHWM() { return get(SocketOption.RCVHWM); }
+        /** Both high-water marks. */
+        public boolean setHWM(int value) { return setSndHWM(value) && setRcvHWM(value); }
+        /** Both high-water marks. */
+        public boolean setHWM(long value) { return setHWM((int) value); }
+        /** ZMQ_ROUTING_ID. */
+        public boolean setIdentity(byte[] value) { return set(SocketOption.ROUTING_ID, value); }
+        /** ZMQ_ROUTING_ID. */
+        public byte[] getIdentity() { return get(SocketOption.ROUTING_ID); }
+        /** ZMQ_ROUTER_MANDATORY. */
+        public boolean setRouterMandatory(boolean v) { return set(SocketOption.ROUTER_MANDATORY, v); }
+        /** ZMQ_ROUTER_HANDOVER. */
+        public boolean setRouterHandover(boolean v) { return set(SocketOption.ROUTER_HANDOVER, v); }
+        /** ZMQ_IMMEDIATE. */
+        public boolean setImmediate(boolean v) { return set(SocketOption.IMMEDIATE, v); }
+        /** ZMQ_CONFLATE. */
+        public boolean setConflate(boolean v) { return set(SocketOption.CONFLATE, v); }
+        /** ZMQ_XPUB_VERBOSE. */
+        public boolean setXpubVerbose(boolean v) { return set(SocketOption.XPUB_VERBOSE, v); }
+        /** ZMQ_REQ_RELAXED. */
+        public boolean setReqRelaxed(boolean v) { return set(SocketOption.REQ_RELAXED, v); }
+        /** ZMQ_REQ_CORRELATE. */
+        public boolean setReqCorrelate(boolean v) { return set(SocketOption.REQ_CORRELATE, v); }
+        /** ZMQ_RECONNECT_IVL (ms). */
+        public boolean setReconnectIVL(int v) { return set(SocketOption.RECONNECT_IVL, v); }
+        /** ZMQ_RECONNECT_IVL_MAX (ms). */
+        public boolean setReconnectIVLMax(int v) { return set(SocketOption.RECONNECT_IVL_MAX, v); }
+        /** ZMQ_MAXMSGSIZE. */
+        public boolean setMaxMsgSize(long v) { return set(SocketOption.MAXMSGSIZE, v); }
+        /** ZMQ_SNDBUF. */
+        public boolean setSendBufferSize(int v) { return set(SocketOption.SNDBUF, v); }
+        /** ZMQ_RCVBUF. */
+        public boolean setReceiveBufferSize(int v) { return set(SocketOption.RCVBUF, v); }
+        /** ZMQ_HEARTBEAT_IVL. */
+        public boolean setHeartbeatIvl(int v) { return set(SocketOption.HEARTBEAT_IVL, v); }
+        /** ZMQ_HEARTBEAT_TIMEOUT. */
+        public boolean setHeartbeatTimeout(int v) { return set(SocketOption.HEARTBEAT_TIMEOUT, v); }
+        /** ZMQ_HEARTBEAT_TTL. */
+        public boolean setHeartbeatTtl(int v) { return set(SocketOption.HEARTBEAT_TTL, v); }
+        /** ZMQ_HANDSHAKE_IVL. */
+        public boolean setHandshakeIvl(int v) { return set(SocketOption.HANDSHAKE_IVL, v); }
+        /** ZMQ_IPV6. */
+        public boolean setIPv6(boolean v) { return set(SocketOption.IPV6, v); }
+        /** ZMQ_TCP_KEEPALIVE. */
+        public boolean setTCPKeepAlive(int v) { return set(SocketOption.TCP_KEEPALIVE, v); }
+        /** ZMQ_PLAIN_SERVER. */
+        public boolean setPlainServer(boolean v) { return set(SocketOption.PLAIN_SERVER, v); }
+        /** ZMQ_PLAIN_USERNAME. */
+        public boolean setPlainUsername(String v) { return set(SocketOption.PLAIN_USERNAME, v); }
+        /** ZMQ_PLAIN_USERNAME. */
+        public boolean setPlainUsername(byte[] v) { return setPlainUsername(new String(v, CHARSET)); }
+        /** ZMQ_PLAIN_PASSWORD. */
+        public boolean setPlainPassword(String v) { return set(SocketOption.PLAIN_PASSWORD, v); }
+        /** ZMQ_PLAIN_PASSWORD. */
+        public boolean setPlainPassword(byte[] v) { return setPlainPassword(new String(v, CHARSET)); }
+        /** ZMQ_CURVE_SERVER. */
+        public boolean setCurveServer(boolean v) { return set(SocketOption.CURVE_SERVER, v); }
+        /** ZMQ_CURVE_PUBLICKEY: 32 raw bytes or 40 Z85 characters. */
+        public boolean setCurvePublicKey(byte[] key) { return set(SocketOption.CURVE_PUBLICKEY, z85(key)); }
+        /** ZMQ_CURVE_SECRETKEY: 32 raw bytes or 40 Z85 characters. */
+        public boolean setCurveSecretKey(byte[] key) { return set(SocketOption.CURVE_SECRETKEY, z85(key)); }
+        /** ZMQ_CURVE_SERVERKEY: 32 raw bytes or 40 Z85 characters. */
+        public boolean setCurveServerKey(byte[] key) { return set(SocketOption.CURVE_SERVERKEY, z85(key)); }
+        /** ZMQ_ZAP_DOMAIN. */
+        public boolean setZAPDomain(String domain) { return set(SocketOption.ZAP_DOMAIN, domain); }
+        /** ZMQ_ZAP_DOMAIN. */
+        public boolean setZapDomain(String domain) { return setZAPDomain(domain); }
+        /** ZMQ_ZAP_DOMAIN. */
+        public String getZapDomain() { return get(SocketOption.ZAP_DOMAIN); }
+        /** ZMQ_MECHANISM. */
+        public int getMechanismCode() { return get(SocketOption.MECHANISM); }
+        /** ZMQ_EVENTS. */
+        public int getEvents() { return get(SocketOption.EVENTS); }
+
+        private static String z85(byte[] key) {
+            if (key.length == 32) return io.oxmq.Curve.z85Encode(key);
+            if (key.length == 40) return new String(key, StandardCharsets.US_ASCII);
+            throw new IllegalArgumentException("a CURVE key is 32 bytes or 40 Z85 characters");
+        }
+
+        /** Starts publishing events on a PAIR socket at {@code addr}; {@code null} stops. */
+        public boolean monitor(String addr, int events) {
+            try {
+                s.monitor(addr, events);
+                return true;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Socket[" + type + "]";
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    /** A set of sockets polled together (JeroMQ's ZMQ.Poller). */
+    public static class Poller implements Closeable {
+        /** Poll events. */
+        public static final int POLLIN = ZMQ.POLLIN, POLLOUT = ZMQ.POLLOUT, POLLERR = ZMQ.POLLERR;
+        private final io.oxmq.Poller p;
+        private final List<Socket> sockets = new ArrayList<>();
+
+        Poller(Context ctx, int size) {
+            p = new io.oxmq.Poller(Math.max(1, size));
+        }
+
+        /** Registers {@code socket} for {@code events}; returns its index. */
+        public int register(Socket socket, int events) {
+            sockets.add(socket);
+            return p.register(socket.s, events);
+        }
+
+        /** Registers {@code socket} for POLLIN|POLLOUT|POLLERR. */
+        public int register(Socket socket) {
+            return register(socket, POLLIN | POLLOUT | POLLERR);
+        }
+
+        /** Unregisters {@code socket}. */
+        public void unregister(Socket socket) {
+            p.unregister(socket.s);
+            sockets.removeIf(x -> x == socket);
+        }
+
+        /** Polls until something is ready (returns the count), or -1 when interrupted. */
+        public int poll() {
+            return poll(-1);
+        }
+
+        /** Polls for up to {@code tout} ms (-1: forever); -1 when interrupted. */
+        public int poll(long tout) {
+            try {
+                return p.poll(tout);
+            } catch (ZmqInterruptedException e) {
+                return -1;
+            } catch (ZmqException e) {
+                throw ZMQException.of(e);
+            }
+        }
+
+        /** Whether item {@code index} is readable. */
+        public boolean pollin(int index) {
+            return index < p.size() && p.isReadable(index);
+        }
+
+        /** Whether item {@code index} is writable. */
+        public boolean pollout(int index) {
+            return index < p.size() && p.isWritable(index);
+        }
+
+        /** Whether item {@code index} reported an error. */
+        public boolean pollerr(int index) {
+            return index < p.size() && p.isError(index);
+        }
+
+        /** The socket at {@code index}. */
+        public Socket getSocket(int index) {
+            return index < sockets.size() ? sockets.get(index) : null;
+        }
+
+        /** The number of items. */
+        public int getSize() {
+            return p.size();
+        }
+
+        /** The next free index. */
+        public int getNext() {
+            return p.size();
+        }
+
+        @Override
+        public void close() {
+            p.close();
+            sockets.clear();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    /** CURVE keys (JeroMQ's ZMQ.Curve). */
+    public static class Curve {
+        /** Bytes of a raw key. */
+        public static final int KEY_SIZE = 32;
+        /** Characters of a Z85 key. */
+        public static final int KEY_SIZE_Z85 = 40;
+
+        /** A new key pair in Z85. */
+        public static KeyPair generateKeyPair() {
+            io.oxmq.Curve.KeyPair kp = io.oxmq.Curve.keyPair();
+            return new KeyPair(kp.publicKey(), kp.secretKey());
+        }
+
+        /** Z85 decoding. */
+        public static byte[] z85Decode(String key) {
+            return io.oxmq.Curve.z85Decode(key);
+        }
+
+        /** Z85 encoding. */
+        public static String z85Encode(byte[] key) {
+            return io.oxmq.Curve.z85Encode(key);
+        }
+
+        /** A Z85 key pair. */
+        public static class KeyPair {
+            /** The public key (Z85). */
+            public final String publicKey;
+            /** The secret key (Z85). */
+            public final String secretKey;
+
+            /** A pair. */
+            public KeyPair(String publicKey, String secretKey) {
+                this.publicKey = publicKey;
+                this.secretKey = secretKey;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    /** A monitor event (JeroMQ's ZMQ.Event). */
+    public static class Event {
+        private final int event;
+        private final Object value;
+        private final String address;
+
+        /** An event. */
+        public Event(int event, Object value, String address) {
+            this.event = event;
+            this.value = value;
+            this.address = address;
+        }
+
+        /** The event bit. */
+        public int getEvent() {
+            return event;
+        }
+
+        /** The event value. */
+        public Object getValue() {
+            return value;
+        }
+
+        /** The endpoint. */
+        public String getAddress() {
+            return address;
+        }
+
+        /** Receives an event from a monitor PAIR socket (blocking); {@code null} if none. */
+        public static Event recv(Socket socket) {
+            return recv(socket, 0);
+        }
+
+        /** Receives an event with {@code flags}; {@code null} if none. */
+        public static Event recv(Socket socket, int flags) {
+            byte[] head = socket.recv(flags);
+            if (head == null) return null;
+            if (head.length < 6 || !socket.hasReceiveMore()) throw new ZMQException("malformed monitor event", ZmqException.EFAULT);
+            String addr = socket.recvStr(0);
+            ByteBuffer b = ByteBuffer.wrap(head).order(java.nio.ByteOrder.nativeOrder());
+            return new Event(b.getShort(0) & 0xFFFF, b.getInt(2), addr);
+        }
+    }
+
+    private static final Pattern IPV4 = Pattern.compile("tcp://([^:]+):(\\d+)");
+
+    static String hostOf(String ep) {
+        Matcher m = IPV4.matcher(ep);
+        return m.matches() ? m.group(1) : ep;
+    }
+}

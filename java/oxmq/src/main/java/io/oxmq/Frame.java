@@ -1,0 +1,187 @@
+package io.oxmq;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * One ZeroMQ frame in the library's memory (a {@code zmq_msg_t}), reusable for many sends and
+ * receives: the zero-copy path in both directions.
+ *
+ * <p>Receiving: {@link Socket#recv(Frame, int)} makes the frame view the library's buffer;
+ * {@link #size()}, {@link #byteAt(long)}, {@link #copyTo(byte[], int)} read it without
+ * allocating, {@link #data()} gives a read-only segment over it. That view is valid until the
+ * next receive into the frame or its {@link #close()}; using it later throws
+ * {@link IllegalStateException} (the segment's scope is closed), it never reads freed memory.
+ * Views are confined to the thread that asked for them.
+ *
+ * <p>Sending: {@link #allocate(long)} gives the frame a fresh buffer of that size in the
+ * library, {@link #buffer()} a writable segment over it, and {@link Socket#send(Frame, int)}
+ * hands the buffer to the library as it is; the frame is empty afterwards.
+ *
+ * <p>A frame is used by one thread at a time.
+ */
+public final class Frame implements AutoCloseable {
+    private final MemorySegment msg;
+    private Arena viewArena;
+    private MemorySegment view;
+    private boolean closed;
+
+    /** An empty frame. */
+    public Frame() {
+        msg = Arena.ofAuto().allocate(Native.MSG_T_SIZE, 8);
+        try {
+            int rc = (int) Native.zmq_msg_init.invokeExact(msg.address());
+            if (rc != 0) throw new ZmqException("zmq_msg_init", ZmqException.EFAULT);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** A frame holding a copy of {@code data}. */
+    public static Frame of(byte[] data) {
+        Frame f = new Frame();
+        f.allocate(data.length);
+        MemorySegment.copy(data, 0, Native.ALL, JAVA_BYTE, f.dataAddress(), data.length);
+        return f;
+    }
+
+    long msgAddress() {
+        if (closed) throw new IllegalStateException("frame is closed");
+        return msg.address();
+    }
+
+    private void dropView() {
+        if (viewArena != null) {
+            viewArena.close();
+            viewArena = null;
+            view = null;
+        }
+    }
+
+    void beforeReceive() {
+        msgAddress();
+        dropView();
+    }
+
+    void sent() {
+        dropView();
+    }
+
+    /** Replaces the content with a new uninitialised buffer of {@code size} bytes, to be filled
+     *  through {@link #buffer()} and sent. */
+    public Frame allocate(long size) {
+        long m = msgAddress();
+        dropView();
+        try {
+            int unused = (int) Native.zmq_msg_close.invokeExact(m);
+            int rc = (int) Native.zmq_msg_init_size.invokeExact(m, size);
+            if (rc != 0) {
+                int ignored = (int) Native.zmq_msg_init.invokeExact(m);
+                throw ZmqException.of("zmq_msg_init_size", Native.lastErrno());
+            }
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        return this;
+    }
+
+    private long dataAddress() {
+        try {
+            return (long) Native.zmq_msg_data.invokeExact(msgAddress());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** The frame's size in bytes. */
+    public long size() {
+        try {
+            return (long) Native.zmq_msg_size.invokeExact(msgAddress());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Whether more frames of the same message follow this received one. */
+    public boolean hasMore() {
+        try {
+            return (int) Native.zmq_msg_more.invokeExact(msgAddress()) != 0;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** The byte at {@code index}. */
+    public byte byteAt(long index) {
+        Objects.checkIndex(index, size());
+        return Native.ALL.get(JAVA_BYTE, dataAddress() + index);
+    }
+
+    /** Copies up to {@code dst.length - off} bytes into {@code dst} at {@code off}; returns the
+     *  number copied. */
+    public int copyTo(byte[] dst, int off) {
+        Objects.checkIndex(off, dst.length + 1);
+        int n = (int) Math.min(size(), dst.length - off);
+        if (n > 0) MemorySegment.copy(Native.ALL, JAVA_BYTE, dataAddress(), dst, off, n);
+        return n;
+    }
+
+    /** The content as a new array. */
+    public byte[] toByteArray() {
+        byte[] b = new byte[(int) size()];
+        copyTo(b, 0);
+        return b;
+    }
+
+    /** The content decoded as UTF-8. */
+    public String toStringUtf8() {
+        return new String(toByteArray(), StandardCharsets.UTF_8);
+    }
+
+    /** A read-only view of the content, valid until the next receive into this frame, a send
+     *  of it, or its close (confined to the calling thread). */
+    public MemorySegment data() {
+        if (view == null) {
+            viewArena = Arena.ofConfined();
+            view = MemorySegment.ofAddress(dataAddress()).reinterpret(size(), viewArena, null).asReadOnly();
+        }
+        return view;
+    }
+
+    /** A writable view of the content, for filling a frame made with {@link #allocate(long)};
+     *  same lifetime as {@link #data()}. */
+    public MemorySegment buffer() {
+        dropView();
+        viewArena = Arena.ofConfined();
+        view = MemorySegment.ofAddress(dataAddress()).reinterpret(size(), viewArena, null);
+        return view;
+    }
+
+    /** A message property of a received frame ("Socket-Type", "User-Id", "Peer-Address", ...),
+     *  or {@code null}. */
+    public String property(String name) {
+        try (Arena a = Arena.ofConfined()) {
+            long p = (long) Native.zmq_msg_gets.invokeExact(msgAddress(), a.allocateFrom(name).address());
+            return p == 0 ? null : MemorySegment.ofAddress(p).reinterpret(4096).getString(0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Releases the library's buffer. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) return;
+        dropView();
+        closed = true;
+        try {
+            int unused = (int) Native.zmq_msg_close.invokeExact(msg.address());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+}

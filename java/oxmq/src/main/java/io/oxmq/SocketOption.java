@@ -1,0 +1,97 @@
+package io.oxmq;
+
+/**
+ * A socket option with its Java type, for {@link Socket#set(SocketOption, Object)} and
+ * {@link Socket#get(SocketOption)}. Durations are in milliseconds (-1: infinite), as in libzmq.
+ * CURVE keys are 40-character Z85 strings here (see {@link Curve}).
+ *
+ * @param <T> the option's Java type
+ */
+public final class SocketOption<T> {
+    enum Kind { INT, LONG, BOOL, BYTES, STRING, KEY }
+
+    final String name;
+    final int id;
+    final Kind kind;
+    final boolean readable;
+    final boolean writable;
+
+    private SocketOption(String name, int id, Kind kind, boolean readable, boolean writable) {
+        this.name = name;
+        this.id = id;
+        this.kind = kind;
+        this.readable = readable;
+        this.writable = writable;
+    }
+
+    private static SocketOption<Integer> i(String n, int id) { return new SocketOption<>(n, id, Kind.INT, true, true); }
+    private static SocketOption<Long> l(String n, int id) { return new SocketOption<>(n, id, Kind.LONG, true, true); }
+    private static SocketOption<Boolean> b(String n, int id) { return new SocketOption<>(n, id, Kind.BOOL, true, true); }
+    private static SocketOption<Boolean> bw(String n, int id) { return new SocketOption<>(n, id, Kind.BOOL, false, true); }
+    private static SocketOption<byte[]> bytes(String n, int id) { return new SocketOption<>(n, id, Kind.BYTES, true, true); }
+    private static SocketOption<byte[]> bytesW(String n, int id) { return new SocketOption<>(n, id, Kind.BYTES, false, true); }
+    private static SocketOption<String> s(String n, int id) { return new SocketOption<>(n, id, Kind.STRING, true, true); }
+    private static SocketOption<String> key(String n, int id) { return new SocketOption<>(n, id, Kind.KEY, true, true); }
+
+    /** ZMQ_AFFINITY. */ public static final SocketOption<Long> AFFINITY = l("AFFINITY", 4);
+    /** ZMQ_ROUTING_ID (ZMQ_IDENTITY). */ public static final SocketOption<byte[]> ROUTING_ID = bytes("ROUTING_ID", 5);
+    /** ZMQ_SUBSCRIBE (write only). */ public static final SocketOption<byte[]> SUBSCRIBE = bytesW("SUBSCRIBE", 6);
+    /** ZMQ_UNSUBSCRIBE (write only). */ public static final SocketOption<byte[]> UNSUBSCRIBE = bytesW("UNSUBSCRIBE", 7);
+    /** ZMQ_SNDBUF (bytes). */ public static final SocketOption<Integer> SNDBUF = i("SNDBUF", 11);
+    /** ZMQ_RCVBUF (bytes). */ public static final SocketOption<Integer> RCVBUF = i("RCVBUF", 12);
+    /** ZMQ_RCVMORE (read only). */ public static final SocketOption<Boolean> RCVMORE = new SocketOption<>("RCVMORE", 13, Kind.BOOL, true, false);
+    /** ZMQ_EVENTS (read only: POLLIN|POLLOUT). */ public static final SocketOption<Integer> EVENTS = new SocketOption<>("EVENTS", 15, Kind.INT, true, false);
+    /** ZMQ_TYPE (read only). */ public static final SocketOption<Integer> TYPE = new SocketOption<>("TYPE", 16, Kind.INT, true, false);
+    /** ZMQ_LINGER (ms). */ public static final SocketOption<Integer> LINGER = i("LINGER", 17);
+    /** ZMQ_RECONNECT_IVL (ms). */ public static final SocketOption<Integer> RECONNECT_IVL = i("RECONNECT_IVL", 18);
+    /** ZMQ_BACKLOG. */ public static final SocketOption<Integer> BACKLOG = i("BACKLOG", 19);
+    /** ZMQ_RECONNECT_IVL_MAX (ms). */ public static final SocketOption<Integer> RECONNECT_IVL_MAX = i("RECONNECT_IVL_MAX", 21);
+    /** ZMQ_MAXMSGSIZE (bytes, -1: no limit). */ public static final SocketOption<Long> MAXMSGSIZE = l("MAXMSGSIZE", 22);
+    /** ZMQ_SNDHWM (messages). */ public static final SocketOption<Integer> SNDHWM = i("SNDHWM", 23);
+    /** ZMQ_RCVHWM (messages). */ public static final SocketOption<Integer> RCVHWM = i("RCVHWM", 24);
+    /** ZMQ_RCVTIMEO (ms, -1: block). Kept by the binding, which waits in slices. */ public static final SocketOption<Integer> RCVTIMEO = i("RCVTIMEO", 27);
+    /** ZMQ_SNDTIMEO (ms, -1: block). Kept by the binding, which waits in slices. */ public static final SocketOption<Integer> SNDTIMEO = i("SNDTIMEO", 28);
+    /** ZMQ_LAST_ENDPOINT (read only): the endpoint of the last bind, with the port chosen for "*". */
+    public static final SocketOption<String> LAST_ENDPOINT = new SocketOption<>("LAST_ENDPOINT", 32, Kind.STRING, true, false);
+    /** ZMQ_ROUTER_MANDATORY (write only). */ public static final SocketOption<Boolean> ROUTER_MANDATORY = bw("ROUTER_MANDATORY", 33);
+    /** ZMQ_TCP_KEEPALIVE. */ public static final SocketOption<Integer> TCP_KEEPALIVE = i("TCP_KEEPALIVE", 34);
+    /** ZMQ_IMMEDIATE. */ public static final SocketOption<Boolean> IMMEDIATE = b("IMMEDIATE", 39);
+    /** ZMQ_XPUB_VERBOSE (write only). */ public static final SocketOption<Boolean> XPUB_VERBOSE = bw("XPUB_VERBOSE", 40);
+    /** ZMQ_IPV6. */ public static final SocketOption<Boolean> IPV6 = b("IPV6", 42);
+    /** ZMQ_MECHANISM (read only: 0 NULL, 1 PLAIN, 2 CURVE). */ public static final SocketOption<Integer> MECHANISM = new SocketOption<>("MECHANISM", 43, Kind.INT, true, false);
+    /** ZMQ_PLAIN_SERVER. */ public static final SocketOption<Boolean> PLAIN_SERVER = b("PLAIN_SERVER", 44);
+    /** ZMQ_PLAIN_USERNAME. */ public static final SocketOption<String> PLAIN_USERNAME = s("PLAIN_USERNAME", 45);
+    /** ZMQ_PLAIN_PASSWORD. */ public static final SocketOption<String> PLAIN_PASSWORD = s("PLAIN_PASSWORD", 46);
+    /** ZMQ_CURVE_SERVER. */ public static final SocketOption<Boolean> CURVE_SERVER = b("CURVE_SERVER", 47);
+    /** ZMQ_CURVE_PUBLICKEY (Z85). */ public static final SocketOption<String> CURVE_PUBLICKEY = key("CURVE_PUBLICKEY", 48);
+    /** ZMQ_CURVE_SECRETKEY (Z85). */ public static final SocketOption<String> CURVE_SECRETKEY = key("CURVE_SECRETKEY", 49);
+    /** ZMQ_CURVE_SERVERKEY (Z85). */ public static final SocketOption<String> CURVE_SERVERKEY = key("CURVE_SERVERKEY", 50);
+    /** ZMQ_PROBE_ROUTER (write only). */ public static final SocketOption<Boolean> PROBE_ROUTER = bw("PROBE_ROUTER", 51);
+    /** ZMQ_REQ_CORRELATE (write only). */ public static final SocketOption<Boolean> REQ_CORRELATE = bw("REQ_CORRELATE", 52);
+    /** ZMQ_REQ_RELAXED (write only). */ public static final SocketOption<Boolean> REQ_RELAXED = bw("REQ_RELAXED", 53);
+    /** ZMQ_CONFLATE (write only). */ public static final SocketOption<Boolean> CONFLATE = bw("CONFLATE", 54);
+    /** ZMQ_ZAP_DOMAIN. */ public static final SocketOption<String> ZAP_DOMAIN = s("ZAP_DOMAIN", 55);
+    /** ZMQ_ROUTER_HANDOVER (write only). */ public static final SocketOption<Boolean> ROUTER_HANDOVER = bw("ROUTER_HANDOVER", 56);
+    /** ZMQ_HANDSHAKE_IVL (ms). */ public static final SocketOption<Integer> HANDSHAKE_IVL = i("HANDSHAKE_IVL", 66);
+    /** ZMQ_XPUB_NODROP (write only). */ public static final SocketOption<Boolean> XPUB_NODROP = bw("XPUB_NODROP", 69);
+    /** ZMQ_HEARTBEAT_IVL (ms). */ public static final SocketOption<Integer> HEARTBEAT_IVL = i("HEARTBEAT_IVL", 75);
+    /** ZMQ_HEARTBEAT_TTL (ms). */ public static final SocketOption<Integer> HEARTBEAT_TTL = i("HEARTBEAT_TTL", 76);
+    /** ZMQ_HEARTBEAT_TIMEOUT (ms). */ public static final SocketOption<Integer> HEARTBEAT_TIMEOUT = i("HEARTBEAT_TIMEOUT", 77);
+    /** ZMQ_CONNECT_TIMEOUT (ms). */ public static final SocketOption<Integer> CONNECT_TIMEOUT = i("CONNECT_TIMEOUT", 79);
+    /** ZMQ_THREAD_SAFE (read only). */ public static final SocketOption<Boolean> THREAD_SAFE = new SocketOption<>("THREAD_SAFE", 81, Kind.BOOL, true, false);
+
+    /** The option's name without the {@code ZMQ_} prefix. */
+    public String name() {
+        return name;
+    }
+
+    /** The {@code ZMQ_*} number. */
+    public int id() {
+        return id;
+    }
+
+    @Override
+    public String toString() {
+        return "ZMQ_" + name;
+    }
+}
