@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -18,16 +17,6 @@ import org.junit.jupiter.api.TestFactory;
  * index.md}, read in place, not copied) against this codec, byte for byte. An unknown kind fails.
  */
 class GoldenVectorsTest {
-  /**
-   * Rows that predate ZMTP 1.0/2.0 support in the Rust codec (issue 15 item 1, being added on
-   * another branch) expect {@code error:UnsupportedVersion}; this codec speaks those revisions, so
-   * for those rows it must produce the outcome the updated table gives them instead. Used only
-   * when the table still says UnsupportedVersion.
-   */
-  private static final Map<String, String> LEGACY_SUPERSEDED = Map.of(
-      "greeting_zmtp_1_0.bin|handshake:DEALER", "complete",
-      "greeting_zmtp_2_0.bin|handshake:DEALER", "error:IncompatibleSocketType");
-
   static Path vectorsDir() {
     return Paths.get(System.getProperty("oxmq.vectors.dir", "../../crates/zmtp/tests/vectors"));
   }
@@ -69,11 +58,7 @@ class GoldenVectorsTest {
       String expect = r[2];
       tests.add(DynamicTest.dynamicTest(file + " as " + kind + " -> " + expect, () -> {
         byte[] bytes = Files.readAllBytes(vectorsDir().resolve(file));
-        String want = expect;
-        if (expect.equals("error:UnsupportedVersion")) {
-          want = LEGACY_SUPERSEDED.getOrDefault(file + "|" + kind, expect);
-        }
-        assertEquals(want, VectorCheck.run(kind, bytes), r[3]);
+        assertEquals(expect, VectorCheck.run(kind, bytes), r[3]);
       }));
     }
     return tests;

@@ -8,9 +8,9 @@ import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
 /**
- * The ZMTP 1.0/2.0 golden vectors that the Rust codec's branch adds to the shared table (issue
- * 15), built inline from their specification so they are checked before the table arrives here.
- * After the merge, {@link GoldenVectorsTest} checks the shared files as well.
+ * ZMTP 1.0/2.0 cases beside the shared table ({@link GoldenVectorsTest} checks every row of
+ * crates/zmtp/tests/vectors/index.md, the 1.0/2.0 rows included): truncated frames, multi-frame
+ * sequences, unknown socket-type bytes and the handshake pairs, written from RFC 13/15 here.
  */
 class LegacyVectorsInlineTest {
   private static byte[] hex(String h) {
