@@ -5,6 +5,7 @@
 #   dist/lib/libzmq.so          -> libzmq.so.5 (what -lzmq links)
 #   dist/lib/libzmq.a           the static library
 #   dist/include/zmq.h          oxmq's header (ABI-identical to libzmq 4.3's)
+#   dist/include/zmq_wiring.h   the wiring API (czmq_*), exported by the same library
 #   dist/lib/pkgconfig/libzmq.pc
 #
 # Use:  LD_LIBRARY_PATH=dist/lib ./program            (run a libzmq program on oxmq)
@@ -32,6 +33,7 @@ install -m 0755 "$target/libzmq.so" "$dist/lib/libzmq.so.5"
 ln -sfn libzmq.so.5 "$dist/lib/libzmq.so"
 install -m 0644 "$target/libzmq.a" "$dist/lib/libzmq.a"
 install -m 0644 "$root/crates/oxmq-capi/include/zmq.h" "$dist/include/zmq.h"
+install -m 0644 "$root/crates/oxmq-capi/include/zmq_wiring.h" "$dist/include/zmq_wiring.h"
 
 # Libraries the static archive needs from the system (the Rust standard library's).
 cat > "$dist/lib/pkgconfig/libzmq.pc" <<PC

@@ -10,6 +10,7 @@ mod fast;
 mod frame;
 mod security;
 mod socket;
+mod wiring;
 
 use pyo3::prelude::*;
 
@@ -18,6 +19,7 @@ fn _oxmq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<socket::Context>()?;
     m.add_class::<socket::Socket>()?;
+    m.add_class::<wiring::Wiring>()?;
     m.add("Frame", frame::base_type(py)?.clone_ref(py))?;
     m.add_function(wrap_pyfunction!(frame::_set_frame_class, m)?)?;
     m.add_function(wrap_pyfunction!(frame::_frame_gets, m)?)?;

@@ -896,13 +896,19 @@ pub fn proxy_steerable(
     control: Option<&Bound<'_, Socket>>,
 ) -> PyResult<()> {
     let mut fg = frontend.get().lock(py)?;
-    let mut bg = backend.get().lock(py)?;
+    // One socket as frontend and backend is libzmq's echo device: locked once.
+    let mut bg = if frontend.is(backend) { None } else { Some(backend.get().lock(py)?) };
     let mut cg = capture.map(|c| c.get().lock(py)).transpose()?;
     let mut kg = control.map(|c| c.get().lock(py)).transpose()?;
-    let (Some(f), Some(b)) = (fg.as_mut(), bg.as_mut()) else {
-        return Err(to_py(py, oxmq::Error::NotSock));
+    let Some(f) = fg.as_mut() else { return Err(to_py(py, oxmq::Error::NotSock)) };
+    let ends = match bg.as_mut() {
+        None => oxmq::proxy::Ends::One(f),
+        Some(g) => match g.as_mut() {
+            Some(b) => oxmq::proxy::Ends::Two(f, b),
+            None => return Err(to_py(py, oxmq::Error::NotSock)),
+        },
     };
     let c = cg.as_mut().and_then(|g| g.as_mut());
     let k = kg.as_mut().and_then(|g| g.as_mut());
-    py.detach(|| oxmq::proxy::proxy_steerable(f, b, c, k)).py_err(py)
+    py.detach(|| oxmq::proxy::run(ends, c, k, None)).py_err(py)
 }

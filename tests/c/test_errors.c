@@ -1,6 +1,8 @@
 /* errno on misuse: what libzmq answers, oxmq answers, and nothing crashes. */
 #include "testutil.h"
 
+#include <pthread.h>
+
 static void test_null_pointers (void)
 {
     CHECK_NULL_ERR (zmq_socket (NULL, ZMQ_PAIR), EFAULT);
@@ -177,6 +179,56 @@ static void test_msg_misuse_errors (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+/* Two threads close one socket at once (a context's destroy racing a worker's own cleanup):
+ * one close wins, the other gets ENOTSOCK, and the handle is recycled once, so sockets made
+ * afterwards never share a handle (a shared one made every later socket of the process fail
+ * with ENOTSOCK once its twin was closed). */
+struct closer
+{
+    void *sock;
+    volatile int *go;
+    int rc;
+};
+
+static void *close_main (void *arg)
+{
+    struct closer *c = arg;
+    while (!*c->go) {
+    }
+    c->rc = zmq_close (c->sock);
+    return NULL;
+}
+
+static void test_concurrent_close (void)
+{
+    void *ctx = zmq_ctx_new ();
+    for (int round = 0; round < 200 && t_failures == 0; round++) {
+        void *s = zmq_socket (ctx, ZMQ_PAIR);
+        CHECK (s != NULL);
+        volatile int go = 0;
+        struct closer a = {s, &go, 0}, b = {s, &go, 0};
+        pthread_t ta, tb;
+        CHECK (pthread_create (&ta, NULL, close_main, &a) == 0);
+        CHECK (pthread_create (&tb, NULL, close_main, &b) == 0);
+        go = 1;
+        pthread_join (ta, NULL);
+        pthread_join (tb, NULL);
+        CHECK ((a.rc == 0) + (b.rc == 0) == 1);
+        void *x = zmq_socket (ctx, ZMQ_PAIR);
+        void *y = zmq_socket (ctx, ZMQ_PUB);
+        CHECK (x != NULL && y != NULL && x != y);
+        int type = -1;
+        size_t len = sizeof type;
+        CHECK_RC (zmq_getsockopt (x, ZMQ_TYPE, &type, &len));
+        CHECK (type == ZMQ_PAIR);
+        CHECK_RC (zmq_getsockopt (y, ZMQ_TYPE, &type, &len));
+        CHECK (type == ZMQ_PUB);
+        CHECK_RC (zmq_close (x));
+        CHECK_RC (zmq_close (y));
+    }
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 int main (int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -190,5 +242,6 @@ int main (int argc, char **argv)
     RUN (test_eterm_after_shutdown);
     RUN (test_eterm_wakes_blocked_recv);
     RUN (test_msg_misuse_errors);
+    RUN (test_concurrent_close);
     return test_main_end ();
 }

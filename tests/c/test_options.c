@@ -208,6 +208,54 @@ static void test_ctx_blocky (void)
     CHECK_RC (zmq_ctx_term (ctx)); /* does not wait for the undeliverable message */
 }
 
+/* Options and answers libzmq's test programs rely on (issue 19). */
+static void test_libzmq_option_answers (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *req = new_socket (ctx, ZMQ_REQ);
+    set_int (req, ZMQ_REQ_CORRELATE, 2); /* any value >= 0 is a boolean */
+    set_int (req, ZMQ_REQ_RELAXED, 10);
+    CHECK_ERR (zmq_setsockopt (req, ZMQ_REQ_CORRELATE, &(int){-1}, sizeof (int)), EINVAL);
+    void *s = new_socket (ctx, ZMQ_SUB);
+    int v = -1;
+    size_t len = sizeof v;
+    set_int (s, ZMQ_MULTICAST_MAXTPDU, 1000);
+    CHECK_RC (zmq_getsockopt (s, ZMQ_MULTICAST_MAXTPDU, &v, &len));
+    CHECK (v == 1000);
+    CHECK_ERR (zmq_setsockopt (s, ZMQ_MULTICAST_MAXTPDU, &(int){0}, sizeof (int)), EINVAL);
+    set_int (s, ZMQ_MULTICAST_LOOP, 0);
+    CHECK_RC (zmq_getsockopt (s, ZMQ_MULTICAST_LOOP, &v, &len));
+    CHECK (v == 0);
+    set_int (s, ZMQ_LOOPBACK_FASTPATH, 1);
+    CHECK_RC (zmq_getsockopt (s, ZMQ_LOOPBACK_FASTPATH, &v, &len));
+    CHECK (v == 1);
+    CHECK_RC (zmq_getsockopt (s, ZMQ_THREAD_SAFE, &v, &len));
+    CHECK (v == 0);
+    /* An int answer clears the rest of a larger buffer, as libzmq's. */
+    int64_t more;
+    memset (&more, 0xFF, sizeof more);
+    len = sizeof more;
+    CHECK_RC (zmq_getsockopt (s, ZMQ_RCVMORE, &more, &len));
+    CHECK (len == sizeof (int) && more == 0);
+    /* Context thread options refuse their defaults (-1) and other negative values. */
+    CHECK_ERR (zmq_ctx_set (ctx, ZMQ_THREAD_PRIORITY, -1), EINVAL);
+    CHECK_ERR (zmq_ctx_set (ctx, ZMQ_THREAD_SCHED_POLICY, -1), EINVAL);
+    /* A wildcard endpoint cannot be unbound by the wildcard (only by what it resolved to). */
+    void *push = new_socket (ctx, ZMQ_PUSH);
+    CHECK_RC (zmq_bind (push, "tcp://127.0.0.1:*"));
+    CHECK_ERR (zmq_unbind (push, "tcp://127.0.0.1:*"), ENOENT);
+    CHECK_RC (zmq_bind (push, "ipc://*"));
+    CHECK_ERR (zmq_unbind (push, "ipc://*"), ENOENT);
+    char ep[256];
+    len = sizeof ep;
+    CHECK_RC (zmq_getsockopt (push, ZMQ_LAST_ENDPOINT, ep, &len));
+    CHECK_RC (zmq_unbind (push, ep));
+    CHECK_RC (zmq_close (push));
+    CHECK_RC (zmq_close (s));
+    CHECK_RC (zmq_close (req));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 int main (int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -222,5 +270,6 @@ int main (int argc, char **argv)
 #endif
     RUN (test_connect_routing_id);
     RUN (test_ctx_blocky);
+    RUN (test_libzmq_option_answers);
     return test_main_end ();
 }

@@ -139,11 +139,78 @@ static void test_monitor_entry_points (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+/* One REP as both frontend and backend is libzmq's echo device (test_proxy_single_socket);
+ * the control socket is a REQ that has already sent its request, so TERMINATE comes as its
+ * reply. */
+static void test_proxy_single_socket (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *rep = new_socket (ctx, ZMQ_REP);
+    void *boss = new_socket (ctx, ZMQ_REP);
+    CHECK_RC (zmq_bind (boss, "inproc://single-ctl"));
+    struct proxy_args a = {rep, rep, NULL, new_socket (ctx, ZMQ_REQ), -1, 0};
+    CHECK_RC (zmq_connect (a.control, "inproc://single-ctl"));
+    send_str (a.control, "ready", 0);
+    expect_str (boss, "ready");
+    void *req = new_socket (ctx, ZMQ_REQ);
+    bind_connect (rep, req, "tcp");
+    struct proxy_args *pa = &a;
+    /* proxy_thread closes frontend and backend: the same handle twice, the second ENOTSOCK. */
+    void *t = zmq_threadstart (proxy_thread, pa);
+    send_str (req, "msg1", 0);
+    expect_str (req, "msg1");
+    send_str (req, "msg22", 0);
+    expect_str (req, "msg22");
+    send_str (boss, "TERMINATE", 0);
+    zmq_threadclose (t);
+    CHECK (a.rc == 0);
+    CHECK_RC (zmq_close (req));
+    CHECK_RC (zmq_close (boss));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
+/* Closing a proxy's socket from another thread stops it with ENOTSOCK (libzmq's answer),
+ * and sockets made afterwards work: a proxy left running on closed sockets kept their
+ * recycled handles, so later sockets of the process acted strangely or failed with ENOTSOCK. */
+static void test_proxy_stops_when_its_sockets_close (void)
+{
+    void *ctx = zmq_ctx_new ();
+    struct proxy_args a = {new_socket (ctx, ZMQ_ROUTER), new_socket (ctx, ZMQ_DEALER), NULL,
+                           new_socket (ctx, ZMQ_PAIR), 0, 0};
+    CHECK_RC (zmq_bind (a.frontend, "tcp://127.0.0.1:*"));
+    CHECK_RC (zmq_bind (a.backend, "tcp://127.0.0.1:*"));
+    void *boss = new_socket (ctx, ZMQ_PAIR);
+    CHECK_RC (zmq_bind (a.control, "inproc://closing-ctl"));
+    CHECK_RC (zmq_connect (boss, "inproc://closing-ctl"));
+    void *t = zmq_threadstart (proxy_thread, &a);
+    /* The proxy answers STATISTICS once it runs. */
+    send_str (boss, "STATISTICS", 0);
+    for (int i = 0; i < 8; i++) {
+        char v[8];
+        CHECK (zmq_recv (boss, v, sizeof v, 0) == 8);
+    }
+    /* The frontend only: the proxy's thread closes the backend as it leaves. */
+    CHECK_RC (zmq_close (a.frontend));
+    zmq_threadclose (t);
+    CHECK (a.rc == -1 && a.err == ENOTSOCK);
+    void *x = new_socket (ctx, ZMQ_PAIR);
+    void *y = new_socket (ctx, ZMQ_PAIR);
+    bind_connect (x, y, "inproc");
+    send_str (y, "after", 0);
+    expect_str (x, "after");
+    CHECK_RC (zmq_close (x));
+    CHECK_RC (zmq_close (y));
+    CHECK_RC (zmq_close (boss));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 int main (int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
     RUN (test_proxy_capture);
     RUN (test_proxy_steerable);
+    RUN (test_proxy_single_socket);
+    RUN (test_proxy_stops_when_its_sockets_close);
     RUN (test_monitor_entry_points);
     return test_main_end ();
 }

@@ -1,6 +1,6 @@
 /* ZMQ_FD in an epoll loop (libzmq's edge-triggered contract, and oxmq's level-triggered
    ZMQ_OXMQ_FD_LEVEL), zmq_poller_* over many sockets, and oxmq's counters
-   (zmq_socket_stats, zmq_socket_peer_stats). */
+   (oxmq_socket_stats, oxmq_socket_peer_stats). */
 #include "testutil.h"
 
 #include <sys/epoll.h>
@@ -8,20 +8,20 @@
 #ifndef OXMQ_ZMQ_H
 /* Built against libzmq's zmq.h: declare oxmq's extensions (the library is oxmq's). */
 #define ZMQ_OXMQ_FD_LEVEL 0x4f580001
-typedef struct zmq_socket_stats_t
+typedef struct oxmq_socket_stats_t
 {
     uint64_t msgs_in, bytes_in, msgs_out, bytes_out;
     uint64_t dropped_hwm, dropped_no_route, dropped_oversized;
     uint64_t peers, connections, reconnects, handshake_failures;
     uint64_t wire_bytes_in, wire_bytes_out;
-} zmq_socket_stats_t;
-typedef struct zmq_socket_peer_stats_t
+} oxmq_socket_stats_t;
+typedef struct oxmq_socket_peer_stats_t
 {
     uint64_t queued_out;
     int64_t queued_in;
-} zmq_socket_peer_stats_t;
-int zmq_socket_stats (void *s_, zmq_socket_stats_t *stats_, size_t size_);
-int zmq_socket_peer_stats (void *s_, zmq_socket_peer_stats_t *peers_, int n_);
+} oxmq_socket_peer_stats_t;
+int oxmq_socket_stats (void *s_, oxmq_socket_stats_t *stats_, size_t size_);
+int oxmq_socket_peer_stats (void *s_, oxmq_socket_peer_stats_t *peers_, int n_);
 #endif
 
 #define NSOCK 64
@@ -232,18 +232,18 @@ static void test_stats (void)
     bind_connect (pub, sub, "inproc");
     for (int i = 0; i < 100; i++)
         send_str (pub, "12345", 0);
-    zmq_socket_stats_t st;
+    oxmq_socket_stats_t st;
     memset (&st, 0xff, sizeof st);
-    CHECK_RC (zmq_socket_stats (pub, &st, sizeof st));
+    CHECK_RC (oxmq_socket_stats (pub, &st, sizeof st));
     CHECK (st.msgs_out == 100 && st.bytes_out == 500);
     CHECK (st.dropped_hwm == 85 && st.dropped_no_route == 0 && st.peers == 1);
-    zmq_socket_peer_stats_t ps[2];
-    CHECK (zmq_socket_peer_stats (pub, ps, 2) == 1);
+    oxmq_socket_peer_stats_t ps[2];
+    CHECK (oxmq_socket_peer_stats (pub, ps, 2) == 1);
     CHECK (ps[0].queued_out == 15 && ps[0].queued_in == -1);
-    CHECK (zmq_socket_peer_stats (pub, NULL, 0) == 1);
+    CHECK (oxmq_socket_peer_stats (pub, NULL, 0) == 1);
     /* An older, shorter struct gets only what it asks for. */
     uint64_t first[2] = {7, 7};
-    CHECK_RC (zmq_socket_stats (pub, (zmq_socket_stats_t *) first, sizeof (uint64_t)));
+    CHECK_RC (oxmq_socket_stats (pub, (oxmq_socket_stats_t *) first, sizeof (uint64_t)));
     CHECK (first[0] == 0 && first[1] == 7);
 
     void *router = new_socket (ctx, ZMQ_ROUTER);
@@ -251,18 +251,18 @@ static void test_stats (void)
         send_str (router, "nobody", ZMQ_SNDMORE);
         send_str (router, "lost", 0);
     }
-    CHECK_RC (zmq_socket_stats (router, &st, sizeof st));
+    CHECK_RC (oxmq_socket_stats (router, &st, sizeof st));
     CHECK (st.dropped_no_route == 3 && st.msgs_out == 3);
 
-    CHECK_ERR (zmq_socket_stats (pub, NULL, sizeof st), EFAULT);
-    CHECK_ERR (zmq_socket_stats (pub, &st, 0), EINVAL);
-    CHECK_ERR (zmq_socket_stats (NULL, &st, sizeof st), ENOTSOCK);
-    CHECK_ERR (zmq_socket_peer_stats (pub, NULL, 1), EFAULT);
-    CHECK_ERR (zmq_socket_peer_stats (pub, ps, -1), EINVAL);
+    CHECK_ERR (oxmq_socket_stats (pub, NULL, sizeof st), EFAULT);
+    CHECK_ERR (oxmq_socket_stats (pub, &st, 0), EINVAL);
+    CHECK_ERR (oxmq_socket_stats (NULL, &st, sizeof st), ENOTSOCK);
+    CHECK_ERR (oxmq_socket_peer_stats (pub, NULL, 1), EFAULT);
+    CHECK_ERR (oxmq_socket_peer_stats (pub, ps, -1), EINVAL);
     CHECK_RC (zmq_close (router));
     CHECK_RC (zmq_close (pub));
     CHECK_RC (zmq_close (sub));
-    CHECK_ERR (zmq_socket_stats (pub, &st, sizeof st), ENOTSOCK);
+    CHECK_ERR (oxmq_socket_stats (pub, &st, sizeof st), ENOTSOCK);
     CHECK_RC (zmq_ctx_term (ctx));
 }
 

@@ -278,6 +278,10 @@ static void frames_fn (void *pull, void *push)
     CHECK (zmq_sendiov (push, out, 2, ZMQ_SNDMORE) >= 0);
     struct iovec in[4];
     size_t count = 4;
+    /* Null vectors and counts are EINVAL, as in libzmq (test_iov). */
+    CHECK_ERR (zmq_sendiov (push, NULL, 2, 0), EINVAL);
+    CHECK_ERR (zmq_recviov (pull, in, NULL, 0), EINVAL);
+    CHECK_ERR (zmq_recviov (pull, NULL, &count, 0), EINVAL);
     CHECK (zmq_recviov (pull, in, &count, 0) == 2);
     CHECK (count == 2);
     if (count == 2) {

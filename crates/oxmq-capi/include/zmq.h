@@ -438,7 +438,8 @@ ZMQ_EXPORT int zmq_proxy_steerable (void *frontend_, void *backend_, void *captu
 
 /* ---------------------------------------------------------------------------------------- */
 /* Capabilities: zmq_has("ipc") and "curve" are 1; "plain" (like libzmq, which does not    */
-/* list it), "gssapi", "pgm", "tipc", "norm", "vmci", "ws", "draft" are 0.                  */
+/* list it), "gssapi", "pgm", "tipc", "norm", "vmci", "ws" are 0; "draft" is 1 only with     */
+/* ZMQ_BUILD_DRAFT_API defined (see the draft section).                                      */
 /* ---------------------------------------------------------------------------------------- */
 
 #define ZMQ_HAS_CAPABILITIES 1
@@ -536,7 +537,7 @@ ZMQ_EXPORT void zmq_threadclose (void *thread_);
 #define ZMQ_OXMQ_RECV_SPIN 0x4f580002
 
 /* A socket's counters, all since the socket was created (see oxmq::SocketStats). */
-typedef struct zmq_socket_stats_t
+typedef struct oxmq_socket_stats_t
 {
     uint64_t msgs_in;            /* messages received by the application */
     uint64_t bytes_in;           /* their bytes (every frame's body) */
@@ -553,22 +554,22 @@ typedef struct zmq_socket_stats_t
     uint64_t wire_bytes_out;     /* bytes written to tcp/ipc, framing included */
     uint64_t dropped_malformed;  /* peer messages the socket type cannot take (multi-part to
                                     a single-part type, DISH without a group) */
-} zmq_socket_stats_t;
+} oxmq_socket_stats_t;
 
-/* Fills at most size_ bytes of *stats_ (pass sizeof (zmq_socket_stats_t); a smaller size from
+/* Fills at most size_ bytes of *stats_ (pass sizeof (oxmq_socket_stats_t); a smaller size from
    an older header gets the fields it knows). 0, or -1 with ENOTSOCK/EFAULT/EINVAL. */
-ZMQ_EXPORT int zmq_socket_stats (void *s_, zmq_socket_stats_t *stats_, size_t size_);
+ZMQ_EXPORT int oxmq_socket_stats (void *s_, oxmq_socket_stats_t *stats_, size_t size_);
 
 /* One peer's queues. */
-typedef struct zmq_socket_peer_stats_t
+typedef struct oxmq_socket_peer_stats_t
 {
     uint64_t queued_out; /* messages queued towards the peer, not yet taken by it */
     int64_t queued_in;   /* messages from the peer waiting to be received; -1: not known (inproc) */
-} zmq_socket_peer_stats_t;
+} oxmq_socket_peer_stats_t;
 
 /* Writes up to n_ peers into peers_ (may be NULL when n_ is 0); returns how many peers the
    socket has (which may exceed n_), or -1 with ENOTSOCK/EFAULT/EINVAL. */
-ZMQ_EXPORT int zmq_socket_peer_stats (void *s_, zmq_socket_peer_stats_t *peers_, int n_);
+ZMQ_EXPORT int oxmq_socket_peer_stats (void *s_, oxmq_socket_peer_stats_t *peers_, int n_);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Draft API (define ZMQ_BUILD_DRAFT_API to see it). The functions exist in the library       */
@@ -576,6 +577,11 @@ ZMQ_EXPORT int zmq_socket_peer_stats (void *s_, zmq_socket_peer_stats_t *peers_,
 /* ---------------------------------------------------------------------------------------- */
 
 #ifdef ZMQ_BUILD_DRAFT_API
+
+/* zmq_has ("draft") is 1 for a program built with the draft API enabled in this header, 0
+   otherwise (a program built without it must not use the draft API, and checks this). */
+ZMQ_EXPORT int oxmq_has_draft_api (const char *capability_);
+#define zmq_has(capability_) oxmq_has_draft_api (capability_)
 
 /* Draft socket types. oxmq has all but DGRAM (zmq_socket fails with EINVAL for it). */
 #define ZMQ_SERVER 12

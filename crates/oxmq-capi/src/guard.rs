@@ -10,8 +10,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 thread_local! {
-    /// The errno of this thread's last failed call, for `zmq_errno()`.
-    static LAST_ERRNO: Cell<i32> = const { Cell::new(0) };
     /// Locks on thread-safe sockets taken during the current export (see [`hold`]).
     static HELD: RefCell<Vec<SyncGuard<'static>>> = const { RefCell::new(Vec::new()) };
     static HOLDING: Cell<bool> = const { Cell::new(false) };
@@ -65,18 +63,18 @@ fn release_slow() {
     }
 }
 
-/// Sets `errno` (the C library's, for callers that read `errno` directly) and remembers it for
-/// `zmq_errno()`.
+/// Sets `errno`, the C library's, which `zmq_errno()` returns.
 pub(crate) fn set_errno(e: i32) {
     // SAFETY: `__errno_location` returns a valid pointer to this thread's errno for the life of
     // the thread; writing an int through it is what C's `errno = e` does.
     unsafe { *libc::__errno_location() = e };
-    LAST_ERRNO.with(|c| c.set(e));
 }
 
-/// The errno of this thread's last failed oxmq call.
+/// This thread's `errno` now, as libzmq's `zmq_errno` returns it: a caller that cleared it
+/// reads 0, not the code of an older failure.
 pub(crate) fn last_errno() -> i32 {
-    LAST_ERRNO.with(|c| c.get())
+    // SAFETY: as in `set_errno`; a read.
+    unsafe { *libc::__errno_location() }
 }
 
 /// Runs `body`; on `Err(e)` sets errno from `e` and returns `fail`; on panic sets `EFAULT` and

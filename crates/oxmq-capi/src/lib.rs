@@ -37,4 +37,5 @@ mod socket;
 mod stats;
 mod timers;
 mod util;
+mod wiring;
 mod z85;

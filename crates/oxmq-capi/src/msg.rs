@@ -23,6 +23,8 @@ use bytes::Bytes;
 use oxmq::{opt, Error, Msg, Result, SocketType};
 use std::ffi::{c_char, c_int, c_void};
 use std::mem::{align_of, size_of, MaybeUninit};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 const LIVE: u32 = 0x6f78_6d73; // "oxms"
 const DEAD: u32 = 0xdead_beef;
@@ -137,8 +139,46 @@ impl AsRef<[u8]> for CallerBuf {
     }
 }
 
+/// Start addresses of the caller buffers alive now (`zmq_msg_init_data`), with a count per
+/// address: `zmq_msg_data` hands out such a buffer itself (the caller's pointer, writable as
+/// in libzmq) where it would otherwise copy a body it cannot prove unreferenced elsewhere.
+/// `CALLER_BUFS_LIVE` spares every other program the lock.
+static CALLER_BUFS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+static CALLER_BUFS_LIVE: AtomicUsize = AtomicUsize::new(0);
+
+fn caller_bufs() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
+    CALLER_BUFS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl CallerBuf {
+    fn new(data: *mut u8, len: usize, ffn: Option<zmq_free_fn>, hint: *mut c_void) -> CallerBuf {
+        let mut v = caller_bufs();
+        match v.iter_mut().find(|e| e.0 == data as usize) {
+            Some(e) => e.1 += 1,
+            None => v.push((data as usize, 1)),
+        }
+        CALLER_BUFS_LIVE.fetch_add(1, Ordering::Relaxed);
+        CallerBuf { data, len, ffn, hint }
+    }
+}
+
+/// True if `p` starts a live caller buffer.
+fn is_caller_buf(p: *const u8) -> bool {
+    CALLER_BUFS_LIVE.load(Ordering::Relaxed) != 0 && caller_bufs().iter().any(|e| e.0 == p as usize)
+}
+
 impl Drop for CallerBuf {
     fn drop(&mut self) {
+        {
+            let mut v = caller_bufs();
+            if let Some(i) = v.iter().position(|e| e.0 == self.data as usize) {
+                v[i].1 -= 1;
+                if v[i].1 == 0 {
+                    v.swap_remove(i);
+                }
+            }
+            CALLER_BUFS_LIVE.fetch_sub(1, Ordering::Relaxed);
+        }
         if let Some(f) = self.ffn {
             // SAFETY: the caller's free function, called exactly once with its own arguments.
             unsafe { f(self.data.cast(), self.hint) };
@@ -162,8 +202,10 @@ pub unsafe extern "C" fn zmq_msg_init_data(
             }
             Msg::new()
         } else {
-            let owner = CallerBuf { data: data.cast(), len: size, ffn, hint };
-            Msg::from_bytes(Bytes::from_owner(owner))
+            let owner = CallerBuf::new(data.cast(), size, ffn, hint);
+            // Zero copy at every size (libzmq): zmq_msg_data is the caller's pointer, and the
+            // free function runs when the last copy goes, after the send has completed.
+            Msg::from_bytes_uncopied(Bytes::from_owner(owner))
         };
         // SAFETY: C contract: `m` is a zmq_msg_t (non-null checked).
         unsafe { init(m, msg) }
@@ -230,6 +272,12 @@ pub unsafe extern "C" fn zmq_msg_data(m: *mut zmq_msg_t) -> *mut c_void {
     guard_unlocked(std::ptr::null_mut(), || {
         // SAFETY: C contract: `m` is the caller's zmq_msg_t.
         let msg = unsafe { live(m)? };
+        // A caller's buffer from zmq_msg_init_data is handed back as it is, as libzmq does
+        // (its memory is the caller's; copies share it there too).
+        let p = msg.as_slice().as_ptr();
+        if msg.len() != 0 && is_caller_buf(p) {
+            return Ok(p.cast_mut().cast());
+        }
         // Writable: a body shared with another message is copied first, so a write through
         // this pointer never shows in another message (copy on write).
         Ok(msg.as_mut_slice().as_mut_ptr().cast())

@@ -18,6 +18,7 @@ use crate::guard::{c_str, guard, len_to_int, non_null};
 use bytes::Bytes;
 use oxmq::{opt, Error, Msg, Result, Socket, SocketType, SyncSocket};
 use std::cell::UnsafeCell;
+use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -35,10 +36,11 @@ pub(crate) struct SockHandle {
     sync: UnsafeCell<Option<SyncSocket>>,
 }
 
-/// Parked slots of closed sockets, by address (see the module comment).
-static FREE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+/// Parked slots of closed sockets, by address (see the module comment), reused oldest first,
+/// so that a stale handle names a new socket as late as possible.
+static FREE: Mutex<VecDeque<usize>> = Mutex::new(VecDeque::new());
 
-fn free_list() -> std::sync::MutexGuard<'static, Vec<usize>> {
+fn free_list() -> std::sync::MutexGuard<'static, VecDeque<usize>> {
     FREE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -93,7 +95,7 @@ pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
 }
 
 fn new_handle(sock: Option<Socket>, sync: Option<SyncSocket>) -> *mut c_void {
-    let reused = free_list().pop();
+    let reused = free_list().pop_front();
     match reused {
         Some(addr) => {
             let h = addr as *mut SockHandle;
@@ -135,17 +137,36 @@ pub extern "C" fn zmq_close(s: *mut c_void) -> c_int {
         // SAFETY: `s` is a handle from `zmq_socket` by the C contract; exclusive use.
         unsafe { handle(s)? };
         let h = s.cast::<SockHandle>();
-        // SAFETY: validated above; the tag is cleared before the socket is dropped, so the slot
-        // is never seen LIVE without a socket. Dropping `Socket` closes it (honouring LINGER).
-        let (sock, sync) = unsafe {
-            (*h).tag.store(DEAD, Ordering::Release);
-            ((*(*h).sock.get()).take(), (*(*h).sync.get()).take())
-        };
-        drop(sock);
-        drop(sync);
-        free_list().push(h as usize);
+        // Exactly one close wins the slot: a second (or concurrent) close gets ENOTSOCK, so a
+        // slot is never parked twice (twice parked, it would go to two new sockets at once).
+        // SAFETY: validated above; slots are never freed.
+        if unsafe { (*h).tag.compare_exchange(LIVE, DEAD, Ordering::AcqRel, Ordering::Relaxed) }.is_err() {
+            return Err(Error::NotSock);
+        }
+        // A proxy running on another thread still uses the socket: it is told to stop, and
+        // drops the socket and parks the slot itself once it has let go.
+        if crate::proxy::close_in_use(s as usize) {
+            return Ok(0);
+        }
+        // SAFETY: the tag is dead and no proxy holds the socket.
+        unsafe { park_closed(s) };
         Ok(0)
     })
+}
+
+/// Drops the socket of a handle whose tag was set dead, and parks its slot for reuse.
+/// Dropping `Socket` closes it (honouring LINGER).
+///
+/// # Safety
+/// `s` is a handle from `zmq_socket` whose tag this caller turned dead, and no reference to
+/// its socket is alive.
+pub(crate) unsafe fn park_closed(s: *mut c_void) {
+    let h = s.cast::<SockHandle>();
+    // SAFETY: caller's contract: the slot is ours alone now.
+    let (sock, sync) = unsafe { ((*(*h).sock.get()).take(), (*(*h).sync.get()).take()) };
+    drop(sock);
+    drop(sync);
+    free_list().push_back(h as usize);
 }
 
 /// Reads an `int`-sized option into `optval`/`optvallen` as libzmq does (`*optvallen >= 4`).
@@ -158,6 +179,8 @@ unsafe fn put_int(v: i32, optval: *mut c_void, optvallen: *mut usize) -> Result<
         if *optvallen < 4 {
             return Err(Error::Invalid);
         }
+        // libzmq's do_getsockopt clears the rest of the caller's buffer.
+        std::ptr::write_bytes(optval.cast::<u8>().add(4), 0, *optvallen - 4);
         optval.cast::<i32>().write_unaligned(v);
         *optvallen = 4;
     }
@@ -208,6 +231,7 @@ pub extern "C" fn zmq_getsockopt(
             opt::EVENTS => Some(i32::from(sock.events()?)),
             opt::RCVMORE => Some(i32::from(sock.rcvmore())),
             opt::TYPE => Some(sock.socket_type().as_raw()),
+            opt::THREAD_SAFE => Some(i32::from(sock.socket_type().is_thread_safe())),
             _ => None,
         };
         if let Some(v) = int {
@@ -367,10 +391,10 @@ pub extern "C" fn zmq_sendiov(
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
-        if count == 0 {
+        // libzmq: a zero count or a null vector is EINVAL.
+        if count == 0 || iov.is_null() {
             return Err(Error::Invalid);
         }
-        non_null(iov)?;
         // SAFETY: C promises `count` iovecs at `iov`.
         let iovs = unsafe { std::slice::from_raw_parts(iov, count) };
         let mut last = 0;
@@ -397,8 +421,10 @@ pub extern "C" fn zmq_recviov(
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
-        non_null(count)?;
-        non_null(iov)?;
+        // libzmq: a null count or vector is EINVAL.
+        if count.is_null() || iov.is_null() {
+            return Err(Error::Invalid);
+        }
         // SAFETY: `count` is valid; `iov` has `*count` entries (C contract).
         let cap = unsafe { *count };
         if cap == 0 {

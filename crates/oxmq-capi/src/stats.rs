@@ -1,4 +1,4 @@
-//! oxmq's counters in C: `zmq_socket_stats` and `zmq_socket_peer_stats` (declared in the oxmq
+//! oxmq's counters in C: `oxmq_socket_stats` and `oxmq_socket_peer_stats` (declared in the oxmq
 //! section of `zmq.h`), over `Socket::stats` and `Socket::peer_stats`.
 
 use crate::guard::{guard, non_null};
@@ -6,10 +6,10 @@ use crate::socket::sock_mut;
 use oxmq::Error;
 use std::ffi::{c_int, c_void};
 
-/// Mirrors `zmq_socket_stats_t` in zmq.h field for field.
+/// Mirrors `oxmq_socket_stats_t` in zmq.h field for field.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct zmq_socket_stats_t {
+pub struct oxmq_socket_stats_t {
     pub msgs_in: u64,
     pub bytes_in: u64,
     pub msgs_out: u64,
@@ -26,15 +26,15 @@ pub struct zmq_socket_stats_t {
     pub dropped_malformed: u64,
 }
 
-/// Mirrors `zmq_socket_peer_stats_t`.
+/// Mirrors `oxmq_socket_peer_stats_t`.
 #[repr(C)]
-pub struct zmq_socket_peer_stats_t {
+pub struct oxmq_socket_peer_stats_t {
     pub queued_out: u64,
     pub queued_in: i64,
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn zmq_socket_stats(s: *mut c_void, stats: *mut zmq_socket_stats_t, size: usize) -> c_int {
+pub unsafe extern "C" fn oxmq_socket_stats(s: *mut c_void, stats: *mut oxmq_socket_stats_t, size: usize) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: a socket handle used by this thread.
         let sock = unsafe { sock_mut(s)? };
@@ -43,7 +43,7 @@ pub unsafe extern "C" fn zmq_socket_stats(s: *mut c_void, stats: *mut zmq_socket
             return Err(Error::Invalid);
         }
         let st = sock.stats();
-        let v = zmq_socket_stats_t {
+        let v = oxmq_socket_stats_t {
             msgs_in: st.msgs_in,
             bytes_in: st.bytes_in,
             msgs_out: st.msgs_out,
@@ -59,17 +59,17 @@ pub unsafe extern "C" fn zmq_socket_stats(s: *mut c_void, stats: *mut zmq_socket
             wire_bytes_out: st.wire_bytes_out,
             dropped_malformed: st.dropped_malformed,
         };
-        let n = size.min(std::mem::size_of::<zmq_socket_stats_t>());
+        let n = size.min(std::mem::size_of::<oxmq_socket_stats_t>());
         // SAFETY: C promises `size` writable bytes at `stats`; we write at most that many, from
         // a local value of at least `n` bytes. A header older than this library passes a
         // smaller size and gets the leading fields it knows.
-        unsafe { std::ptr::copy_nonoverlapping((&v as *const zmq_socket_stats_t).cast::<u8>(), stats.cast::<u8>(), n) };
+        unsafe { std::ptr::copy_nonoverlapping((&v as *const oxmq_socket_stats_t).cast::<u8>(), stats.cast::<u8>(), n) };
         Ok(0)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn zmq_socket_peer_stats(s: *mut c_void, peers: *mut zmq_socket_peer_stats_t, n: c_int) -> c_int {
+pub unsafe extern "C" fn oxmq_socket_peer_stats(s: *mut c_void, peers: *mut oxmq_socket_peer_stats_t, n: c_int) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: a socket handle used by this thread.
         let sock = unsafe { sock_mut(s)? };
@@ -83,7 +83,7 @@ pub unsafe extern "C" fn zmq_socket_peer_stats(s: *mut c_void, peers: *mut zmq_s
         for (i, p) in all.iter().take(n as usize).enumerate() {
             // SAFETY: C promises `n` writable entries at `peers`; i < n.
             unsafe {
-                *peers.add(i) = zmq_socket_peer_stats_t {
+                *peers.add(i) = oxmq_socket_peer_stats_t {
                     queued_out: p.queued_out,
                     queued_in: p.queued_in.map_or(-1, |q| q as i64),
                 };

@@ -44,9 +44,13 @@ pub unsafe extern "C" fn zmq_version(major: *mut c_int, minor: *mut c_int, patch
 
 /// Capabilities oxmq really has. Transports tcp and inproc are always present and not asked
 /// about by libzmq's `zmq_has`, nor is PLAIN (always built in libzmq); "curve" is the CURVE
-/// mechanism and key functions; "draft": the draft API and socket types (all but DGRAM), as a
-/// libzmq built with --enable-drafts. GSSAPI is absent.
-const CAPABILITIES: &[&str] = &["ipc", "curve", "draft"];
+/// mechanism and key functions. GSSAPI is absent. "draft" is answered by the caller's header:
+/// a program built without the draft API (any libzmq 4.3 header without
+/// ZMQ_BUILD_DRAFT_API, Debian's included) calls `zmq_has` and hears 0, as from a libzmq
+/// built without drafts, which such programs check; oxmq's zmq.h with ZMQ_BUILD_DRAFT_API
+/// maps `zmq_has` to [`oxmq_has_draft_api`], which says 1 (the draft types are all there
+/// but DGRAM).
+const CAPABILITIES: &[&str] = &["ipc", "curve"];
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_has(capability: *const c_char) -> c_int {
@@ -54,6 +58,16 @@ pub unsafe extern "C" fn zmq_has(capability: *const c_char) -> c_int {
         // SAFETY: null or NUL-terminated (C contract).
         let cap = unsafe { crate::guard::c_str(capability)? };
         Ok(c_int::from(CAPABILITIES.contains(&cap)))
+    })
+}
+
+/// `zmq_has` for programs built with oxmq's zmq.h and ZMQ_BUILD_DRAFT_API: "draft" is 1.
+#[no_mangle]
+pub unsafe extern "C" fn oxmq_has_draft_api(capability: *const c_char) -> c_int {
+    guard(0, || {
+        // SAFETY: null or NUL-terminated (C contract).
+        let cap = unsafe { crate::guard::c_str(capability)? };
+        Ok(c_int::from(cap == "draft" || CAPABILITIES.contains(&cap)))
     })
 }
 

@@ -24,6 +24,10 @@ pub fn decode(text: &[u8]) -> Option<Vec<u8>> {
 #[no_mangle]
 pub unsafe extern "C" fn zmq_z85_encode(dest: *mut c_char, data: *const u8, size: usize) -> *mut c_char {
     guard(std::ptr::null_mut(), || {
+        // The length first, as libzmq: a bad one is EINVAL even with null buffers.
+        if size % 4 != 0 {
+            return Err(Error::Invalid);
+        }
         non_null(dest)?;
         // SAFETY: C promises `size` readable bytes at `data` (null only with size 0).
         let input = unsafe { crate::socket::in_slice(data.cast(), size)? };
@@ -45,6 +49,9 @@ pub unsafe extern "C" fn zmq_z85_decode(dest: *mut u8, string: *const c_char) ->
         non_null(string)?;
         // SAFETY: non-null NUL-terminated string (C contract).
         let text = unsafe { std::ffi::CStr::from_ptr(string) }.to_bytes();
+        if text.is_empty() {
+            return Err(Error::Invalid); // libzmq: fewer than 5 characters is invalid
+        }
         let bytes = decode(text).ok_or(Error::Invalid)?;
         // SAFETY: C promises `strlen * 4 / 5` writable bytes at `dest`.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dest, bytes.len()) };

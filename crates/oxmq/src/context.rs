@@ -94,8 +94,9 @@ impl Context {
             opt::MAX_MSGSZ if value >= 0 => c.max_msgsz = value,
             opt::CTX_IPV6 if value == 0 || value == 1 => c.ipv6 = value == 1,
             opt::CTX_BLOCKY if value == 0 || value == 1 => c.blocky = value == 1,
-            opt::THREAD_PRIORITY if value >= -1 => c.thread_priority = value,
-            opt::THREAD_SCHED_POLICY if value >= -1 => c.thread_sched_policy = value,
+            // libzmq refuses the defaults (-1) and any negative value (test_ctx_options).
+            opt::THREAD_PRIORITY if value >= 0 => c.thread_priority = value,
+            opt::THREAD_SCHED_POLICY if value >= 0 => c.thread_sched_policy = value,
             _ => return Err(Error::Invalid),
         }
         Ok(())

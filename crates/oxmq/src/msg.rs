@@ -155,6 +155,14 @@ impl Msg {
         }
     }
 
+    /// A frame whose body is `bytes` whatever its length, never copied (not even a small one
+    /// into the frame): caller-owned memory (`zmq_msg_init_data`), whose data pointer must be
+    /// the caller's and whose release must wait until the last frame sharing it is gone (for
+    /// a sent frame: until it has been written out).
+    pub fn from_bytes_uncopied(bytes: Bytes) -> Msg {
+        Msg { body: Body::Shared(bytes), flags: 0, routing_id: 0, props: None }
+    }
+
     /// A frame over static data, never copied.
     pub fn from_static(data: &'static [u8]) -> Msg {
         Msg::from_bytes(Bytes::from_static(data))

@@ -2,7 +2,8 @@
 //! `zmq_proxy` and `zmq_proxy_steerable` do.
 //!
 //! The proxy runs on the calling thread until the context is terminated (`Error::Term`) or, for
-//! [`proxy_steerable`], until `TERMINATE` arrives on the control socket. Each multi-part message
+//! [`proxy_steerable`], until `TERMINATE` arrives on the control socket. One socket may serve as
+//! both frontend and backend ([`Ends::One`], libzmq's echo device). Each multi-part message
 //! moves whole: its parts are read and written back to back, so parts of two messages never
 //! interleave. An optional capture socket receives a copy of every part moved in either
 //! direction. The proxy is written on the public API only (`poll`, `recv_msg`, `send_msg`,
@@ -56,8 +57,7 @@ impl ProxyStats {
 /// Runs the proxy until the context is terminated. Never returns `Ok`: like `zmq_proxy`, it
 /// ends with the error that stopped it (normally `Error::Term`).
 ///
-/// Blocking: yes, on the calling thread. Sockets keep their own options (HWM, timeouts); a send
-/// that blocks on a full backend holds the proxy, as in libzmq.
+/// Blocking: yes, on the calling thread. Sockets keep their own options (HWM, timeouts).
 pub fn proxy(frontend: &mut Socket, backend: &mut Socket, capture: Option<&mut Socket>) -> Result<()> {
     proxy_steerable(frontend, backend, capture, None)
 }
@@ -67,14 +67,45 @@ pub fn proxy(frontend: &mut Socket, backend: &mut Socket, capture: Option<&mut S
 pub fn proxy_steerable(
     frontend: &mut Socket,
     backend: &mut Socket,
+    capture: Option<&mut Socket>,
+    control: Option<&mut Socket>,
+) -> Result<()> {
+    run(Ends::Two(frontend, backend), capture, control, None)
+}
+
+/// The two ends a proxy moves messages between.
+pub enum Ends<'a> {
+    /// A frontend and a distinct backend.
+    Two(&'a mut Socket, &'a mut Socket),
+    /// One socket as both frontend and backend (libzmq's echo device: a REP's requests go
+    /// back to it as replies).
+    One(&'a mut Socket),
+}
+
+/// The proxy in full: [`Ends`], an optional capture and control socket, and an optional
+/// descriptor that stops it with `Error::NotSock` when it becomes readable (the C ABI's
+/// `zmq_close` of a socket the proxy is using, from another thread).
+///
+/// A direction moves only while its destination can take a message (POLLOUT, as libzmq
+/// 4.3): a backend with no peer leaves messages queued in the frontend, and the proxy keeps
+/// serving its control socket meanwhile instead of blocking in a send.
+pub fn run(
+    mut ends: Ends<'_>,
     mut capture: Option<&mut Socket>,
     mut control: Option<&mut Socket>,
+    stop: Option<std::os::fd::RawFd>,
 ) -> Result<()> {
     let mut stats = ProxyStats::default();
     let mut paused = false;
+    // A direction whose destination was found full: its source is not polled for input
+    // until the destination is writable again.
+    let (mut fwd_blocked, mut bwd_blocked) = (false, false);
     loop {
-        let (front_in, back_in, control_in) = wait(frontend, backend, control.as_deref_mut(), paused)?;
-        if control_in {
+        let r = wait(&mut ends, control.as_deref_mut(), stop, paused, fwd_blocked, bwd_blocked)?;
+        if r.stop {
+            return Err(Error::NotSock);
+        }
+        if r.control_in {
             if let Some(ctl) = control.as_deref_mut() {
                 match command(ctl)? {
                     Command::Pause => paused = true,
@@ -88,59 +119,114 @@ pub fn proxy_steerable(
         if paused {
             continue;
         }
-        if front_in {
-            let (from, to) = (&mut stats.frontend, &mut stats.backend);
-            forward(frontend, backend, capture.as_deref_mut(), from, to)?;
-        }
-        if back_in {
-            let (from, to) = (&mut stats.backend, &mut stats.frontend);
-            forward(backend, frontend, capture.as_deref_mut(), from, to)?;
+        match &mut ends {
+            Ends::One(s) => {
+                if r.front_in {
+                    let (from, to) = (&mut stats.frontend, &mut stats.backend);
+                    forward(s, None, capture.as_deref_mut(), from, to)?;
+                }
+            }
+            Ends::Two(f, b) => {
+                if r.back_out {
+                    fwd_blocked = false;
+                }
+                if r.front_out {
+                    bwd_blocked = false;
+                }
+                if r.front_in && !fwd_blocked {
+                    let (from, to) = (&mut stats.frontend, &mut stats.backend);
+                    fwd_blocked = !forward(f, Some(b), capture.as_deref_mut(), from, to)?;
+                }
+                if r.back_in && !bwd_blocked {
+                    let (from, to) = (&mut stats.backend, &mut stats.frontend);
+                    bwd_blocked = !forward(b, Some(f), capture.as_deref_mut(), from, to)?;
+                }
+            }
         }
     }
 }
 
-/// Blocks until a socket the proxy should serve is readable; returns (frontend, backend,
-/// control) readiness. While paused only the control socket is watched.
+/// What one wait found.
+#[derive(Default)]
+struct Ready {
+    front_in: bool,
+    front_out: bool,
+    back_in: bool,
+    back_out: bool,
+    control_in: bool,
+    stop: bool,
+}
+
+/// Blocks until there is something to do. While paused only the control socket (and `stop`)
+/// are watched; a blocked direction waits for its destination's POLLOUT instead of its
+/// source's POLLIN.
 fn wait(
-    frontend: &mut Socket,
-    backend: &mut Socket,
+    ends: &mut Ends<'_>,
     control: Option<&mut Socket>,
+    stop: Option<std::os::fd::RawFd>,
     paused: bool,
-) -> Result<(bool, bool, bool)> {
-    let has_control = control.is_some();
-    let mut items: Vec<PollItem<'_>> = Vec::with_capacity(3);
+    fwd_blocked: bool,
+    bwd_blocked: bool,
+) -> Result<Ready> {
+    let mut items: Vec<PollItem<'_>> = Vec::with_capacity(4);
+    let (mut front, mut back, mut ctl, mut stp) = (None, None, None, None);
     if !paused {
-        items.push(PollItem::Socket { socket: frontend, events: opt::POLLIN, revents: 0 });
-        items.push(PollItem::Socket { socket: backend, events: opt::POLLIN, revents: 0 });
+        match ends {
+            Ends::One(s) => {
+                front = Some(items.len());
+                items.push(PollItem::socket(s, opt::POLLIN));
+            }
+            Ends::Two(f, b) => {
+                let fe = if fwd_blocked { 0 } else { opt::POLLIN } | if bwd_blocked { opt::POLLOUT } else { 0 };
+                let be = if bwd_blocked { 0 } else { opt::POLLIN } | if fwd_blocked { opt::POLLOUT } else { 0 };
+                front = Some(items.len());
+                items.push(PollItem::socket(f, fe));
+                back = Some(items.len());
+                items.push(PollItem::socket(b, be));
+            }
+        }
     }
     if let Some(c) = control {
-        items.push(PollItem::Socket { socket: c, events: opt::POLLIN, revents: 0 });
+        ctl = Some(items.len());
+        items.push(PollItem::socket(c, opt::POLLIN));
+    }
+    if let Some(fd) = stop {
+        stp = Some(items.len());
+        items.push(PollItem::fd(fd, opt::POLLIN));
     }
     if items.is_empty() {
         // Paused without a control socket cannot happen (only control pauses); guard anyway.
         return Err(Error::Invalid);
     }
     poll(&mut items, -1)?;
-    let ready = |i: &PollItem<'_>| match i {
-        PollItem::Socket { revents, .. } | PollItem::Fd { revents, .. } => revents & opt::POLLIN != 0,
-    };
-    let r: Vec<bool> = items.iter().map(ready).collect();
-    Ok(match (paused, has_control) {
-        (false, true) => (r[0], r[1], r[2]),
-        (false, false) => (r[0], r[1], false),
-        (true, _) => (false, false, r[0]),
+    let ev = |i: Option<usize>| i.map_or(0, |i| items[i].revents());
+    Ok(Ready {
+        front_in: ev(front) & opt::POLLIN != 0,
+        front_out: ev(front) & opt::POLLOUT != 0,
+        back_in: ev(back) & opt::POLLIN != 0,
+        back_out: ev(back) & opt::POLLOUT != 0,
+        control_in: ev(ctl) & opt::POLLIN != 0,
+        stop: ev(stp) & opt::POLLIN != 0,
     })
 }
 
-/// Moves up to [`BURST`] whole messages from `from` to `to`, copying each part to `capture`.
+/// Moves up to [`BURST`] whole messages from `from` to `to` (back to `from` itself when `to`
+/// is `None`), copying each part to `capture`. Returns false when it stopped because `to`
+/// cannot take another message now (checked before each message is read, so a message is
+/// never read that cannot be sent).
 fn forward(
     from: &mut Socket,
-    to: &mut Socket,
+    mut to: Option<&mut Socket>,
     mut capture: Option<&mut Socket>,
     from_stats: &mut SideStats,
     to_stats: &mut SideStats,
-) -> Result<()> {
+) -> Result<bool> {
     for _ in 0..BURST {
+        if let Some(t) = to.as_deref_mut() {
+            if t.events()? & opt::POLLOUT == 0 {
+                return Ok(false);
+            }
+        }
         let mut bytes = 0u64;
         let mut first = true;
         loop {
@@ -150,7 +236,7 @@ fn forward(
             let flags = if first { opt::DONTWAIT } else { 0 };
             match from.recv_msg(&mut msg, flags) {
                 Ok(()) => {}
-                Err(Error::Again) if first => return Ok(()),
+                Err(Error::Again) if first => return Ok(true),
                 Err(e) => return Err(e),
             }
             first = false;
@@ -161,7 +247,10 @@ fn forward(
                 cap.send(Msg::from(&msg), send_flags)?;
             }
             msg.set_more(more);
-            to.send_msg(&mut msg, send_flags)?;
+            match to.as_deref_mut() {
+                Some(t) => t.send_msg(&mut msg, send_flags)?,
+                None => from.send_msg(&mut msg, send_flags)?,
+            }
             if !more {
                 break;
             }
@@ -171,7 +260,7 @@ fn forward(
         to_stats.msgs_out += 1;
         to_stats.bytes_out += bytes;
     }
-    Ok(())
+    Ok(true)
 }
 
 enum Command {
@@ -281,5 +370,71 @@ mod tests {
         let t = std::thread::spawn(move || proxy(&mut fe, &mut be, None));
         ctx.shutdown();
         assert_eq!(t.join().unwrap(), Err(Error::Term));
+    }
+
+    #[test]
+    fn one_socket_is_an_echo_device() {
+        let ctx = Context::new();
+        let mut rep = ctx.socket(SocketType::from_raw(4).unwrap()).unwrap(); // REP
+        let mut ctl = ctx.socket(SocketType::from_raw(0).unwrap()).unwrap(); // PAIR
+        rep.bind("inproc://proxy-echo").unwrap();
+        ctl.bind("inproc://proxy-echo-ctl").unwrap();
+        let t = std::thread::spawn(move || run(Ends::One(&mut rep), None, Some(&mut ctl), None));
+        let mut req = ctx.socket(SocketType::from_raw(3).unwrap()).unwrap(); // REQ
+        let mut boss = ctx.socket(SocketType::from_raw(0).unwrap()).unwrap();
+        req.connect("inproc://proxy-echo").unwrap();
+        boss.connect("inproc://proxy-echo-ctl").unwrap();
+        req.set_int(opt::RCVTIMEO, 5000).unwrap();
+        for m in ["msg1", "msg22"] {
+            req.send(m, 0).unwrap();
+            assert_eq!(req.recv(0).unwrap(), m);
+        }
+        boss.send("TERMINATE", 0).unwrap();
+        assert_eq!(t.join().unwrap(), Ok(()));
+    }
+
+    /// A backend with no peer: the proxy stops reading the frontend (nothing is lost in a
+    /// send it cannot finish) and still reads TERMINATE (libzmq's test_proxy_terminate).
+    #[test]
+    fn terminate_is_read_while_the_backend_cannot_send() {
+        let ctx = Context::new();
+        let mut fe = ctx.socket(SocketType::from_raw(7).unwrap()).unwrap(); // PULL
+        let mut be = ctx.socket(SocketType::from_raw(8).unwrap()).unwrap(); // PUSH, no peer
+        let mut ctl = ctx.socket(SocketType::from_raw(0).unwrap()).unwrap();
+        fe.bind("inproc://proxy-stuck-fe").unwrap();
+        be.bind("inproc://proxy-stuck-be").unwrap();
+        ctl.bind("inproc://proxy-stuck-ctl").unwrap();
+        let t = std::thread::spawn(move || proxy_steerable(&mut fe, &mut be, None, Some(&mut ctl)));
+        let mut client = ctx.socket(SocketType::from_raw(8).unwrap()).unwrap();
+        let mut boss = ctx.socket(SocketType::from_raw(0).unwrap()).unwrap();
+        client.connect("inproc://proxy-stuck-fe").unwrap();
+        boss.connect("inproc://proxy-stuck-ctl").unwrap();
+        for _ in 0..3 {
+            client.send("x", 0).unwrap();
+        }
+        boss.send("STATISTICS", 0).unwrap();
+        let v = boss.recv_multipart(0).unwrap();
+        assert_eq!(v.len(), 8);
+        boss.send("TERMINATE", 0).unwrap();
+        assert_eq!(t.join().unwrap(), Ok(()));
+    }
+
+    #[test]
+    fn a_readable_stop_descriptor_ends_the_proxy() {
+        let ctx = Context::new();
+        let mut fe = ctx.socket(SocketType::from_raw(7).unwrap()).unwrap();
+        let mut be = ctx.socket(SocketType::from_raw(8).unwrap()).unwrap();
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let t = std::thread::spawn(move || run(Ends::Two(&mut fe, &mut be), None, None, Some(fds[0])));
+        // SAFETY: fds[1] is the pipe's open write end; one byte from a valid buffer.
+        assert_eq!(unsafe { libc::write(fds[1], b"x".as_ptr().cast(), 1) }, 1);
+        assert_eq!(t.join().unwrap(), Err(Error::NotSock));
+        // SAFETY: both ends are ours and no longer used.
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
     }
 }

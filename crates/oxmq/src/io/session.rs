@@ -720,6 +720,11 @@ impl Session {
                 PipeEnd::conflate(self.socket.kind, &mut socket_end, &mut mine);
             }
             mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
+            if self.options.probe_router && crate::socket::probes(self.socket.kind) {
+                // PROBE_ROUTER's probe goes out now, not when the socket next takes commands.
+                socket_end.write(Msg::new());
+                socket_end.flush();
+            }
             let mut id = Msg::from(routing_id);
             id.set_flags(ROUTING_ID);
             id.set_props(props.clone());

@@ -7,7 +7,8 @@
 //! REP handler sees an ordinary request), and is woken through the I/O thread's command queue
 //! when the reply is flushed. The reply's frames go back to the sans-IO handshake, which
 //! judges them (`zmtp::Handshake::handle_zap_reply`). A handler that closes before answering
-//! ends the handshake like a missing handler.
+//! gives no verdict: the handshake stays paused until HANDSHAKE_IVL or the peer leaves (fail
+//! closed; failing at once would let the client reconnect to a server with no handler).
 
 use super::{IoCmd, IoThread};
 use crate::msg::Msg;
@@ -143,10 +144,11 @@ pub(super) fn step(
             *client = None;
             hs.handle_zap_reply(&frames).map(|()| true)
         }
-        Poll::Gone => {
-            *client = None;
-            Err(hs.zap_unavailable())
-        }
+        // No verdict is a refusal that never comes: the handshake stays paused (the client
+        // kept on this connection, so it cannot reconnect into a server that has no handler
+        // any more) until HANDSHAKE_IVL or the peer leaves, as in libzmq. `client` stays
+        // set, so the request is not sent again.
+        Poll::Gone => Ok(false),
     }
 }
 

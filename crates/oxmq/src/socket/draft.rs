@@ -96,7 +96,7 @@ impl Socket {
         let local = udp::start_dish(&ep, theirs)?;
         let prefix = endpoint.rsplit_once(':').map_or(endpoint, |(p, _)| p);
         let resolved = format!("{prefix}:{}", local.port());
-        self.attach(mine, Some(endpoint.to_string()));
+        self.attach(mine, Some(endpoint.to_string()), true);
         self.endpoints.push(EndpointRec::Datagram { given: endpoint.to_string(), resolved: resolved.clone() });
         self.last_endpoint = resolved;
         Ok(())
@@ -110,7 +110,7 @@ impl Socket {
         let ep = UdpEndpoint::parse(addr, false)?;
         let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
         udp::start_radio(&ep, theirs, self.options.multicast_hops)?;
-        self.attach(mine, Some(endpoint.to_string()));
+        self.attach(mine, Some(endpoint.to_string()), true);
         self.endpoints.push(EndpointRec::Datagram { given: endpoint.to_string(), resolved: endpoint.to_string() });
         self.last_endpoint = endpoint.to_string();
         Ok(())

@@ -519,6 +519,10 @@ impl Socket {
                 inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
                 self.endpoints.push(EndpointRec::InprocBind { name });
                 self.last_endpoint = endpoint.to_string();
+                // Take the pipes of sockets that connected before this bind now, as libzmq
+                // does: a SUB's subscriptions (or a probe) go out at bind, not when this
+                // socket is next used.
+                self.process_commands();
             }
             ep => {
                 let (listener, resolved) = listen::listen(&ep, &self.options)
@@ -557,7 +561,7 @@ impl Socket {
         match Endpoint::parse(endpoint, false)? {
             Endpoint::Inproc(name) => {
                 let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
-                self.attach(end, Some(endpoint.to_string()));
+                self.attach(end, Some(endpoint.to_string()), true);
                 self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
             }
             ep => {
@@ -573,7 +577,7 @@ impl Socket {
                     if self.options.conflates(self.shared.kind) {
                         PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
                     }
-                    self.attach(mine, Some(endpoint.to_string()));
+                    self.attach(mine, Some(endpoint.to_string()), true);
                     Some(theirs)
                 };
                 io.send(IoCmd::Connect {
@@ -596,10 +600,13 @@ impl Socket {
     /// Stops accepting at an endpoint given to `bind` (or reported by LAST_ENDPOINT).
     pub fn unbind(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
+        // A wildcard (port `*`, `ipc://*`) names no one endpoint: libzmq finds only what it
+        // resolved to (ZMQ_LAST_ENDPOINT), so unbinding by the wildcard is ENOENT.
+        let wildcard = endpoint.ends_with(":*") || endpoint == "ipc://*";
         let pos = self.endpoints.iter().position(|e| match e {
-            EndpointRec::Listener { given, resolved, .. } => given == endpoint || resolved == endpoint,
+            EndpointRec::Listener { given, resolved, .. } => (given == endpoint && !wildcard) || resolved == endpoint,
             EndpointRec::InprocBind { name } => endpoint.strip_prefix("inproc://") == Some(name.as_str()),
-            EndpointRec::Datagram { given, resolved } => given == endpoint || resolved == endpoint,
+            EndpointRec::Datagram { given, resolved } => (given == endpoint && !wildcard) || resolved == endpoint,
             _ => false,
         });
         let Some(pos) = pos else {
@@ -661,13 +668,14 @@ impl Socket {
 
     // ----- commands -----
 
-    fn attach(&mut self, end: PipeEnd, endpoint: Option<String>) {
+    /// Takes a pipe to a peer. `probe`: write PROBE_ROUTER's probe into it (false for pipes
+    /// an I/O session made, which wrote the probe itself when the connection came up, so that
+    /// it goes out at once rather than when this socket is next used).
+    fn attach(&mut self, end: PipeEnd, endpoint: Option<String>, probe: bool) {
         let slot = self.pipes.insert(end, endpoint);
         let serial = self.pipes.get(slot).serial;
         self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
-        if self.options.probe_router
-            && matches!(self.shared.kind, SocketType::Router | SocketType::Dealer | SocketType::Req)
-        {
+        if probe && self.options.probe_router && probes(self.shared.kind) {
             // PROBE_ROUTER: an empty message announces us to a ROUTER peer, ahead of anything
             // else (libzmq writes it when the pipe attaches).
             let end = &mut self.pipes.get(slot).end;
@@ -719,7 +727,12 @@ impl Socket {
                         }
                     }
                 }
-                Command::Attach { pipe, endpoint } => self.attach(pipe, endpoint),
+                Command::Attach { pipe, endpoint } => {
+                    // Pipes from I/O sessions (tcp, ipc: a target or no endpoint) carry their
+                    // probe already; inproc ones do not.
+                    let probe = endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://"));
+                    self.attach(pipe, endpoint, probe)
+                }
                 Command::Stop => {}
             }
         }
@@ -1122,4 +1135,9 @@ fn deadline(timeout_ms: i32) -> Option<Instant> {
     } else {
         Some(Instant::now() + Duration::from_millis(timeout_ms as u64))
     }
+}
+
+/// Socket types that send PROBE_ROUTER's probe when a pipe attaches.
+pub(crate) fn probes(kind: SocketType) -> bool {
+    matches!(kind, SocketType::Router | SocketType::Dealer | SocketType::Req)
 }

@@ -39,6 +39,12 @@ pub(crate) struct Options {
     pub multicast_hops: i32,
     pub rate: i32,
     pub recovery_ivl: i32,
+    /// MULTICAST_MAXTPDU, MULTICAST_LOOP, LOOPBACK_FASTPATH: kept and read back as libzmq
+    /// does; they tune transports oxmq lacks (PGM, NORM) or Windows loopback, so nothing here
+    /// reads them.
+    pub multicast_maxtpdu: i32,
+    pub multicast_loop: bool,
+    pub loopback_fastpath: bool,
     /// The context's MAX_MSGSZ when the socket was created: the bound when MAXMSGSIZE is
     /// unset, so no frame header can make us promise unbounded memory (libzmq: INT_MAX).
     pub ctx_max_msgsz: i64,
@@ -84,6 +90,9 @@ impl Options {
             multicast_hops: 1,
             rate: 100,
             recovery_ivl: 10_000,
+            multicast_maxtpdu: 1500,
+            multicast_loop: true,
+            loopback_fastpath: false,
             ctx_max_msgsz: i32::MAX as i64,
             security: Default::default(),
             invert_matching: false,
@@ -154,6 +163,15 @@ impl Options {
                 self.rate = n;
             }
             opt::RECOVERY_IVL => self.recovery_ivl = int_min(v, 0)?,
+            opt::MULTICAST_MAXTPDU => {
+                let n = int_val(v)?;
+                if n <= 0 {
+                    return Err(Error::Invalid);
+                }
+                self.multicast_maxtpdu = n;
+            }
+            opt::MULTICAST_LOOP => self.multicast_loop = bool_val(v)?,
+            opt::LOOPBACK_FASTPATH => self.loopback_fastpath = bool_val(v)?,
             opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => return self.security.set(option, v),
             opt::INVERT_MATCHING => self.invert_matching = bool_val(v)?,
             opt::CONFLATE => self.conflate = bool_val(v)?,
@@ -193,6 +211,9 @@ impl Options {
             opt::MULTICAST_HOPS => i(self.multicast_hops),
             opt::RATE => i(self.rate),
             opt::RECOVERY_IVL => i(self.recovery_ivl),
+            opt::MULTICAST_MAXTPDU => i(self.multicast_maxtpdu),
+            opt::MULTICAST_LOOP => i(self.multicast_loop as i32),
+            opt::LOOPBACK_FASTPATH => i(self.loopback_fastpath as i32),
             opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => self.security.get(option),
             opt::INVERT_MATCHING => i(self.invert_matching as i32),
             opt::CONFLATE => i(self.conflate as i32),

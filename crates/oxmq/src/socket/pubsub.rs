@@ -371,7 +371,9 @@ impl Sub {
                 self.skipping = m.more();
                 continue;
             }
-            if self.subs.matches(&m) != self.invert {
+            // XSUB passes everything up (libzmq filters only for SUB: `options.filter`); its
+            // publisher may send what it was told to by other means (XPUB_MANUAL).
+            if self.xsub || self.subs.matches(&m) != self.invert {
                 self.more = m.more();
                 return Ok(m);
             }
@@ -457,7 +459,15 @@ impl Pattern for Sub {
             opt::UNSUBSCRIBE => false,
             _ => return None,
         };
-        let changed = if subscribe { self.subs.add(value) } else { self.subs.remove(value) };
+        // Every SUBSCRIBE goes upstream, duplicates too (an XPUB_VERBOSE publisher must see
+        // them; a plain XPUB filters them itself), as libzmq 4.3's; an UNSUBSCRIBE only when
+        // the last reference to the prefix goes.
+        let changed = if subscribe {
+            self.subs.add(value);
+            true
+        } else {
+            self.subs.remove(value)
+        };
         if changed {
             for &slot in &self.pipes {
                 Sub::send_subscription(pipes, slot, subscribe, value);

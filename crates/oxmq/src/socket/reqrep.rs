@@ -17,7 +17,6 @@ use super::{Pattern, Pipes};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::opt;
-use crate::socket::options::bool_val;
 
 pub(crate) struct Req {
     lb: Lb,
@@ -162,8 +161,9 @@ impl Pattern for Req {
     }
     fn setsockopt(&mut self, _pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
         match option {
-            opt::REQ_RELAXED => Some(bool_val(value).map(|v| self.relaxed = v)),
-            opt::REQ_CORRELATE => Some(bool_val(value).map(|v| self.correlate = v)),
+            // libzmq takes any value >= 0 as a boolean for both.
+            opt::REQ_RELAXED => Some(relaxed_bool(value).map(|v| self.relaxed = v)),
+            opt::REQ_CORRELATE => Some(relaxed_bool(value).map(|v| self.correlate = v)),
             _ => None,
         }
     }
@@ -286,5 +286,14 @@ impl Pattern for Rep {
     }
     fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
         self.replying
+    }
+}
+
+/// An int option libzmq reads as a boolean, accepting any value >= 0 (REQ_RELAXED,
+/// REQ_CORRELATE).
+fn relaxed_bool(value: &[u8]) -> Result<bool> {
+    match super::options::int_val(value)? {
+        v if v >= 0 => Ok(v != 0),
+        _ => Err(Error::Invalid),
     }
 }

@@ -30,7 +30,8 @@ impl Endpoint {
         match proto {
             "tcp" => parse_tcp(addr, bind),
             "ipc" => {
-                if addr.is_empty() {
+                // "@" alone is an empty abstract name, which libzmq refuses too.
+                if addr.is_empty() || addr == "@" {
                     return Err(Error::Invalid);
                 }
                 // Linux limits sun_path to 108 bytes including the terminator.
@@ -117,6 +118,7 @@ mod tests {
             Endpoint::Tcp { host: Host::Name("localhost".into()), port: 80 }
         );
         assert_eq!(Endpoint::parse("ipc://@name", true).unwrap(), Endpoint::Ipc("@name".into()));
+        assert_eq!(Endpoint::parse("ipc://@", true), Err(Error::Invalid));
         assert_eq!(Endpoint::parse("inproc://x", false).unwrap(), Endpoint::Inproc("x".into()));
     }
 

@@ -1,0 +1,70 @@
+/*  zmq_wiring.h: the ØMQ wiring API (exchanges, queues, scopes, a name service) on oxmq.
+
+    The seed's C extension (ØMQ 0.3's czmq.h) with its function names and signatures, so its
+    programs build with only the include line changed; exported from oxmq's libzmq.so.5
+    (link with -lzmq). Named zmq_wiring.h, not czmq.h, which is the unrelated CZMQ library's.
+
+    A handle is used by one thread at a time (as a libzmq socket). Where the seed's functions
+    return void they set errno (0 on success); the _ex variants beside them return 0 or -1
+    with errno. Errors: ENOENT unknown exchange or queue; EADDRINUSE name taken;
+    EHOSTUNREACH name service unreachable; EINVAL bad location, scope, style or id;
+    EAGAIN timeout; EFAULT null pointer or destroyed handle.
+
+    Hosts: "" runs (or joins) the embedded name service on 127.0.0.1:5682
+    (OXMQ_WIRING_PORT overrides the port); "host" or "host:port" names a server
+    (oxmq-name-server, default port 5682). Locations (global scope): "" picks an address,
+    "interface:port" binds there. See README.md, "The wiring API".
+*/
+#ifndef OXMQ_ZMQ_WIRING_H_INCLUDED
+#define OXMQ_ZMQ_WIRING_H_INCLUDED
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CZMQ_SCOPE_LOCAL 0
+#define CZMQ_SCOPE_GLOBAL 1
+#define CZMQ_SCOPE_PROCESS 2 /* oxmq: every handle of this process */
+
+#define CZMQ_STYLE_FANOUT 0       /* every bound queue gets every message */
+#define CZMQ_STYLE_LOAD_BALANCE 1 /* each message goes to one bound queue */
+
+typedef void (czmq_free_fn) (void *data_);
+
+/*  The seed's functions.  */
+void *czmq_create (const char *host_);
+void czmq_destroy (void *obj_);
+int czmq_create_exchange (void *obj_, const char *exchange_, int scope_,
+    const char *nic_);
+int czmq_create_queue (void *obj_, const char *queue_, int scope_,
+    const char *nic_);
+void czmq_bind (void *obj_, const char *exchange_, const char *queue_);
+/*  With ffn_, the library owns data_ and calls ffn_ (data_) when done (no copy);
+    without, data_ is copied.  */
+void czmq_send (void *obj_, int eid_, void *data_, size_t size,
+    czmq_free_fn *ffn_);
+/*  The caller owns *data_ and calls (*ffn_) (*data_) when *ffn_ is not NULL.  */
+void czmq_receive (void *obj_, void **data_, size_t *size_,
+    czmq_free_fn **ffn_);
+
+/*  Error-returning variants and additions.  */
+int czmq_destroy_ex (void *obj_);
+int czmq_create_exchange_ex (void *obj_, const char *exchange_, int scope_,
+    const char *nic_, int style_);
+int czmq_bind_ex (void *obj_, const char *exchange_, const char *queue_);
+int czmq_send_ex (void *obj_, int eid_, void *data_, size_t size_,
+    czmq_free_fn *ffn_);
+/*  timeout_ms_ -1 waits forever; EAGAIN when it runs out.  */
+int czmq_receive_ex (void *obj_, void **data_, size_t *size_,
+    czmq_free_fn **ffn_, int timeout_ms_);
+/*  The ZMTP endpoint of a global name (for plain ZeroMQ peers: SUB to an exchange,
+    PUSH to a queue); returns its length.  */
+int czmq_lookup (void *obj_, const char *name_, char *endpoint_, size_t len_);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,112 @@
+// SafeHandles for native contexts, sockets and messages. They give deterministic release on
+// Dispose, a reference count that keeps a handle alive across a native call running on another
+// thread, and a finalizer that only frees what is safe to free from the finalizer thread.
+
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace ZeroMQ
+{
+    /// <summary>
+    /// A native context. Each socket holds a reference on it (DangerousAddRef), so
+    /// <c>zmq_ctx_term</c> runs only after the last socket of the context is closed and never
+    /// waits for a socket someone still holds.
+    /// </summary>
+    internal sealed class ContextHandle : SafeHandle
+    {
+        internal ContextHandle(IntPtr ctx) : base(IntPtr.Zero, true) { SetHandle(ctx); }
+
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+        protected override bool ReleaseHandle()
+        {
+            // zmq_ctx_term waits for lingering messages of closed sockets; retried on EINTR.
+            while (Native.zmq_ctx_term(handle) != 0)
+            {
+                if (Native.LastErrno() != ZError.EINTR.Number) return false;
+            }
+            return true;
+        }
+    }
+
+    /// <summary>
+    /// A native socket. Released by <see cref="ZSocket.Dispose"/> (closing with the socket's
+    /// linger) or, for a socket that was never disposed, by the finalizer with linger 0, so a
+    /// forgotten socket neither leaks nor holds up its context's termination.
+    /// </summary>
+    internal sealed class SocketHandle : SafeHandle
+    {
+        readonly ContextHandle context;
+        readonly ZContext owner;
+        internal volatile bool Disposing;
+
+        internal SocketHandle(IntPtr socket, ContextHandle context, ZContext owner) : base(IntPtr.Zero, true)
+        {
+            this.context = context;
+            this.owner = owner;
+            SetHandle(socket);
+        }
+
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+        protected override unsafe bool ReleaseHandle()
+        {
+            if (!Disposing)
+            {
+                int zero = 0;
+                Native.zmq_setsockopt(handle, (int)ZSocketOption.LINGER, &zero, (UIntPtr)sizeof(int));
+            }
+            int rc = Native.zmq_close(handle);
+            owner.SocketClosed();
+            context.DangerousRelease();
+            return rc == 0;
+        }
+    }
+
+    /// <summary>A native zmq_msg_t (64 bytes of unmanaged memory), initialised, closed on release.</summary>
+    internal sealed class MsgHandle : SafeHandle
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)] // compiled after LibraryLoader.Ensure (see there)
+        internal MsgHandle() : base(IntPtr.Zero, true)
+        {
+            // The allocation and the handle's ownership of it must not be separated by an
+            // exception, or the block would leak.
+            IntPtr p = Marshal.AllocHGlobal(Native.MsgSize);
+            SetHandle(p);
+            Native.zmq_msg_init(p); // cannot fail; the block always holds a valid message
+        }
+
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+        protected override bool ReleaseHandle()
+        {
+            // zmq_msg_close on a message that is not in use by any call is safe from any thread.
+            Native.zmq_msg_close(handle);
+            Marshal.FreeHGlobal(handle);
+            return true;
+        }
+    }
+
+    /// <summary>Holds a SafeHandle's reference for the span of one native call.</summary>
+    internal struct HandleLease : IDisposable
+    {
+        readonly SafeHandle h;
+        readonly bool added;
+
+        internal HandleLease(SafeHandle h)
+        {
+            this.h = h;
+            added = false;
+            h.DangerousAddRef(ref added); // ObjectDisposedException once the handle is closed
+        }
+
+        internal IntPtr Ptr { get { return h.DangerousGetHandle(); } }
+
+        public void Dispose()
+        {
+            if (added) h.DangerousRelease();
+        }
+    }
+}

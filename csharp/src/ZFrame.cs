@@ -1,0 +1,254 @@
+// ZFrame and ZMessage: native ZeroMQ messages (zmq_msg_t) owned by managed objects with a
+// deterministic Dispose, for code that wants message objects rather than its own buffers.
+
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Threading;
+
+namespace ZeroMQ
+{
+    /// <summary>
+    /// One frame: a native <c>zmq_msg_t</c> and its body in native memory. Dispose it when done
+    /// (a forgotten frame is freed by its finalizer). Sending it with
+    /// <see cref="ZSocket.SendFrame(ZFrame, ZSocketFlags)"/> hands the body to ZeroMQ and disposes
+    /// the frame. Not thread-safe.
+    /// </summary>
+    public sealed class ZFrame : IDisposable
+    {
+        readonly MsgHandle msg;
+        int disposed;
+
+        /// <summary>An empty frame.</summary>
+        public ZFrame()
+        {
+            LibraryLoader.Ensure();
+            msg = new MsgHandle();
+        }
+
+        /// <summary>A frame of <paramref name="size"/> bytes, zero-filled.</summary>
+        public ZFrame(int size) : this()
+        {
+            if (size < 0) throw new ArgumentOutOfRangeException("size");
+            Resize(size);
+            Clear();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        unsafe void Clear()
+        {
+            byte* p = (byte*)Native.zmq_msg_data(msg.DangerousGetHandle());
+            int n = (int)(ulong)Native.zmq_msg_size(msg.DangerousGetHandle());
+            for (int i = 0; i < n; i++) p[i] = 0;
+        }
+
+        /// <summary>A frame holding a copy of <paramref name="data"/>.</summary>
+        public ZFrame(byte[] data) : this(data, 0, data == null ? 0 : data.Length) { }
+
+        /// <summary>A frame holding a copy of <paramref name="count"/> bytes of <paramref name="data"/> from <paramref name="offset"/>.</summary>
+        public ZFrame(byte[] data, int offset, int count) : this()
+        {
+            if (data == null) throw new ArgumentNullException("data");
+            if ((uint)offset > (uint)data.Length) throw new ArgumentOutOfRangeException("offset");
+            if ((uint)count > (uint)(data.Length - offset)) throw new ArgumentOutOfRangeException("count");
+            Resize(count);
+            if (count > 0) CopyIn(data, offset, count);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        void CopyIn(byte[] data, int offset, int count)
+        {
+            Marshal.Copy(data, offset, Native.zmq_msg_data(msg.DangerousGetHandle()), count);
+        }
+
+        /// <summary>A frame holding <paramref name="text"/> in UTF-8.</summary>
+        public ZFrame(string text) : this(Encoding.UTF8.GetBytes(text ?? throw new ArgumentNullException("text"))) { }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        void Resize(int size)
+        {
+            IntPtr p = msg.DangerousGetHandle();
+            Native.zmq_msg_close(p);
+            if (Native.zmq_msg_init_size(p, (UIntPtr)(uint)size) != 0)
+            {
+                ZError e = ZError.GetLastErr();
+                Native.zmq_msg_init(p);
+                msg.Dispose();
+                throw ZException.For(e, "zmq_msg_init_size");
+            }
+        }
+
+        /// <summary>The body's length in bytes.</summary>
+        public int Length
+        {
+            get { using (var m = Lease()) return (int)(ulong)Native.zmq_msg_size(m.Ptr); }
+        }
+
+        /// <summary>Whether more frames of the same message followed this one when it was received.</summary>
+        public bool More
+        {
+            get { using (var m = Lease()) return Native.zmq_msg_more(m.Ptr) != 0; }
+        }
+
+        /// <summary>The body's address; valid until the frame is sent or disposed.</summary>
+        public IntPtr DataPtr()
+        {
+            using (var m = Lease()) return Native.zmq_msg_data(m.Ptr);
+        }
+
+        /// <summary>The body as a span over native memory; valid until the frame is sent or disposed.</summary>
+        public unsafe Span<byte> AsSpan()
+        {
+            using (var m = Lease())
+                return new Span<byte>((void*)Native.zmq_msg_data(m.Ptr), (int)(ulong)Native.zmq_msg_size(m.Ptr));
+        }
+
+        /// <summary>Copies up to <paramref name="count"/> bytes of the body into <paramref name="buffer"/>; returns how many.</summary>
+        public int Read(byte[] buffer, int offset, int count)
+        {
+            if (buffer == null) throw new ArgumentNullException("buffer");
+            if ((uint)offset > (uint)buffer.Length) throw new ArgumentOutOfRangeException("offset");
+            if ((uint)count > (uint)(buffer.Length - offset)) throw new ArgumentOutOfRangeException("count");
+            using (var m = Lease())
+            {
+                int n = Math.Min(count, (int)(ulong)Native.zmq_msg_size(m.Ptr));
+                if (n > 0) Marshal.Copy(Native.zmq_msg_data(m.Ptr), buffer, offset, n);
+                return n;
+            }
+        }
+
+        /// <summary>A copy of the body.</summary>
+        public byte[] Read()
+        {
+            using (var m = Lease())
+            {
+                var r = new byte[(int)(ulong)Native.zmq_msg_size(m.Ptr)];
+                if (r.Length > 0) Marshal.Copy(Native.zmq_msg_data(m.Ptr), r, 0, r.Length);
+                return r;
+            }
+        }
+
+        /// <summary>The body decoded as UTF-8.</summary>
+        public string ReadString() { return ReadString(Encoding.UTF8); }
+
+        /// <summary>The body decoded with <paramref name="encoding"/>.</summary>
+        public unsafe string ReadString(Encoding encoding)
+        {
+            if (encoding == null) throw new ArgumentNullException("encoding");
+            using (var m = Lease())
+            {
+                int n = (int)(ulong)Native.zmq_msg_size(m.Ptr);
+                return n == 0 ? "" : encoding.GetString((byte*)Native.zmq_msg_data(m.Ptr), n);
+            }
+        }
+
+        /// <summary>A new frame sharing this one's body (<c>zmq_msg_copy</c>: no byte copy).</summary>
+        public ZFrame Duplicate()
+        {
+            var f = new ZFrame();
+            using (var src = Lease())
+            using (var dst = f.Lease())
+            {
+                if (Native.zmq_msg_copy(dst.Ptr, src.Ptr) != 0)
+                {
+                    ZError e = ZError.GetLastErr();
+                    f.Dispose();
+                    throw ZException.For(e, "zmq_msg_copy");
+                }
+            }
+            return f;
+        }
+
+        /// <summary>True once disposed (or sent).</summary>
+        public bool IsDisposed { get { return Volatile.Read(ref disposed) != 0; } }
+
+        /// <summary>Closes the native message and frees its memory. Idempotent.</summary>
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref disposed, 1) != 0) return;
+            msg.Dispose();
+        }
+
+        internal HandleLease Lease()
+        {
+            if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("ZFrame");
+            return new HandleLease(msg);
+        }
+
+        /// <summary>The body as UTF-8 text.</summary>
+        public override string ToString() { return IsDisposed ? "ZFrame(disposed)" : ReadString(); }
+    }
+
+    /// <summary>
+    /// A multi-part message: a list of <see cref="ZFrame"/>s that it owns. Disposing it disposes
+    /// its frames; <see cref="ZSocket.SendMessage"/> sends them all and disposes it.
+    /// </summary>
+    public sealed class ZMessage : IList<ZFrame>, IDisposable
+    {
+        readonly List<ZFrame> frames = new List<ZFrame>();
+
+        /// <summary>An empty message.</summary>
+        public ZMessage() { }
+
+        /// <summary>A message owning <paramref name="frames"/>.</summary>
+        public ZMessage(IEnumerable<ZFrame> frames)
+        {
+            if (frames == null) throw new ArgumentNullException("frames");
+            foreach (var f in frames) Add(f);
+        }
+
+        /// <summary>The frame at <paramref name="index"/>.</summary>
+        public ZFrame this[int index]
+        {
+            get { return frames[index]; }
+            set { frames[index] = value ?? throw new ArgumentNullException("value"); }
+        }
+
+        /// <summary>Number of frames.</summary>
+        public int Count { get { return frames.Count; } }
+
+        /// <summary>False.</summary>
+        public bool IsReadOnly { get { return false; } }
+
+        /// <summary>Appends a frame (the message takes ownership).</summary>
+        public void Add(ZFrame frame) { frames.Add(frame ?? throw new ArgumentNullException("frame")); }
+
+        /// <summary>Appends a UTF-8 text frame.</summary>
+        public void Add(string text) { Add(new ZFrame(text)); }
+
+        /// <summary>Appends a frame with a copy of <paramref name="data"/>.</summary>
+        public void Add(byte[] data) { Add(new ZFrame(data)); }
+
+        /// <summary>Inserts a frame (the message takes ownership).</summary>
+        public void Insert(int index, ZFrame frame) { frames.Insert(index, frame ?? throw new ArgumentNullException("frame")); }
+
+        /// <summary>Removes a frame without disposing it (ownership returns to the caller).</summary>
+        public bool Remove(ZFrame frame) { return frames.Remove(frame); }
+
+        /// <summary>Removes the frame at <paramref name="index"/> without disposing it.</summary>
+        public void RemoveAt(int index) { frames.RemoveAt(index); }
+
+        /// <summary>Disposes and removes every frame.</summary>
+        public void Clear()
+        {
+            foreach (var f in frames) f.Dispose();
+            frames.Clear();
+        }
+
+        /// <summary>Whether the message holds <paramref name="frame"/>.</summary>
+        public bool Contains(ZFrame frame) { return frames.Contains(frame); }
+        /// <summary>Index of <paramref name="frame"/>, or -1.</summary>
+        public int IndexOf(ZFrame frame) { return frames.IndexOf(frame); }
+        /// <summary>Copies the frame references into an array.</summary>
+        public void CopyTo(ZFrame[] array, int arrayIndex) { frames.CopyTo(array, arrayIndex); }
+        /// <summary>Enumerates the frames.</summary>
+        public IEnumerator<ZFrame> GetEnumerator() { return frames.GetEnumerator(); }
+        IEnumerator IEnumerable.GetEnumerator() { return frames.GetEnumerator(); }
+
+        /// <summary>Disposes every frame. Idempotent.</summary>
+        public void Dispose() { Clear(); }
+    }
+}

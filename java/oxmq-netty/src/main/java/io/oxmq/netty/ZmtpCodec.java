@@ -1,0 +1,616 @@
+package io.oxmq.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ReferenceCountUtil;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * A ZMTP codec: one handler per channel that runs the handshake, then decodes incoming frames
+ * and encodes outgoing messages.
+ *
+ * <p>Inbound: the first event after a successful handshake is a {@link ZmtpHandshakeSuccess}
+ * user event; then each message arrives as a {@link ZmtpMessage} (or whatever the configured
+ * {@link ZmtpDecoder} produces), and subscriptions on a PUB/XPUB socket as
+ * {@link ZmtpSubscription}s. Other ZMTP 3.x commands than those the codec handles (READY, PING,
+ * PONG, ERROR, SUBSCRIBE, CANCEL) arrive as {@link ZmtpCommand} user events.
+ *
+ * <p>Outbound: write {@link ZmtpMessage}s, {@link ZmtpSubscription}s, or objects of the type of
+ * the configured {@link ZmtpEncoder}. Writes before the handshake completes are held and sent
+ * after it. Encoded messages are gathered in 16 KiB buffers that go down the pipeline on
+ * {@code flush} (or once 1 MiB is held), so writability reflects flushed data only, as with
+ * netty-zmtp; frames over 8 KiB are passed on without copying.
+ *
+ * <p>Errors: a protocol violation (see {@link ZmtpException#kind()}) or a frame over
+ * {@link Builder#maxFrameSize} (checked on the header, before anything is allocated) fires
+ * {@code exceptionCaught} with the {@link ZmtpException} and closes the channel; the codec then
+ * discards all further input.
+ *
+ * <p>Not sharable: build one codec per channel.
+ */
+public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
+  private static final int BATCH_LIMIT = 16 * 1024;
+  /** Encoded bytes held until flush; beyond this they go down the pipeline (and count there). */
+  private static final int HOLD_LIMIT = 1024 * 1024;
+  private static final int COPY_LIMIT = 8 * 1024;
+
+  private final ZmtpSocketType socketType;
+  private final Class<?> encoderType;
+  @SuppressWarnings("rawtypes")
+  private final ZmtpEncoder encoder;
+  private final ZmtpDecoder decoder;
+  private final ZmtpMessageDecoder messageDecoder; // the default decoder, or null
+  private final long maxFrameSize;
+  private final ZmtpWire.Header header = new ZmtpWire.Header();
+  private final Writer writer = new Writer();
+
+  private ZmtpHandshaker handshaker;
+  private ZmtpProtocol protocol;
+  private boolean started;
+  private boolean failed;
+  private boolean subscriptionMessages; // a PUB/XPUB reading 0x01/0x00 messages (3.0, 2.0)
+  private boolean firstFrame = true;
+  private ArrayDeque<Object> held; // msg, promise pairs written before the handshake
+  private ChannelHandlerContext ctx;
+  private ByteBuf batch;
+  private final ArrayList<ByteBuf> full = new ArrayList<>(); // encoded, in order, not yet written
+  private int fullBytes;
+  private final ArrayList<ChannelPromise> promises = new ArrayList<>();
+
+  private ZmtpCodec(Builder b) {
+    this.socketType = b.socketType;
+    this.encoderType = b.encoderType;
+    this.encoder = b.encoder;
+    this.decoder = b.decoder.get();
+    this.messageDecoder = decoder instanceof ZmtpMessageDecoder ? (ZmtpMessageDecoder) decoder
+        : null;
+    this.maxFrameSize = b.maxFrameSize;
+    this.handshaker = new ZmtpHandshaker(socketType, b.identity, b.protocol, b.asServer,
+        b.maxFrameSize);
+  }
+
+  /** @return a builder; the socket type is required */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return a codec of this socket type with all defaults */
+  public static ZmtpCodec of(ZmtpSocketType socketType) {
+    return builder().socketType(socketType).build();
+  }
+
+  /** @return the negotiated protocol, or null before the handshake completes */
+  public ZmtpProtocol protocol() {
+    return protocol;
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    this.ctx = ctx;
+    if (ctx.channel().isActive()) {
+      start(ctx);
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    start(ctx);
+    super.channelActive(ctx);
+  }
+
+  private void start(ChannelHandlerContext ctx) {
+    if (started) {
+      return;
+    }
+    started = true;
+    ByteBuf out = ctx.alloc().buffer(64);
+    handshaker.start(out);
+    ctx.writeAndFlush(out);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    cleanup();
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    cleanup();
+  }
+
+  private void cleanup() {
+    decoder.close();
+    if (batch != null) {
+      batch.release();
+      batch = null;
+    }
+    for (ByteBuf b : full) {
+      b.release();
+    }
+    full.clear();
+    fullBytes = 0;
+    failPromises(new java.nio.channels.ClosedChannelException());
+    if (held != null) {
+      while (!held.isEmpty()) {
+        ReferenceCountUtil.release(held.poll());
+        ((ChannelPromise) held.poll()).tryFailure(new java.nio.channels.ClosedChannelException());
+      }
+    }
+  }
+
+  private void failPromises(Throwable t) {
+    for (ChannelPromise p : promises) {
+      p.tryFailure(t);
+    }
+    promises.clear();
+  }
+
+  // ---------------------------------------------------------------- inbound
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    if (failed) {
+      in.skipBytes(in.readableBytes());
+      return;
+    }
+    try {
+      if (handshaker != null && !handshake(ctx, in)) {
+        return;
+      }
+      final ZmtpProtocol v = protocol;
+      final ZmtpWire.Header h = header;
+      for (;;) {
+        int r = in.readerIndex();
+        int hl = ZmtpWire.parse(v, in, r, maxFrameSize, false, h);
+        if (hl == 0) {
+          return;
+        }
+        int len = (int) h.length;
+        if (in.writerIndex() - r - hl < len) {
+          return;
+        }
+        int start = r + hl;
+        if (h.command) {
+          command(ctx, in.slice(start, len), out);
+        } else if (subscriptionMessages && firstFrame && !h.more && len > 0
+            && (in.getByte(start) & 0xFE) == 0) {
+          byte[] topic = new byte[len - 1];
+          in.getBytes(start + 1, topic);
+          out.add(new ZmtpSubscription(in.getByte(start) == 1, topic));
+        } else {
+          if (messageDecoder != null) {
+            messageDecoder.frame(in.retainedSlice(start, len), h.more, out);
+          } else {
+            decoder.frame(ctx, in.slice(start, len), h.more, out);
+          }
+          firstFrame = !h.more;
+        }
+        in.readerIndex(start + len);
+      }
+    } catch (ZmtpException e) {
+      failed = true;
+      in.skipBytes(in.readableBytes());
+      ctx.fireExceptionCaught(e);
+      ctx.close();
+    }
+  }
+
+  private boolean handshake(ChannelHandlerContext ctx, ByteBuf in) {
+    ByteBuf reply = ctx.alloc().buffer(64);
+    boolean done;
+    try {
+      done = handshaker.feed(in, reply);
+    } finally {
+      if (reply.isReadable()) {
+        ctx.writeAndFlush(reply);
+      } else {
+        reply.release();
+      }
+    }
+    if (!done) {
+      return false;
+    }
+    ZmtpHandshaker hs = handshaker;
+    handshaker = null;
+    protocol = hs.negotiated();
+    boolean pub = socketType == ZmtpSocketType.PUB || socketType == ZmtpSocketType.XPUB;
+    subscriptionMessages = pub && protocol != ZmtpProtocol.ZMTP10;
+    ctx.fireUserEventTriggered(new ZmtpHandshakeSuccess(protocol, hs.peerSocketType(),
+        hs.peerIdentity()));
+    if (pub && protocol == ZmtpProtocol.ZMTP10) {
+      ctx.fireChannelRead(new ZmtpSubscription(true, new byte[0]));
+    }
+    if (held != null) {
+      while (!held.isEmpty()) {
+        encode(ctx, held.poll(), (ChannelPromise) held.poll());
+      }
+      held = null;
+      flushBatch(ctx);
+      ctx.flush();
+    }
+    return true;
+  }
+
+  private void command(ChannelHandlerContext ctx, ByteBuf body, List<Object> out) {
+    ZmtpCommand cmd = ZmtpCommand.parse(body);
+    switch (cmd.name()) {
+      case "PING": {
+        ByteBuf pong = ctx.alloc().buffer(16);
+        ZmtpCommand.pong(cmd.data()).writeFrame(pong);
+        appendRaw(ctx, pong);
+        flushBatch(ctx);
+        ctx.flush();
+        break;
+      }
+      case "PONG":
+        break;
+      case "ERROR":
+        throw new ZmtpException("PeerError", "peer sent ERROR: " + cmd.reason());
+      case "SUBSCRIBE":
+      case "CANCEL":
+        out.add(new ZmtpSubscription(cmd.name().equals("SUBSCRIBE"), cmd.data()));
+        break;
+      case "READY":
+        throw new ZmtpException("UnexpectedCommand", "READY after the handshake");
+      default:
+        ctx.fireUserEventTriggered(cmd);
+    }
+  }
+
+  // ---------------------------------------------------------------- outbound
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    if (handshaker != null) {
+      if (held == null) {
+        held = new ArrayDeque<>();
+      }
+      held.add(msg);
+      held.add(promise);
+      return;
+    }
+    encode(ctx, msg, promise);
+  }
+
+  @SuppressWarnings("unchecked")
+  private void encode(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    try {
+      if (encoderType != null && encoderType.isInstance(msg)) {
+        writer.begin(ctx);
+        try {
+          encoder.encode(msg, writer);
+          writer.end();
+        } finally {
+          ReferenceCountUtil.release(msg);
+        }
+      } else if (msg instanceof ZmtpMessage) {
+        ZmtpMessage m = (ZmtpMessage) msg;
+        try {
+          encodeMessage(ctx, m);
+        } finally {
+          m.release();
+        }
+      } else if (msg instanceof ZmtpSubscription) {
+        encodeSubscription(ctx, (ZmtpSubscription) msg);
+      } else {
+        ReferenceCountUtil.release(msg);
+        throw new IllegalArgumentException("ZmtpCodec cannot write a "
+            + (msg == null ? "null" : msg.getClass().getName()));
+      }
+    } catch (RuntimeException e) {
+      promise.tryFailure(e);
+      return;
+    }
+    if (!promise.isVoid()) {
+      promises.add(promise);
+    }
+    if (batch != null && batch.readableBytes() >= BATCH_LIMIT) {
+      sealBatch(ctx);
+    }
+  }
+
+  /** Moves the current batch to the held list; writes the list out once it is large. */
+  private void sealBatch(ChannelHandlerContext ctx) {
+    ByteBuf b = batch;
+    if (b != null) {
+      batch = null;
+      hold(ctx, b);
+    }
+  }
+
+  private void hold(ChannelHandlerContext ctx, ByteBuf b) {
+    full.add(b);
+    fullBytes += b.readableBytes();
+    if (fullBytes >= HOLD_LIMIT) {
+      flushBatch(ctx);
+    }
+  }
+
+  private ByteBuf batch(ChannelHandlerContext ctx, int need) {
+    ByteBuf b = batch;
+    if (b == null) {
+      // sized for a whole batch up front: growing it would copy what it holds
+      b = batch = ctx.alloc().ioBuffer(Math.max(need, BATCH_LIMIT + 512));
+    } else {
+      b.ensureWritable(need);
+    }
+    return b;
+  }
+
+  private void encodeMessage(ChannelHandlerContext ctx, ZmtpMessage m) {
+    final ZmtpProtocol v = protocol;
+    int n = m.size();
+    for (int i = 0; i < n; i++) {
+      ByteBuf f = m.frame(i);
+      int len = f.readableBytes();
+      boolean more = i < n - 1;
+      if (len > COPY_LIMIT) {
+        ZmtpWire.write(v, batch(ctx, 10), len, more, false);
+        sealBatch(ctx);
+        hold(ctx, f.retainedDuplicate());
+      } else {
+        ByteBuf b = batch(ctx, 10 + len);
+        ZmtpWire.write(v, b, len, more, false);
+        b.writeBytes(f, f.readerIndex(), len);
+      }
+    }
+  }
+
+  private void encodeSubscription(ChannelHandlerContext ctx, ZmtpSubscription s) {
+    byte[] topic = s.topicRef();
+    if (protocol == ZmtpProtocol.ZMTP31) {
+      ZmtpCommand.of(s.isSubscribe() ? "SUBSCRIBE" : "CANCEL", topic).writeFrame(batch(ctx, 20 + topic.length));
+    } else if (protocol == ZmtpProtocol.ZMTP10) {
+      // ZMTP/1.0 has no subscription upstream: the publisher sends everything.
+      return;
+    } else {
+      ByteBuf b = batch(ctx, 10 + topic.length);
+      ZmtpWire.write(protocol, b, topic.length + 1L, false, false);
+      b.writeByte(s.isSubscribe() ? 1 : 0);
+      b.writeBytes(topic);
+    }
+  }
+
+  private void appendRaw(ChannelHandlerContext ctx, ByteBuf raw) {
+    batch(ctx, raw.readableBytes()).writeBytes(raw);
+    raw.release();
+  }
+
+  /** Writes everything encoded so far down the pipeline; the promises complete with the last. */
+  private void flushBatch(ChannelHandlerContext ctx) {
+    ByteBuf last = batch;
+    batch = null;
+    int nf = full.size();
+    if (last == null) {
+      if (nf == 0) {
+        return;
+      }
+      last = full.remove(--nf);
+    }
+    for (int i = 0; i < nf; i++) {
+      ctx.write(full.get(i), ctx.voidPromise());
+    }
+    full.clear();
+    fullBytes = 0;
+    ByteBuf b = last;
+    int np = promises.size();
+    if (np == 0) {
+      ctx.write(b, ctx.voidPromise());
+    } else if (np == 1) {
+      ctx.write(b, promises.get(0));
+      promises.clear();
+    } else {
+      final ChannelPromise[] ps = promises.toArray(new ChannelPromise[0]);
+      promises.clear();
+      ctx.write(b).addListener((ChannelFutureListener) (ChannelFuture f) -> {
+        Throwable cause = f.cause();
+        for (ChannelPromise p : ps) {
+          if (cause == null) {
+            p.trySuccess();
+          } else {
+            p.tryFailure(cause);
+          }
+        }
+      });
+    }
+  }
+
+  @Override
+  public void flush(ChannelHandlerContext ctx) {
+    flushBatch(ctx);
+    ctx.flush();
+  }
+
+  @Override
+  public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+    ctx.bind(localAddress, promise);
+  }
+
+  @Override
+  public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress,
+      SocketAddress localAddress, ChannelPromise promise) {
+    ctx.connect(remoteAddress, localAddress, promise);
+  }
+
+  @Override
+  public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+    ctx.disconnect(promise);
+  }
+
+  @Override
+  public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+    if (!failed && (batch != null || !full.isEmpty()) && ctx.channel().isActive()) {
+      flushBatch(ctx);
+      ctx.flush();
+    }
+    ctx.close(promise);
+  }
+
+  @Override
+  public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
+    ctx.deregister(promise);
+  }
+
+  @Override
+  public void read(ChannelHandlerContext ctx) {
+    ctx.read();
+  }
+
+  /** Writes frames of an application type straight into the batch buffer. */
+  private final class Writer implements ZmtpWriter {
+    private ChannelHandlerContext wctx;
+    private ByteBuf target;
+    private int expectEnd = -1;
+    private boolean open;
+
+    void begin(ChannelHandlerContext c) {
+      wctx = c;
+      target = null;
+      expectEnd = -1;
+      open = true;
+    }
+
+    private void check() {
+      if (target != null && target.writerIndex() != expectEnd) {
+        throw new IllegalStateException("ZmtpEncoder wrote " + (target.writerIndex()
+            - (expectEnd - lastSize)) + " bytes into a frame of " + lastSize);
+      }
+    }
+
+    private int lastSize;
+
+    @Override
+    public ByteBuf frame(int size, boolean more) {
+      if (!open) {
+        throw new IllegalStateException("the last frame of this message was already written");
+      }
+      check();
+      ByteBuf b = batch(wctx, 10 + size);
+      ZmtpWire.write(protocol, b, size, more, false);
+      target = b;
+      lastSize = size;
+      expectEnd = b.writerIndex() + size;
+      open = more;
+      return b;
+    }
+
+    @Override
+    public void frame(ByteBuf body, boolean more) {
+      int len = body.readableBytes();
+      frame(len, more).writeBytes(body, body.readerIndex(), len);
+    }
+
+    void end() {
+      check();
+      if (open) {
+        throw new IllegalStateException("ZmtpEncoder ended a message on a frame with MORE");
+      }
+      target = null;
+    }
+  }
+
+  /** Configures a {@link ZmtpCodec}. */
+  public static final class Builder {
+    private ZmtpSocketType socketType;
+    private byte[] identity = new byte[0];
+    private ZmtpProtocol protocol = ZmtpProtocol.ZMTP31;
+    private boolean asServer;
+    private long maxFrameSize = 64L * 1024 * 1024;
+    private Class<?> encoderType;
+    private ZmtpEncoder<?> encoder;
+    private Supplier<? extends ZmtpDecoder> decoder = ZmtpMessageDecoder::new;
+
+    private Builder() {}
+
+    /** @param t our socket type (required) @return this */
+    public Builder socketType(ZmtpSocketType t) {
+      this.socketType = Objects.requireNonNull(t);
+      return this;
+    }
+
+    /** @param id our identity (routing id), at most 255 bytes; default empty @return this */
+    public Builder identity(byte[] id) {
+      if (id.length > 255) {
+        throw new IllegalArgumentException("identity over 255 bytes");
+      }
+      this.identity = id.clone();
+      return this;
+    }
+
+    /** @param id our identity as UTF-8 @return this */
+    public Builder identity(String id) {
+      return identity(id.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The newest protocol we speak (default 3.1). Older peers are detected and spoken to in
+     * their revision. {@link ZmtpProtocol#ZMTP10} speaks 1.0 only, without a signature.
+     *
+     * @param p the protocol
+     * @return this
+     */
+    public Builder protocol(ZmtpProtocol p) {
+      this.protocol = Objects.requireNonNull(p);
+      return this;
+    }
+
+    /** @param asServer the as-server bit of our 3.x greeting (NULL ignores it) @return this */
+    public Builder asServer(boolean asServer) {
+      this.asServer = asServer;
+      return this;
+    }
+
+    /**
+     * @param max the largest frame body accepted, in bytes (default 64 MiB, at most 2 GiB - 64);
+     *     a larger frame closes the channel before anything is allocated
+     * @return this
+     */
+    public Builder maxFrameSize(long max) {
+      if (max < 0 || max > Integer.MAX_VALUE - 64) {
+        throw new IllegalArgumentException("maxFrameSize out of range: " + max);
+      }
+      this.maxFrameSize = max;
+      return this;
+    }
+
+    /**
+     * @param type the application type the encoder writes
+     * @param encoder writes that type as frames
+     * @param <T> the type
+     * @return this
+     */
+    public <T> Builder encoder(Class<T> type, ZmtpEncoder<? super T> encoder) {
+      this.encoderType = Objects.requireNonNull(type);
+      this.encoder = Objects.requireNonNull(encoder);
+      return this;
+    }
+
+    /** @param factory makes the decoder of each codec (default: {@link ZmtpMessageDecoder}) @return this */
+    public Builder decoder(Supplier<? extends ZmtpDecoder> factory) {
+      this.decoder = Objects.requireNonNull(factory);
+      return this;
+    }
+
+    /** @return a new codec for one channel */
+    public ZmtpCodec build() {
+      if (socketType == null) {
+        throw new IllegalStateException("socketType is required");
+      }
+      return new ZmtpCodec(this);
+    }
+  }
+}

@@ -1,0 +1,243 @@
+package io.oxmq.netty;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** Two codecs connected back to back through embedded channels: every revision pair. */
+class CodecPipelineTest {
+  static final class Side {
+    final Recorder rec = new Recorder();
+    final EmbeddedChannel ch;
+
+    Side(ZmtpCodec codec) {
+      ch = new EmbeddedChannel(codec, rec);
+    }
+  }
+
+  /** Moves bytes both ways until neither side has anything to send. */
+  static void pump(Side a, Side b) {
+    for (int i = 0; i < 100; i++) {
+      boolean moved = move(a, b) | move(b, a);
+      if (!moved) {
+        return;
+      }
+    }
+    throw new AssertionError("the sides never went quiet");
+  }
+
+  private static boolean move(Side from, Side to) {
+    boolean moved = false;
+    ByteBuf b;
+    while ((b = from.ch.readOutbound()) != null) {
+      moved = true;
+      if (to.ch.isOpen()) {
+        to.ch.writeInbound(b);
+      } else {
+        b.release();
+      }
+    }
+    return moved;
+  }
+
+  static ZmtpCodec codec(ZmtpSocketType t, ZmtpProtocol p, String id) {
+    return ZmtpCodec.builder().socketType(t).protocol(p).identity(id).build();
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "ZMTP31, ZMTP31, ZMTP31", "ZMTP31, ZMTP30, ZMTP30", "ZMTP30, ZMTP31, ZMTP30",
+    "ZMTP31, ZMTP20, ZMTP20", "ZMTP20, ZMTP31, ZMTP20", "ZMTP20, ZMTP20, ZMTP20",
+    "ZMTP31, ZMTP10, ZMTP10", "ZMTP10, ZMTP31, ZMTP10", "ZMTP10, ZMTP10, ZMTP10",
+    "ZMTP20, ZMTP10, ZMTP10", "ZMTP10, ZMTP20, ZMTP10", "ZMTP30, ZMTP10, ZMTP10"
+  })
+  void dealerRouterEveryRevisionPair(ZmtpProtocol pa, ZmtpProtocol pb, ZmtpProtocol expect)
+      throws Exception {
+    Side dealer = new Side(codec(ZmtpSocketType.DEALER, pa, "dealer-1"));
+    Side router = new Side(codec(ZmtpSocketType.ROUTER, pb, "router-1"));
+    // written before the handshake: held, then sent
+    dealer.ch.writeAndFlush(ZmtpMessage.fromUtf8("early", ""));
+    pump(dealer, router);
+    ZmtpHandshakeSuccess hd = dealer.rec.handshake.getNow(null);
+    ZmtpHandshakeSuccess hr = router.rec.handshake.getNow(null);
+    assertEquals(expect, hd.protocol());
+    assertEquals(expect, hr.protocol());
+    assertEquals("router-1", new String(hd.peerIdentity(), StandardCharsets.UTF_8));
+    assertEquals("dealer-1", new String(hr.peerIdentity(), StandardCharsets.UTF_8));
+    if (expect == ZmtpProtocol.ZMTP10) {
+      assertNull(hd.peerSocketType());
+    } else {
+      assertEquals(ZmtpSocketType.ROUTER, hd.peerSocketType());
+      assertEquals(ZmtpSocketType.DEALER, hr.peerSocketType());
+    }
+    ZmtpMessage early = (ZmtpMessage) router.rec.reads.poll();
+    assertEquals(2, early.size());
+    assertEquals("early", early.frameAsString(0));
+    early.release();
+
+    byte[] big = new byte[100_000];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) i;
+    }
+    router.ch.writeAndFlush(ZmtpMessage.wrap(Unpooled.copiedBuffer("a", StandardCharsets.UTF_8),
+        Unpooled.wrappedBuffer(big), Unpooled.EMPTY_BUFFER, Unpooled.copiedBuffer("z".repeat(300),
+            StandardCharsets.UTF_8)));
+    pump(dealer, router);
+    ZmtpMessage m = (ZmtpMessage) dealer.rec.reads.poll();
+    assertEquals(4, m.size());
+    assertEquals("a", m.frameAsString(0));
+    byte[] got = new byte[m.frame(1).readableBytes()];
+    m.frame(1).getBytes(m.frame(1).readerIndex(), got);
+    assertArrayEquals(big, got);
+    assertEquals(0, m.frame(2).readableBytes());
+    assertEquals("z".repeat(300), m.frameAsString(3));
+    assertTrue(m.release());
+    assertTrue(dealer.rec.reads.isEmpty());
+    assertFalse(dealer.rec.error.isDone());
+    assertFalse(router.rec.error.isDone());
+  }
+
+  @ParameterizedTest
+  @CsvSource({"ZMTP31", "ZMTP30", "ZMTP20", "ZMTP10"})
+  void subscriptions(ZmtpProtocol p) {
+    Side sub = new Side(codec(ZmtpSocketType.SUB, p, ""));
+    Side pub = new Side(codec(ZmtpSocketType.PUB, ZmtpProtocol.ZMTP31, ""));
+    sub.ch.writeAndFlush(ZmtpSubscription.subscribe("weather"));
+    sub.ch.writeAndFlush(ZmtpSubscription.cancel("news"));
+    pump(sub, pub);
+    assertEquals(p, pub.rec.handshake.getNow(null).protocol());
+    if (p == ZmtpProtocol.ZMTP10) {
+      ZmtpSubscription all = (ZmtpSubscription) pub.rec.reads.poll();
+      assertTrue(all.isSubscribe());
+      assertEquals(0, all.topic().length);
+    } else {
+      ZmtpSubscription s = (ZmtpSubscription) pub.rec.reads.poll();
+      assertTrue(s.isSubscribe());
+      assertEquals("weather", new String(s.topic(), StandardCharsets.UTF_8));
+      ZmtpSubscription c = (ZmtpSubscription) pub.rec.reads.poll();
+      assertFalse(c.isSubscribe());
+      assertEquals("news", new String(c.topic(), StandardCharsets.UTF_8));
+    }
+    assertNull(pub.rec.reads.poll());
+    // a published message whose first byte is 0x01 is a message on the SUB side
+    pub.ch.writeAndFlush(ZmtpMessage.wrap(Unpooled.wrappedBuffer(new byte[] {1, 'x'})));
+    pump(sub, pub);
+    ZmtpMessage m = (ZmtpMessage) sub.rec.reads.poll();
+    assertEquals(2, m.frame(0).readableBytes());
+    m.release();
+  }
+
+  @Test
+  void frameOverLimitClosesBeforeAllocating() {
+    Side a = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.PULL).maxFrameSize(1000).build());
+    Side b = new Side(codec(ZmtpSocketType.PUSH, ZmtpProtocol.ZMTP31, ""));
+    pump(a, b);
+    assertTrue(a.rec.handshake.isDone());
+    // a long frame announcing 2^40 bytes, with none of them sent
+    a.ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {2, 0, 0, 1, 0, 0, 0, 0, 0}));
+    Throwable t = a.rec.error.getNow(null);
+    assertInstanceOf(ZmtpException.class, t);
+    assertEquals("TooLarge", ((ZmtpException) t).kind());
+    assertFalse(a.ch.isOpen());
+    assertNull(a.rec.reads.poll());
+  }
+
+  @Test
+  void garbageGreetingCloses() {
+    Side a = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    byte[] g = new byte[64];
+    g[0] = (byte) 0xFF;
+    g[9] = 0x7F;
+    g[10] = 3;
+    System.arraycopy("CURVE".getBytes(StandardCharsets.US_ASCII), 0, g, 12, 5);
+    a.ch.writeInbound(Unpooled.wrappedBuffer(g));
+    assertEquals("MechanismMismatch", ((ZmtpException) a.rec.error.getNow(null)).kind());
+    assertFalse(a.ch.isOpen());
+  }
+
+  @Test
+  void incompatibleSocketTypeCloses() {
+    Side a = new Side(codec(ZmtpSocketType.PUSH, ZmtpProtocol.ZMTP31, ""));
+    Side b = new Side(codec(ZmtpSocketType.PUSH, ZmtpProtocol.ZMTP31, ""));
+    pump(a, b);
+    assertEquals("IncompatibleSocketType", ((ZmtpException) a.rec.error.getNow(null)).kind());
+    assertFalse(a.ch.isOpen());
+    assertFalse(a.rec.handshake.isDone());
+  }
+
+  @Test
+  void pingIsAnsweredWithPong() {
+    Side a = new Side(codec(ZmtpSocketType.PAIR, ZmtpProtocol.ZMTP31, ""));
+    Side b = new Side(codec(ZmtpSocketType.PAIR, ZmtpProtocol.ZMTP31, ""));
+    pump(a, b);
+    ByteBuf ping = Unpooled.buffer();
+    ZmtpCommand.ping(10, new byte[] {'c', 'x'}).writeFrame(ping);
+    a.ch.writeInbound(ping);
+    a.ch.flushOutbound();
+    ByteBuf out = a.ch.readOutbound();
+    ByteBuf expect = Unpooled.buffer();
+    ZmtpCommand.pong(new byte[] {'c', 'x'}).writeFrame(expect);
+    assertEquals(expect, out);
+    out.release();
+  }
+
+  /** An application type written and read with no ZmtpMessage in between. */
+  record Req(long id, String path) {}
+
+  static final class ReqDecoder implements ZmtpDecoder {
+    long id;
+
+    @Override
+    public void frame(ChannelHandlerContext ctx, ByteBuf body, boolean more, List<Object> out) {
+      if (more) {
+        id = body.readLong();
+      } else {
+        out.add(new Req(id, body.toString(StandardCharsets.US_ASCII)));
+      }
+    }
+  }
+
+  @Test
+  void customEncoderAndDecoderAndBatching() {
+    ZmtpEncoder<Req> enc = (r, w) -> {
+      w.frame(8, true).writeLong(r.id());
+      w.frame(r.path().length(), false).writeCharSequence(r.path(), StandardCharsets.US_ASCII);
+    };
+    Side a = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER)
+        .encoder(Req.class, enc).build());
+    Side b = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER)
+        .decoder(ReqDecoder::new).build());
+    pump(a, b);
+    for (int i = 0; i < 100; i++) {
+      a.ch.write(new Req(i, "/r/" + i));
+    }
+    a.ch.flush();
+    // one buffer for the hundred messages
+    ByteBuf batch = a.ch.readOutbound();
+    assertNull(a.ch.readOutbound());
+    b.ch.writeInbound(batch);
+    for (int i = 0; i < 100; i++) {
+      assertEquals(new Req(i, "/r/" + i), b.rec.reads.poll());
+    }
+    // an encoder that writes the wrong size fails the write, not the channel
+    ZmtpEncoder<Req> bad = (r, w) -> w.frame(8, false).writeInt(1);
+    Side c = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER)
+        .encoder(Req.class, bad).build());
+    Side d = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    pump(c, d);
+    assertFalse(c.ch.writeAndFlush(new Req(1, "x")).isSuccess());
+  }
+}

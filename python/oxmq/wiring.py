@@ -1,0 +1,81 @@
+"""The ØMQ wiring API: named exchanges and queues, scopes, and a name service.
+
+The seed's Python extension (``pyzmq.ZMQ``), so its programs run with only the import line
+changed::
+
+    from oxmq import wiring as pyzmq
+    zmq = pyzmq.ZMQ(hostname)           # "": the embedded name service on this machine
+    eid = zmq.create_exchange("E", pyzmq.SCOPE_GLOBAL, "")
+    zmq.create_queue("Q", pyzmq.SCOPE_LOCAL)
+    zmq.bind("E", "Q"); zmq.send(eid, msg); msg = zmq.receive()
+
+Errors are ``zmq.ZMQError`` (``oxmq.ZMQError``) with the errno the C front end reports:
+ENOENT unknown exchange or queue, EADDRINUSE name taken, EHOSTUNREACH name service
+unreachable, EINVAL bad location/scope/id; ``receive(timeout=...)`` raises ``Again`` when
+the timeout runs out. See README.md, "The wiring API".
+"""
+
+from typing import Optional, Tuple, Union
+
+from . import _oxmq
+from .error import Again, ZMQError  # noqa: F401
+
+SCOPE_LOCAL = 0
+SCOPE_GLOBAL = 1
+SCOPE_PROCESS = 2
+
+STYLE_FANOUT = 0
+STYLE_LOAD_BALANCE = 1
+
+__all__ = ["ZMQ", "SCOPE_LOCAL", "SCOPE_GLOBAL", "SCOPE_PROCESS", "STYLE_FANOUT",
+           "STYLE_LOAD_BALANCE", "ZMQError", "Again"]
+
+
+class ZMQ:
+    """A wiring handle connected to the name service at ``hostname`` (``""``, ``host``,
+    ``host:port``). Use it from one thread at a time."""
+
+    def __init__(self, hostname: str = "") -> None:
+        self._w = _oxmq.Wiring(hostname or "")
+
+    def create_exchange(self, exchange: str, scope: int = SCOPE_LOCAL, location: Optional[str] = "",
+                        style: int = STYLE_FANOUT) -> int:
+        """Creates an exchange; returns its id for :meth:`send`."""
+        return self._w.create_exchange(exchange, scope, location or "", style)
+
+    def create_queue(self, queue: str, scope: int = SCOPE_LOCAL, location: Optional[str] = "") -> int:
+        """Creates a queue; :meth:`receive` reads from every queue of the handle."""
+        return self._w.create_queue(queue, scope, location or "")
+
+    def bind(self, exchange: str, queue: str) -> None:
+        """Wires ``exchange`` to ``queue`` by name, wherever each lives."""
+        self._w.bind(exchange, queue)
+
+    def send(self, eid: int, message: Union[bytes, bytearray, memoryview, str]) -> None:
+        """Sends ``message`` (``str`` is sent as UTF-8) through exchange ``eid``."""
+        if isinstance(message, str):
+            message = message.encode()
+        self._w.send(eid, message)
+
+    def receive(self, timeout: Optional[float] = None) -> bytes:
+        """The next message from any queue; waits forever, or ``timeout`` seconds (then
+        raises ``Again``)."""
+        return self._w.receive(-1 if timeout is None else int(timeout * 1000))
+
+    def lookup(self, name: str) -> Tuple[str, str, str]:
+        """``(kind, endpoint, style)`` of a global name, for plain ZeroMQ peers."""
+        return self._w.lookup(name)
+
+    def close(self) -> None:
+        """Withdraws this handle's names and closes it."""
+        self._w.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._w.closed
+
+    def __enter__(self) -> "ZMQ":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,139 @@
+//! `oxmq._oxmq.Wiring`: the wiring API (`oxmq_wiring::Wiring`) for `oxmq/wiring.py`, which
+//! gives it the seed's `ZMQ(hostname)` shape. Errors become `ZMQError`s with the errno the C
+//! front end reports; waits release the GIL and run in slices so Ctrl-C gets through.
+
+use crate::error::errno_err;
+use oxmq::Msg;
+use oxmq_wiring::{Scope, Style, WiringError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::time::{Duration, Instant};
+
+const SLICE: Duration = Duration::from_millis(100);
+
+fn err(py: Python<'_>, e: WiringError) -> PyErr {
+    errno_err(py, e.errno(), Some(&e.to_string()))
+}
+
+fn scope(py: Python<'_>, v: i32) -> PyResult<Scope> {
+    Scope::from_raw(v).ok_or_else(|| err(py, WiringError::Invalid(format!("unknown scope {v}"))))
+}
+
+/// One wiring handle; used by one thread at a time.
+#[pyclass(unsendable, module = "oxmq._oxmq", name = "Wiring")]
+pub struct Wiring {
+    w: Option<oxmq_wiring::Wiring>,
+    msg: Msg,
+}
+
+impl Wiring {
+    fn get(&mut self, py: Python<'_>) -> PyResult<&mut oxmq_wiring::Wiring> {
+        self.w.as_mut().ok_or_else(|| err(py, WiringError::Terminated))
+    }
+}
+
+#[pymethods]
+impl Wiring {
+    #[new]
+    fn new(py: Python<'_>, host: &str) -> PyResult<Self> {
+        let host = host.to_string();
+        let w = py.detach(move || oxmq_wiring::Wiring::new(&host)).map_err(|e| err(py, e))?;
+        Ok(Wiring { w: Some(w), msg: Msg::default() })
+    }
+
+    fn create_exchange(&mut self, py: Python<'_>, name: &str, scope_: i32, location: &str, style: i32) -> PyResult<usize> {
+        let sc = scope(py, scope_)?;
+        let st = match style {
+            0 => Style::FanOut,
+            1 => Style::LoadBalance,
+            _ => return Err(err(py, WiringError::Invalid(format!("unknown style {style}")))),
+        };
+        let w = self.get(py)?;
+        py.detach(|| w.create_exchange_with(name, sc, location, st)).map_err(|e| err(py, e))
+    }
+
+    fn create_queue(&mut self, py: Python<'_>, name: &str, scope_: i32, location: &str) -> PyResult<usize> {
+        let sc = scope(py, scope_)?;
+        let w = self.get(py)?;
+        py.detach(|| w.create_queue(name, sc, location)).map_err(|e| err(py, e))
+    }
+
+    fn bind(&mut self, py: Python<'_>, exchange: &str, queue: &str) -> PyResult<()> {
+        let w = self.get(py)?;
+        py.detach(|| w.bind(exchange, queue)).map_err(|e| err(py, e))
+    }
+
+    /// Sends `data` (bytes-like, copied) through exchange `eid`.
+    fn send(&mut self, py: Python<'_>, eid: usize, data: &[u8]) -> PyResult<()> {
+        let mut m = Msg::copy_from(data);
+        let w = self.get(py)?;
+        // Most sends find room at once: try without giving up the GIL first.
+        match w.send_msg(eid, &mut m) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(err(py, e)),
+        }
+    }
+
+    /// The next message from any queue, as bytes; `timeout_ms` < 0 waits forever.
+    fn receive<'py>(&mut self, py: Python<'py>, timeout_ms: i64) -> PyResult<Bound<'py, PyBytes>> {
+        let deadline = (timeout_ms >= 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
+        let mut msg = std::mem::take(&mut self.msg);
+        let w = self.w.as_mut().ok_or_else(|| err(py, WiringError::Terminated))?;
+        // Something queued: take it without giving up the GIL.
+        match w.receive_into(&mut msg, Some(Duration::ZERO)) {
+            Ok(()) => {
+                let b = PyBytes::new(py, msg.as_slice());
+                self.msg = msg;
+                return Ok(b);
+            }
+            Err(WiringError::Timeout) if timeout_ms != 0 => {}
+            Err(e) => {
+                self.msg = msg;
+                return Err(err(py, e));
+            }
+        }
+        loop {
+            let slice = match deadline {
+                None => SLICE,
+                Some(d) => d.saturating_duration_since(Instant::now()).min(SLICE),
+            };
+            let r = py.detach(|| w.receive_into(&mut msg, Some(slice)));
+            match r {
+                Ok(()) => {
+                    let b = PyBytes::new(py, msg.as_slice());
+                    self.msg = msg;
+                    return Ok(b);
+                }
+                Err(WiringError::Timeout) if deadline.is_none_or(|d| Instant::now() < d) => {
+                    if let Err(e) = py.check_signals() {
+                        self.msg = msg;
+                        return Err(e);
+                    }
+                }
+                Err(e) => {
+                    self.msg = msg;
+                    return Err(err(py, e));
+                }
+            }
+        }
+    }
+
+    /// `(kind, endpoint, style)` of a global name.
+    fn lookup(&mut self, py: Python<'_>, name: &str) -> PyResult<(String, String, String)> {
+        let w = self.get(py)?;
+        let r = py.detach(move || w.lookup(name)).map_err(|e| err(py, e))?;
+        Ok((r.kind.as_str().into(), r.endpoint, r.style.as_str().into()))
+    }
+
+    /// Withdraws the handle's names and closes it (waits up to the linger to deliver).
+    fn close(&mut self, py: Python<'_>) {
+        if let Some(w) = self.w.take() {
+            py.detach(move || drop(w));
+        }
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.w.is_none()
+    }
+}

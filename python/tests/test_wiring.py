@@ -1,0 +1,137 @@
+"""The wiring API from Python (``oxmq.wiring``): the issue's snippet with only the import line
+changed, errors as exceptions, and libzmq peers (pyzmq) on a global exchange and queue."""
+
+import errno
+import socket
+import time
+
+import pytest
+
+from oxmq import wiring as pyzmq
+import oxmq
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.fixture
+def embedded(monkeypatch):
+    """An embedded name service on a free port (the empty host)."""
+    monkeypatch.setenv("OXMQ_WIRING_PORT", str(free_port()))
+    monkeypatch.setenv("OXMQ_WIRING_TIMEOUT_MS", "500")
+    return ""
+
+
+def test_issue_snippet(embedded):
+    hostname = embedded
+    msg = b"hello, wiring"
+    # ---- the snippet ----
+    zmq = pyzmq.ZMQ(hostname)
+    eid = zmq.create_exchange("E", pyzmq.SCOPE_GLOBAL, "")
+    zmq.create_queue("Q", pyzmq.SCOPE_LOCAL)
+    zmq.bind("E", "Q"); zmq.send(eid, msg); msg = zmq.receive()
+    # ---- end ----
+    assert msg == b"hello, wiring"
+    kind, endpoint, style = zmq.lookup("E")
+    assert (kind, style) == ("exchange", "fanout") and endpoint.startswith("tcp://127.0.0.1:")
+    zmq.close()
+    assert zmq.closed
+
+
+def test_errors_are_exceptions(embedded):
+    with pyzmq.ZMQ(embedded) as a, pyzmq.ZMQ(embedded) as b:
+        eid = a.create_exchange("E", pyzmq.SCOPE_GLOBAL, "")
+        a.create_queue("Q")
+        with pytest.raises(oxmq.ZMQError) as e:
+            a.bind("E", "nope")
+        assert e.value.errno == errno.ENOENT
+        with pytest.raises(oxmq.ZMQError) as e:
+            b.create_queue("E", pyzmq.SCOPE_GLOBAL, "")
+        assert e.value.errno == errno.EADDRINUSE
+        with pytest.raises(oxmq.ZMQError) as e:
+            a.create_queue("L", pyzmq.SCOPE_GLOBAL, "127.0.0.1:99999")
+        assert e.value.errno == errno.EINVAL
+        with pytest.raises(oxmq.ZMQError) as e:
+            a.create_queue("L", 9)
+        assert e.value.errno == errno.EINVAL
+        with pytest.raises(oxmq.ZMQError) as e:
+            a.send(eid + 5, b"x")
+        assert e.value.errno == errno.EINVAL
+        t0 = time.monotonic()
+        with pytest.raises(oxmq.Again):
+            a.receive(timeout=0.1)
+        assert time.monotonic() - t0 < 2
+    with pytest.raises(oxmq.ZMQError) as e:
+        a.receive(timeout=0)
+    assert e.value.errno == oxmq.ETERM
+
+
+def test_unreachable_service(monkeypatch):
+    monkeypatch.setenv("OXMQ_WIRING_TIMEOUT_MS", "300")
+    t0 = time.monotonic()
+    with pytest.raises(oxmq.ZMQError) as e:
+        pyzmq.ZMQ(f"127.0.0.1:{free_port()}")
+    assert e.value.errno == errno.EHOSTUNREACH
+    assert time.monotonic() - t0 < 3
+
+
+def test_str_and_large_messages_and_load_balancing(embedded):
+    with pyzmq.ZMQ(embedded) as w:
+        eid = w.create_exchange("E", pyzmq.SCOPE_LOCAL)
+        w.create_queue("Q", pyzmq.SCOPE_PROCESS)
+        w.bind("E", "Q")
+        w.send(eid, "text")
+        assert w.receive(timeout=5) == b"text"
+        big = bytes(range(256)) * 1000
+        w.send(eid, big)
+        assert w.receive(timeout=5) == big
+        lb = w.create_exchange("LB", pyzmq.SCOPE_LOCAL, "", pyzmq.STYLE_LOAD_BALANCE)
+        w.create_queue("Q2")
+        w.bind("LB", "Q")
+        w.bind("LB", "Q2")
+        for i in range(4):
+            w.send(lb, b"%d" % i)
+        got = sorted(w.receive(timeout=5) for _ in range(4))
+        assert got == [b"0", b"1", b"2", b"3"]
+        with pytest.raises(oxmq.Again):
+            w.receive(timeout=0.05)
+
+
+def test_libzmq_peers_on_global_names(embedded):
+    zmq = pytest.importorskip("zmq")
+    ctx = zmq.Context()
+    try:
+        with pyzmq.ZMQ(embedded) as w:
+            eid = w.create_exchange("GE", pyzmq.SCOPE_GLOBAL, "")
+            w.create_queue("GQ", pyzmq.SCOPE_GLOBAL, "")
+            # A libzmq SUB reads from the global exchange at the address the service returns.
+            sub = ctx.socket(zmq.SUB)
+            sub.setsockopt(zmq.SUBSCRIBE, b"")
+            sub.connect(w.lookup("GE")[1])
+            deadline = time.monotonic() + 10
+            while True:
+                w.send(eid, b"to libzmq")
+                if sub.poll(50):
+                    assert sub.recv() == b"to libzmq"
+                    break
+                assert time.monotonic() < deadline, "libzmq SUB got nothing"
+            # A libzmq PUSH delivers into the global queue.
+            pub = ctx.socket(zmq.PUSH)
+            pub.connect(w.lookup("GQ")[1])
+            deadline = time.monotonic() + 10
+            while True:
+                pub.send(b"from libzmq", zmq.NOBLOCK) if pub.poll(50, zmq.POLLOUT) else None
+                try:
+                    assert w.receive(timeout=0.05) == b"from libzmq"
+                    break
+                except oxmq.Again:
+                    assert time.monotonic() < deadline, "nothing from the libzmq PUSH"
+            sub.close(0)
+            pub.close(0)
+    finally:
+        ctx.term()

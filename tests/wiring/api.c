@@ -1,0 +1,120 @@
+/*  The C front end's contracts: errors as errno, the free function honoured without a copy,
+    received buffers owned by the caller, timeouts. `api HOST UNREACHABLE_HOST`. Prints
+    "N passed, M failed" and exits non-zero on any failure. */
+#include <zmq_wiring.h>
+#include <zmq.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+#define CHECK(cond) do { if (cond) passed++; else { failed++; \
+    fprintf (stderr, "FAIL %s:%d: %s (errno %d %s)\n", __FILE__, __LINE__, #cond, errno, zmq_strerror (errno)); } } while (0)
+
+static int freed;
+static void *freed_ptr;
+static void count_free (void *p) { freed++; freed_ptr = p; free (p); }
+
+int main (int argc, char *argv[])
+{
+    if (argc != 3) { fprintf (stderr, "usage: api HOST UNREACHABLE_HOST\n"); return 2; }
+    const char *host = argv[1];
+
+    /* Unreachable and malformed hosts: NULL and errno, quickly. */
+    errno = 0;
+    CHECK (czmq_create (argv[2]) == NULL && errno == EHOSTUNREACH);
+    CHECK (czmq_create ("bad host:1") == NULL && errno == EINVAL);
+
+    void *h = czmq_create (host);
+    CHECK (h != NULL);
+    void *h2 = czmq_create (host);
+    CHECK (h2 != NULL);
+
+    int eid = czmq_create_exchange (h, "E", CZMQ_SCOPE_LOCAL, NULL);
+    CHECK (eid == 0);
+    CHECK (czmq_create_queue (h, "Q", CZMQ_SCOPE_LOCAL, NULL) == 0);
+    CHECK (czmq_bind_ex (h, "E", "Q") == 0);
+
+    /* Errors on every call. */
+    CHECK (czmq_bind_ex (h, "E", "nope") == -1 && errno == ENOENT);
+    errno = 0;
+    czmq_bind (h, "nope", "Q");
+    CHECK (errno == ENOENT);
+    czmq_bind (h, "E", "Q");
+    CHECK (errno == 0);
+    CHECK (czmq_create_queue (h, "Q", CZMQ_SCOPE_LOCAL, NULL) == -1 && errno == EADDRINUSE);
+    CHECK (czmq_create_queue (h, "G", CZMQ_SCOPE_GLOBAL, "") == 1);
+    CHECK (czmq_create_queue (h2, "G", CZMQ_SCOPE_GLOBAL, "") == -1 && errno == EADDRINUSE);
+    CHECK (czmq_create_queue (h, "L", CZMQ_SCOPE_GLOBAL, "127.0.0.1:99999") == -1 && errno == EINVAL);
+    CHECK (czmq_create_queue (h, "L", 7, "") == -1 && errno == EINVAL);
+    CHECK (czmq_create_exchange_ex (h, "L", CZMQ_SCOPE_LOCAL, "", 9) == -1 && errno == EINVAL);
+    CHECK (czmq_create_exchange (NULL, "L", CZMQ_SCOPE_LOCAL, "") == -1 && errno == EFAULT);
+    CHECK (czmq_create_exchange (h, NULL, CZMQ_SCOPE_LOCAL, "") == -1 && errno == EFAULT);
+
+    /* A bad exchange id: an error, and the buffer handed over is still freed once. */
+    freed = 0;
+    char *b = malloc (100);
+    CHECK (czmq_send_ex (h, 42, b, 100, count_free) == -1 && errno == EINVAL);
+    CHECK (freed == 1);
+
+    /* Receive with nothing queued ends at its timeout. */
+    void *data; size_t size; czmq_free_fn *ffn;
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 50) == -1 && errno == EAGAIN);
+    CHECK (czmq_receive_ex (h2, &data, &size, &ffn, 50) == -1 && errno == EINVAL); /* no queue */
+
+    /* Zero copy, in the handle (inproc): the receiver gets the sender's very buffer, and the
+       free function runs once, when the receiver releases it. */
+    freed = 0;
+    size_t big = 100000;
+    char *zb = malloc (big);
+    memset (zb, 'z', big);
+    CHECK (czmq_send_ex (h, eid, zb, big, count_free) == 0);
+    CHECK (freed == 0);
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 5000) == 0);
+    CHECK (size == big && data == zb && ffn != NULL);
+    CHECK (freed == 0);
+    if (ffn) ffn (data);
+    CHECK (freed == 1 && freed_ptr == zb);
+
+    /* Without a free function the buffer is copied: the caller may reuse it at once. */
+    char small[16] = "abc";
+    CHECK (czmq_send_ex (h, eid, small, 4, NULL) == 0);
+    small[0] = 'X';
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 5000) == 0);
+    CHECK (size == 4 && memcmp (data, "abc", 4) == 0 && ffn != NULL);
+    if (ffn) ffn (data);
+
+    /* An empty message. */
+    CHECK (czmq_send_ex (h, eid, NULL, 0, NULL) == 0);
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 5000) == 0);
+    CHECK (size == 0 && data == NULL && ffn == NULL);
+
+    /* Over tcp (global queue G of this handle, bound from a global exchange): the sender's
+       buffer is freed once written. */
+    int geid = czmq_create_exchange (h, "GE", CZMQ_SCOPE_GLOBAL, "");
+    CHECK (geid == 1);
+    CHECK (czmq_bind_ex (h, "GE", "G") == 0);
+    char ep[256];
+    CHECK (czmq_lookup (h, "GE", ep, sizeof ep) > 0 && strncmp (ep, "tcp://", 6) == 0);
+    CHECK (czmq_lookup (h, "GE", ep, 4) == -1 && errno == ENAMETOOLONG);
+    CHECK (czmq_lookup (h, "nope", ep, sizeof ep) == -1 && errno == ENOENT);
+    freed = 0;
+    zb = malloc (big);
+    memset (zb, 'g', big);
+    CHECK (czmq_send_ex (h, geid, zb, big, count_free) == 0);
+    /* E is bound to Q (inproc) only; GE to G: exactly one copy arrives. */
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 5000) == 0);
+    CHECK (size == big && ((char *) data)[0] == 'g' && ((char *) data)[big - 1] == 'g');
+    if (ffn) ffn (data);
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 100) == -1 && errno == EAGAIN);
+
+    czmq_destroy (h2);
+    CHECK (errno == 0);
+    CHECK (czmq_destroy_ex (h) == 0);
+    CHECK (freed == 1);
+    CHECK (czmq_destroy_ex (NULL) == -1 && errno == EFAULT);
+
+    printf ("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
