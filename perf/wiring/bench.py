@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """The seeds' table for the wiring API: throughput and latency at 1, 16, 256, 4096 and
-65536 B, per front end (C, Python), beside oxmq's socket API tools measured in the same
+65536 B, per front end (C, Python, Java), beside oxmq's socket API tools measured in the same
 interleaved rounds, plus CPU per message (both processes' user+sys), which swings far less
 than wall-clock rates on shared cores. Names are resolved through the embedded name service
 (empty host, on a free port) before the timing starts.
 
-    bench.py RESULT.md [--quick] [--rounds N] [--python PYTHON]
+    bench.py RESULT.md [--quick] [--rounds N] [--python PYTHON] [--java JAVA]
 
 Prints the tables, appends them to RESULT.md, and charts them in <RESULT stem>-wiring.png.
 Expects the tools built: perf/c/build/oxmq (make -C perf/c), perf/wiring/c/build
-(make -C perf/wiring/c), and oxmq importable by PYTHON.
+(make -C perf/wiring/c), oxmq importable by PYTHON, and for the Java rows the jars of
+java/oxmq, java/oxmq-perf and java/oxmq-wiring with a JDK 25 (--java or OXMQ_JAVA).
 """
 import argparse
 import os
@@ -66,17 +67,33 @@ def value(text, key):
     raise RuntimeError(f"no '{key}' in {text!r}")
 
 
-def front_ends(py):
+def front_ends(py, java=None):
     c, w, pp, wp = (os.path.join(ROOT, p) for p in ("perf/c/build/oxmq", "perf/wiring/c/build", "perf/python", "perf/wiring/python"))
     # Each: name, language, kind -> (local argv(size, n, ep), remote argv(size, n, ep)), wiring?
     sock = lambda tool: [os.path.join(c, tool)]
     pys = lambda tool: [py, os.path.join(pp, tool + ".py")]
-    return [
+    fes = [
         ("C sockets", "C", sock, False),
         ("C wiring", "C", lambda tool: [os.path.join(w, tool)], True),
         ("Python sockets", "Python", pys, False),
         ("Python wiring", "Python", lambda tool: [py, os.path.join(wp, tool + ".py")], True),
     ]
+    if java:
+        jars = {m: os.path.join(ROOT, "java", m, "target", f"{m}-0.1.0-SNAPSHOT.jar") for m in ("oxmq", "oxmq-perf", "oxmq-wiring")}
+        missing = [j for j in jars.values() if not os.path.exists(j)]
+        if missing:
+            print(f"wiring bench: no Java rows, missing {', '.join(missing)}", file=sys.stderr)
+        else:
+            # libzmq's tool names in Java's class-name spelling: local_thr -> LocalThr.
+            cls = lambda tool: "".join(part.capitalize() for part in tool.split("_"))
+            jvm = [java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseParallelGC", "-Xms256m", "-Xmx256m"]
+            fes += [
+                ("Java sockets", "Java",
+                 lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-perf']}", f"io.oxmq.perf.{cls(tool)}"], False),
+                ("Java wiring", "Java",
+                 lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-wiring']}", f"io.oxmq.wiring.perf.{cls(tool)}"], True),
+            ]
+    return fes
 
 
 def measure(fe, kind, size, n, env):
@@ -157,12 +174,13 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--java", default=os.environ.get("OXMQ_JAVA"), help="a JDK 25 java: adds the Java rows")
     ap.add_argument("--callgrind", action="store_true", help="add instructions per message (C)")
     args, _ = ap.parse_known_args()
     rounds = args.rounds or (1 if args.quick else 3)
     env = dict(os.environ)
     env.setdefault("OXMQ_WIRING_TIMEOUT_MS", "5000")
-    fes = front_ends(args.python)
+    fes = front_ends(args.python, args.java)
 
     def count(fe, kind, size):
         big = size >= 65536
@@ -205,7 +223,7 @@ def main():
         "",
     ]
     chart = {}
-    for lang in ("C", "Python"):
+    for lang in sorted({fe[1] for fe in fes}, key=["C", "Java", "Python"].index):
         s_name, w_name = f"{lang} sockets", f"{lang} wiring"
         out += [f"### {lang}", "",
                 "| size | thr sockets | thr wiring | wiring/sockets | CPU ns/msg sockets | wiring | ratio "

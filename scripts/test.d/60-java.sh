@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Java suites under Maven Surefire with a JDK 25: the io.oxmq FFM
+# Java suites: every module of java/pom.xml under Maven Surefire with a JDK 25: the io.oxmq FFM
 # binding (java/oxmq), the JeroMQ API on it (java/oxmq-jeromq: guide programs, interop with
-# JeroMQ 0.6.0 in a second JVM and libzmq through pyzmq), the perf tools' build.
+# JeroMQ 0.6.0 in a second JVM and libzmq through pyzmq), the perf tools' build, and the wiring
+# API's Java front end (java/oxmq-wiring: Jzmq against a name server and wiring peers in other
+# processes). java/oxmq-netty is 40-netty.sh's.
 # Installs Maven, Debian's libzmq/jzmq and pyzmq when missing (JeroMQ comes from Maven Central);
 # the JDK 25 is the machine's Temurin, or Debian's openjdk-25 where the release has one.
 # Every step is bounded in time; exits non-zero on any failure.
@@ -43,10 +45,13 @@ python3 -c "import zmq" 2>/dev/null || timeout 600 python3 -m pip install -q pyz
 # The jar carries oxmq's library from dist/.
 [ -f dist/lib/libzmq.so.5 ] || timeout 1500 bash scripts/build-dist.sh
 
+# java/oxmq-wiring's tests run the wiring name server and peers (crates/oxmq-wiring).
+timeout 1500 cargo build --release -q -p oxmq-wiring --bins
+
 log="$(mktemp)"
 status=0
-# The modules of this suite; java/oxmq-netty has its own hook (40-netty.sh).
-timeout 900 bash java/mvnw.sh -B -pl oxmq,oxmq-jeromq,oxmq-perf -am test >"$log" 2>&1 || status=$?
+# Every module but oxmq-netty, whose suite (with its Python peers) is 40-netty.sh's.
+timeout 900 bash java/mvnw.sh -B -pl oxmq,oxmq-jeromq,oxmq-perf,oxmq-wiring test >"$log" 2>&1 || status=$?
 grep -E "Tests run:|FAIL|ERROR\]|BUILD" "$log" | grep -v "^WARNING" | sed 's/\x1b\[[0-9;]*m//g' | tail -40
 if [ "$status" != 0 ]; then
   echo "java suites failed (exit $status); last lines of the Maven log:" >&2

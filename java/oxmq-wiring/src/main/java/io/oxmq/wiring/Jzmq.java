@@ -1,0 +1,353 @@
+package io.oxmq.wiring;
+
+import io.oxmq.AgainException;
+import io.oxmq.Zmq;
+import io.oxmq.ZmqException;
+import io.oxmq.ZmqInterruptedException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout.PathElement;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A wiring handle, with the seed's Java API: create named exchanges (where this program sends)
+ * and queues (where it receives), bind an exchange to a queue by name, send to an exchange,
+ * receive from this handle's queues.
+ *
+ * <pre>{@code
+ * try (Jzmq obj = new Jzmq("")) {                 // "": the embedded name service
+ *     int eid = obj.createExchange("E", Jzmq.SCOPE_GLOBAL, "");
+ *     obj.createQueue("Q", Jzmq.SCOPE_GLOBAL, "");
+ *     obj.bind("E", "Q");
+ *     obj.send(eid, new byte[] {1, 2, 3});
+ *     byte[] msg = obj.receive();
+ * }
+ * }</pre>
+ *
+ * <p>A handle is used by one thread at a time, like a ZeroMQ socket. Every failure is a
+ * {@link ZmqException} carrying the errno of oxmq's C front end: {@code ENOENT} (unknown
+ * exchange or queue), {@code EADDRINUSE} (the name is taken), {@code EHOSTUNREACH} (no name
+ * service), {@code EINVAL} (bad location, scope or id). Hosts: {@code ""} runs (or joins) the
+ * embedded name service on 127.0.0.1:5682 ({@code OXMQ_WIRING_PORT} overrides the port);
+ * {@code "host"} or {@code "host:port"} names a server ({@code oxmq-name-server}). Locations
+ * of global objects: {@code ""} picks an address, {@code "interface:port"} binds there.
+ */
+public final class Jzmq implements AutoCloseable {
+    /** Seen by this handle only. */
+    public static final int SCOPE_LOCAL = 0;
+    /** Registered with the name service: reachable from other processes and machines. */
+    public static final int SCOPE_GLOBAL = 1;
+    /** Seen by every handle of this process (oxmq's addition). */
+    public static final int SCOPE_PROCESS = 2;
+    /** An exchange's default style: every bound queue gets every message. */
+    public static final int STYLE_FANOUT = 0;
+    /** An exchange style: each message goes to one bound queue. */
+    public static final int STYLE_LOAD_BALANCE = 1;
+
+    /** How long one native wait of {@link #receive()} lasts before it looks for an interrupt. */
+    private static final int RECEIVE_SLICE_MS = 100;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(PathElement.groupElement("errno"));
+    private static final Linker.Option ERRNO_OPT = Linker.Option.captureCallState("errno");
+
+    private static final MethodHandle CREATE = bind("czmq_create", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle DESTROY = bind("czmq_destroy_ex", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle CREATE_EXCHANGE = bind("czmq_create_exchange_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle CREATE_QUEUE = bind("czmq_create_queue",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle BIND = bind("czmq_bind_ex", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle SEND = bind("czmq_send_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle RECEIVE = bind("czmq_receive_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle LOOKUP = bind("czmq_lookup", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+    /** Calls a {@code czmq_free_fn} the library handed out with a received message. */
+    private static final MethodHandle CALL_FREE = LINKER.downcallHandle(FunctionDescriptor.ofVoid(ADDRESS));
+
+    private static MethodHandle bind(String name, FunctionDescriptor fd) {
+        MemorySegment fn = Zmq.symbols().find(name).orElseThrow(() -> new UnsatisfiedLinkError(
+                name + " is not in " + Zmq.library() + ": the wiring API needs oxmq's libzmq.so.5"));
+        return LINKER.downcallHandle(fn, fd, ERRNO_OPT);
+    }
+
+    private final Arena arena = Arena.ofShared();
+    /** errno of the last call; data, size and free-function out-parameters of receive. */
+    private final MemorySegment state = arena.allocate(CALL_STATE);
+    private final MemorySegment out = arena.allocate(24, 8);
+    /** Where send copies a message; grown to the largest sent. The library copies it again
+     *  (no free function), so it is reused at once. */
+    private MemorySegment sendBuf = arena.allocate(256, 8);
+    private MemorySegment handle;
+
+    /**
+     * A handle talking to the name service at {@code hostname} ({@code ""}: the embedded one).
+     *
+     * @throws ZmqException {@code EHOSTUNREACH} when no name service answers, {@code EINVAL} for
+     *         a malformed host
+     */
+    public Jzmq(String hostname) {
+        MemorySegment h;
+        try (Arena a = Arena.ofConfined()) {
+            h = (MemorySegment) CREATE.invokeExact(state, a.allocateFrom(nonNull(hostname, "hostname")));
+        } catch (Throwable t) {
+            arena.close();
+            throw rethrow(t);
+        }
+        if (h.equals(MemorySegment.NULL)) {
+            int e = errno();
+            arena.close();
+            throw new ZmqException("czmq_create(\"" + hostname + "\")", e);
+        }
+        handle = h;
+    }
+
+    /** Creates an exchange that delivers each message to every queue bound to it; returns its id
+     *  for {@link #send}. {@code location} matters for {@link #SCOPE_GLOBAL} only. */
+    public int createExchange(String exchange, int scope, String location) {
+        return createExchange(exchange, scope, location, STYLE_FANOUT);
+    }
+
+    /** Creates an exchange with a style ({@link #STYLE_FANOUT} or {@link #STYLE_LOAD_BALANCE}). */
+    public int createExchange(String exchange, int scope, String location, int style) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) CREATE_EXCHANGE.invokeExact(state, live(), a.allocateFrom(nonNull(exchange, "exchange")), scope,
+                    a.allocateFrom(location == null ? "" : location), style);
+            return check(rc, "createExchange(\"" + exchange + "\")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Creates a queue; returns its id. {@code location} matters for {@link #SCOPE_GLOBAL} only. */
+    public int createQueue(String queue, int scope, String location) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) CREATE_QUEUE.invokeExact(state, live(), a.allocateFrom(nonNull(queue, "queue")), scope,
+                    a.allocateFrom(location == null ? "" : location));
+            return check(rc, "createQueue(\"" + queue + "\")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Creates a queue at a location the library picks (the seed's two-argument form in Python). */
+    public int createQueue(String queue, int scope) {
+        return createQueue(queue, scope, "");
+    }
+
+    /** Wires {@code exchange} to {@code queue}, wherever each lives (resolving global names
+     *  through the name service). Binding the same pair again does nothing. */
+    public void bind(String exchange, String queue) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) BIND.invokeExact(state, live(), a.allocateFrom(nonNull(exchange, "exchange")),
+                    a.allocateFrom(nonNull(queue, "queue")));
+            check(rc, "bind(\"" + exchange + "\", \"" + queue + "\")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Sends {@code message} through the exchange {@code eid}; the array may be reused at once. */
+    public void send(int eid, byte[] message) {
+        send(eid, nonNull(message, "message"), 0, message.length);
+    }
+
+    /** Sends {@code length} bytes of {@code message} from {@code offset} through exchange {@code eid}. */
+    public void send(int eid, byte[] message, int offset, int length) {
+        java.util.Objects.checkFromIndexSize(offset, length, nonNull(message, "message").length);
+        MemorySegment h = live();
+        if (sendBuf.byteSize() < length) {
+            sendBuf = arena.allocate(Math.max(length, sendBuf.byteSize() * 2), 8);
+        }
+        MemorySegment.copy(message, offset, sendBuf, JAVA_BYTE, 0, length);
+        try {
+            int rc = (int) SEND.invokeExact(state, h, eid, sendBuf, (long) length, MemorySegment.NULL);
+            check(rc, "send(" + eid + ")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Sends the bytes of a native segment (for instance a direct buffer's) through exchange
+     *  {@code eid}; the library copies them during the call. */
+    public void send(int eid, MemorySegment message) {
+        MemorySegment h = live();
+        try {
+            int rc = (int) SEND.invokeExact(state, h, eid, message, message.byteSize(), MemorySegment.NULL);
+            check(rc, "send(" + eid + ")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Waits for the next message on any queue of this handle. The wait ends with a
+     * {@link ZmqInterruptedException} when the thread is interrupted (the interrupt stays set).
+     */
+    public byte[] receive() {
+        while (true) {
+            byte[] m = receive(RECEIVE_SLICE_MS);
+            if (m != null) {
+                return m;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new ZmqInterruptedException("receive");
+            }
+        }
+    }
+
+    /** Waits up to {@code timeoutMs} (-1: forever) for the next message; {@code null} when none came. */
+    public byte[] receive(int timeoutMs) {
+        if (!next(timeoutMs)) {
+            return null;
+        }
+        MemorySegment data = out.get(ADDRESS, 0);
+        long size = out.get(JAVA_LONG, 8);
+        MemorySegment free = out.get(ADDRESS, 16);
+        if (size > Integer.MAX_VALUE - 8) {
+            release(free, data);
+            throw new ZmqException("receive: a message of " + size + " bytes does not fit a byte[]", ZmqException.EMSGSIZE);
+        }
+        byte[] m = size == 0 ? new byte[0] : data.reinterpret(size).toArray(JAVA_BYTE);
+        release(free, data);
+        return m;
+    }
+
+    /**
+     * Waits for the next message and copies it into {@code buffer}, allocating nothing; returns
+     * the message's full length (when larger than the buffer, only {@code buffer.length} bytes
+     * were stored, as {@code zmq_recv} does). Interruptible like {@link #receive()}.
+     */
+    public int receive(byte[] buffer) {
+        nonNull(buffer, "buffer");
+        while (!next(RECEIVE_SLICE_MS)) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new ZmqInterruptedException("receive");
+            }
+        }
+        MemorySegment data = out.get(ADDRESS, 0);
+        long size = out.get(JAVA_LONG, 8);
+        MemorySegment free = out.get(ADDRESS, 16);
+        int n = (int) Math.min(size, buffer.length);
+        if (n > 0) {
+            MemorySegment.copy(data.reinterpret(size), JAVA_BYTE, 0, buffer, 0, n);
+        }
+        release(free, data);
+        return (int) Math.min(size, Integer.MAX_VALUE);
+    }
+
+    /** One czmq_receive_ex: true with the message in {@code out}, false on timeout. */
+    private boolean next(int timeoutMs) {
+        MemorySegment h = live();
+        int rc;
+        try {
+            rc = (int) RECEIVE.invokeExact(state, h, out, out.asSlice(8), out.asSlice(16), timeoutMs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (rc != 0) {
+            int e = errno();
+            if (e == ZmqException.EAGAIN) {
+                return false;
+            }
+            throw new ZmqException("receive", e);
+        }
+        return true;
+    }
+
+    /** The ZMTP endpoint of a global exchange or queue, for plain ZeroMQ peers (a SUB connects to
+     *  an exchange's, a PUSH to a queue's). */
+    public String lookup(String name) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(1024);
+            int rc = (int) LOOKUP.invokeExact(state, live(), a.allocateFrom(nonNull(name, "name")), buf, buf.byteSize());
+            check(rc, "lookup(\"" + name + "\")");
+            return buf.getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Withdraws this handle's global names and closes its wires, delivering what was sent
+     *  (bounded by the wiring linger). Later calls on the handle throw; closing twice is a no-op. */
+    @Override
+    public void close() {
+        MemorySegment h = handle;
+        if (h == null) {
+            return;
+        }
+        handle = null;
+        int rc;
+        try {
+            rc = (int) DESTROY.invokeExact(state, h);
+        } catch (Throwable t) {
+            arena.close();
+            throw rethrow(t);
+        }
+        int e = rc < 0 ? errno() : 0; // read before the arena holding it goes
+        arena.close();
+        if (rc < 0) {
+            throw new ZmqException("close", e);
+        }
+    }
+
+    private static void release(MemorySegment free, MemorySegment data) {
+        if (free.equals(MemorySegment.NULL)) {
+            return;
+        }
+        try {
+            CALL_FREE.invokeExact(free, data);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private MemorySegment live() {
+        MemorySegment h = handle;
+        if (h == null) {
+            throw new IllegalStateException("the Jzmq handle is closed");
+        }
+        return h;
+    }
+
+    private int errno() {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    private int check(int rc, String what) {
+        if (rc < 0) {
+            int e = errno();
+            throw e == ZmqException.EAGAIN ? new AgainException(what) : new ZmqException(what, e);
+        }
+        return rc;
+    }
+
+    private static <T> T nonNull(T v, String what) {
+        if (v == null) {
+            throw new NullPointerException(what);
+        }
+        return v;
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+}

@@ -1,0 +1,227 @@
+package io.oxmq.wiring;
+
+import io.oxmq.ZmqException;
+import io.oxmq.ZmqInterruptedException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Java front end end to end: a name server process (crates/oxmq-wiring's
+ * oxmq-name-server), wiring peers in other processes (oxmq-wiring-peer, the Rust API), and
+ * Jzmq handles in this JVM, all over tcp loopback.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class JzmqTest {
+    private static final Path BIN = Path.of(System.getProperty("oxmq.bin", "../../target/release"));
+    private static Process server;
+    private static String host;
+
+    @BeforeAll
+    static void startNameServer() throws IOException {
+        Path exe = BIN.resolve("oxmq-name-server");
+        assertTrue(Files.isExecutable(exe), exe + " is missing: cargo build --release -p oxmq-wiring --bins");
+        server = new ProcessBuilder(exe.toString(), "--bind", "tcp://127.0.0.1:*", "--print-endpoint")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String line = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertTrue(line != null && line.startsWith("tcp://"), "name server said " + line);
+        host = line.substring("tcp://".length());
+    }
+
+    @AfterAll
+    static void stopNameServer() throws InterruptedException {
+        if (server != null) {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String unique(String base) {
+        return base + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** A wiring peer process; its stdout lines are read on demand. */
+    private static final class Peer implements AutoCloseable {
+        final Process p;
+        final BufferedReader out;
+
+        Peer(String... args) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(BIN.resolve("oxmq-wiring-peer").toString(), host));
+            cmd.addAll(List.of(args));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+            pb.environment().put("OXMQ_WIRING_PEER_TIMEOUT_MS", "20000");
+            p = pb.start();
+            out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        String line() throws IOException {
+            String l = out.readLine();
+            if (l == null) {
+                throw new IOException("the peer ended early");
+            }
+            return l;
+        }
+
+        int exit() throws InterruptedException {
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "peer did not finish");
+            return p.exitValue();
+        }
+
+        @Override
+        public void close() {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void theSeedsSnippetRunsAgainstANameServer() {
+        String e = unique("E"), q = unique("Q");
+        try (Jzmq obj = new Jzmq(host)) {
+            int eid = obj.createExchange(e, Jzmq.SCOPE_GLOBAL, "");
+            obj.createQueue(q, Jzmq.SCOPE_GLOBAL, "");
+            obj.bind(e, q);
+            obj.send(eid, new byte[] {1, 2, 3});
+            byte[] msg = obj.receive();
+            assertArrayEquals(new byte[] {1, 2, 3}, msg);
+            // Into the caller's buffer: the full length comes back, the rest is cut (zmq_recv).
+            obj.send(eid, new byte[] {4, 5, 6}, 0, 3);
+            byte[] small = new byte[2];
+            assertEquals(3, obj.receive(small));
+            assertArrayEquals(new byte[] {4, 5}, small);
+        }
+    }
+
+    /** The seed's form: "" runs the embedded name service (on OXMQ_WIRING_PORT, set by the build). */
+    @Test
+    void anEmptyHostRunsTheEmbeddedNameService() {
+        String e = unique("E"), q = unique("Q");
+        try (Jzmq a = new Jzmq(""); Jzmq b = new Jzmq("")) {
+            int eid = a.createExchange(e, Jzmq.SCOPE_GLOBAL, "");
+            b.createQueue(q, Jzmq.SCOPE_GLOBAL, "");
+            a.bind(e, q);
+            a.send(eid, "through the embedded service".getBytes(StandardCharsets.UTF_8));
+            assertEquals("through the embedded service", new String(b.receive(), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void aJavaExchangeFeedsAQueueInAnotherProcess() throws Exception {
+        String e = unique("E"), q = unique("Q");
+        try (Peer peer = new Peer("queue", q, "3"); Jzmq obj = new Jzmq(host)) {
+            assertTrue(peer.line().startsWith("READY"));
+            int eid = obj.createExchange(e, Jzmq.SCOPE_GLOBAL, "");
+            obj.bind(e, q);
+            for (int i = 0; i < 3; i++) {
+                obj.send(eid, ("java-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            for (int i = 0; i < 3; i++) {
+                assertEquals("GOT java-" + i, peer.line());
+            }
+            assertEquals(0, peer.exit());
+        }
+    }
+
+    @Test
+    void anExchangeInAnotherProcessFeedsAJavaQueue() throws Exception {
+        String e = unique("E"), q = unique("Q");
+        try (Jzmq obj = new Jzmq(host)) {
+            obj.createQueue(q, Jzmq.SCOPE_GLOBAL, "");
+            try (Peer peer = new Peer("source", e, q, "5")) {
+                for (int i = 0; i < 5; i++) {
+                    assertEquals("msg-" + i, new String(obj.receive(), StandardCharsets.UTF_8));
+                }
+                assertEquals("READY", peer.line());
+                assertEquals("SENT", peer.line());
+                assertEquals(0, peer.exit());
+            }
+            assertTrue(obj.lookup(q).startsWith("tcp://"), "a global queue is a plain ZMTP endpoint");
+        }
+    }
+
+    @Test
+    void localAndProcessScopesNeedNoNameServiceRoundTrip() {
+        try (Jzmq a = new Jzmq(host); Jzmq b = new Jzmq(host)) {
+            String pq = unique("PQ");
+            a.createQueue(pq, Jzmq.SCOPE_PROCESS, "");
+            String le = unique("LE");
+            int eid = b.createExchange(le, Jzmq.SCOPE_LOCAL, "");
+            b.bind(le, pq);
+            byte[] big = new byte[100_000];
+            big[99_999] = 7;
+            b.send(eid, big);
+            assertArrayEquals(big, a.receive());
+            assertThrows(ZmqException.class, () -> a.lookup(pq), "a process-scope name is not global");
+        }
+    }
+
+    @Test
+    void errorsComeBackAsExceptionsWithErrno() throws IOException {
+        try (Jzmq obj = new Jzmq(host)) {
+            ZmqException unknown = assertThrows(ZmqException.class, () -> obj.bind(unique("nope"), unique("nada")));
+            assertEquals(2 /* ENOENT */, unknown.errno());
+            String name = unique("taken");
+            obj.createQueue(name, Jzmq.SCOPE_GLOBAL, "");
+            try (Jzmq other = new Jzmq(host)) {
+                ZmqException taken = assertThrows(ZmqException.class, () -> other.createQueue(name, Jzmq.SCOPE_GLOBAL, ""));
+                assertEquals(ZmqException.EADDRINUSE, taken.errno());
+            }
+            ZmqException badLocation = assertThrows(ZmqException.class,
+                    () -> obj.createExchange(unique("E"), Jzmq.SCOPE_GLOBAL, "no-such-interface-or-port"));
+            assertEquals(ZmqException.EINVAL, badLocation.errno());
+            ZmqException badScope = assertThrows(ZmqException.class, () -> obj.createQueue(unique("Q"), 42, ""));
+            assertEquals(ZmqException.EINVAL, badScope.errno());
+            assertThrows(ZmqException.class, () -> obj.send(12345, new byte[1]));
+            assertNull(obj.receive(50), "nothing queued: a timed receive returns null");
+        }
+        int dead;
+        try (ServerSocket s = new ServerSocket(0)) {
+            dead = s.getLocalPort();
+        }
+        ZmqException unreachable = assertThrows(ZmqException.class, () -> new Jzmq("127.0.0.1:" + dead).close());
+        assertEquals(ZmqException.EHOSTUNREACH, unreachable.errno());
+        Jzmq closed = new Jzmq(host);
+        closed.close();
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> closed.send(0, new byte[1]));
+    }
+
+    @Test
+    void aBlockedReceiveEndsOnInterrupt() throws Exception {
+        try (Jzmq obj = new Jzmq(host)) {
+            obj.createQueue(unique("Q"), Jzmq.SCOPE_LOCAL, "");
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Thread t = new Thread(() -> {
+                try {
+                    obj.receive();
+                } catch (Throwable e) {
+                    thrown.set(e);
+                }
+            });
+            t.start();
+            t.interrupt();
+            t.join(10_000);
+            assertTrue(!t.isAlive(), "receive still blocked after interrupt");
+            assertTrue(thrown.get() instanceof ZmqInterruptedException, "got " + thrown.get());
+        }
+    }
+}
