@@ -89,9 +89,11 @@ class GuideProgramsTest {
             receiver.bind("tcp://127.0.0.1:*");
             ZMQ.Socket sink = ctx.createSocket(SocketType.PUSH);
             sink.connect(receiver.getLastEndpoint());
+            // Read before other threads use the sockets (they are not thread-safe).
+            String vent = sender.getLastEndpoint(), sinkEndpoint = receiver.getLastEndpoint();
             Thread[] workers = new Thread[3];
             for (int i = 0; i < workers.length; i++) {
-                workers[i] = start("taskwork-" + i, () -> TaskWork.run(ctx, sender.getLastEndpoint(), receiver.getLastEndpoint()));
+                workers[i] = start("taskwork-" + i, () -> TaskWork.run(ctx, vent, sinkEndpoint));
             }
             int tasks = 100;
             CompletableFuture<Integer> collected = CompletableFuture.supplyAsync(() -> TaskSink.run(receiver, tasks));

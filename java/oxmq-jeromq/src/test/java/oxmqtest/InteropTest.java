@@ -119,7 +119,8 @@ class InteropTest {
                 }
                 String result = mineDone.get(WAIT_S, TimeUnit.SECONDS);
                 String theirResult = p.awaitLine("RESULT ").substring("RESULT ".length());
-                assertEquals(peerResult, theirResult, "the peer's result; its output:\n" + p.output());
+                assertEquals(peerResult, theirResult, "the peer's result (oxmq's: " + result + ", the peer ran "
+                        + (System.nanoTime() - p.started) / 1_000_000 + " ms); its output:\n" + p.output());
                 assertTrue(p.process.waitFor(WAIT_S, TimeUnit.SECONDS), "the peer exits");
                 assertEquals(peerResult.equals("OK") ? 0 : 3, p.process.exitValue(), p.output());
                 return result;
@@ -149,6 +150,7 @@ class InteropTest {
         final Process process;
         final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         final StringBuilder all = new StringBuilder();
+        final long started = System.nanoTime();
 
         private PeerProcess(Process process) {
             this.process = process;
