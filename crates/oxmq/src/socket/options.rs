@@ -59,6 +59,8 @@ pub(crate) struct Options {
     /// HEARTBEAT_*, STREAM_NOTIFY, CONNECT_ROUTING_ID (see `io/link.rs`; the last is used by
     /// one `connect`).
     pub link: crate::io::LinkOptions,
+    /// TCP_ACCEPT_FILTER and IPC_FILTER_* (see `transport::filter`); write-only, as in libzmq.
+    pub accept_filters: crate::transport::filter::AcceptFilters,
 }
 
 impl Options {
@@ -99,6 +101,7 @@ impl Options {
             conflate: false,
             probe_router: false,
             link: Default::default(),
+            accept_filters: Default::default(),
         }
     }
 
@@ -176,6 +179,8 @@ impl Options {
             opt::INVERT_MATCHING => self.invert_matching = bool_val(v)?,
             opt::CONFLATE => self.conflate = bool_val(v)?,
             opt::PROBE_ROUTER => self.probe_router = bool_val(v)?,
+            opt::TCP_ACCEPT_FILTER => self.accept_filters.set_tcp(v, self.ipv6)?,
+            opt::IPC_FILTER_PID | opt::IPC_FILTER_UID | opt::IPC_FILTER_GID => self.accept_filters.set_ipc(option, v)?,
             _ => return self.link.set(option, v),
         }
         Ok(true)
