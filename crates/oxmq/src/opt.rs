@@ -122,4 +122,5 @@ pub const POLLPRI: i16 = 8;
 
 // Message properties (zmq_msg_get).
 pub const MORE: i32 = 1;
+pub const SRCFD: i32 = 2;
 pub const SHARED: i32 = 3;

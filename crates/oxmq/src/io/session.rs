@@ -1013,7 +1013,8 @@ impl Session {
                     return Ok(());
                 }
                 let peer = hs.peer().cloned().ok_or(Lost)?;
-                let props = crate::properties::Properties::gather(&c.peer_address, peer.version, hs.zap_reply(), &peer.metadata);
+                let mut props = crate::properties::Properties::gather(&c.peer_address, peer.version, hs.zap_reply(), &peer.metadata);
+                props.set_src_fd(c.stream.fd());
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
                 c.zap = None;
