@@ -72,6 +72,7 @@ pub const CONNECT_TIMEOUT: i32 = 79;
 pub const TCP_MAXRT: i32 = 80;
 pub const THREAD_SAFE: i32 = 81;
 pub const MULTICAST_MAXTPDU: i32 = 84;
+pub const USE_FD: i32 = 89;
 pub const BINDTODEVICE: i32 = 92;
 pub const LOOPBACK_FASTPATH: i32 = 94;
 pub const MULTICAST_LOOP: i32 = 96;
