@@ -304,7 +304,10 @@ pub unsafe extern "C" fn zmq_msg_get(m: *const zmq_msg_t, property: c_int) -> c_
         match property {
             opt::MORE => Ok(c_int::from(msg.more())),
             opt::SHARED => Ok(c_int::from(msg.is_shared())),
-            // ZMQ_SRCFD (deprecated): the file descriptor is not tracked per message.
+            // ZMQ_SRCFD (deprecated): the descriptor of the connection the message arrived on,
+            // -1 for one that did not arrive on a tcp/ipc connection (libzmq: retired_fd, no
+            // errno).
+            opt::SRCFD => Ok(msg.properties().and_then(|p| p.src_fd()).unwrap_or(-1)),
             _ => Err(Error::Invalid),
         }
     })

@@ -16,6 +16,9 @@
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Properties {
     entries: Vec<(Box<str>, Box<[u8]>)>,
+    /// The connection's file descriptor (libzmq's deprecated `ZMQ_SRCFD`); `None` for
+    /// connections without one (inproc). Valid only while the connection lives.
+    src_fd: Option<i32>,
 }
 
 /// libzmq's names for the properties the engine adds.
@@ -49,6 +52,15 @@ impl Properties {
             p.insert(name, value);
         }
         p
+    }
+
+    pub(crate) fn set_src_fd(&mut self, fd: i32) {
+        self.src_fd = Some(fd);
+    }
+
+    /// The file descriptor of the connection (see `ZMQ_SRCFD` in zmq_msg_get(3)).
+    pub fn src_fd(&self) -> Option<i32> {
+        self.src_fd
     }
 
     fn insert(&mut self, name: &str, value: &[u8]) {

@@ -322,6 +322,11 @@ impl Reactor {
             let Some(Some(Entry::Listener(l))) = self.entries.get_mut(token) else { return };
             let stream = match &l.listener {
                 Listener::Tcp(tl) => match tl.accept() {
+                    Ok((s, _)) if !l.options.accept_filters.admit_tcp(s.peer_addr().ok().map(|a| a.ip())) => {
+                        // Refused by TCP_ACCEPT_FILTER: closed before any handshake.
+                        drop(s);
+                        continue;
+                    }
                     Ok((s, _)) => {
                         let _ = s.set_nonblocking(true);
                         Stream::Tcp(mio::net::TcpStream::from_std(s))
@@ -332,6 +337,11 @@ impl Reactor {
                     Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
                 Listener::Ipc(ul, _) => match ul.accept() {
+                    Ok((s, _)) if !l.options.accept_filters.admit_ipc(std::os::fd::AsRawFd::as_raw_fd(&s)) => {
+                        // Refused by IPC_FILTER_UID/GID/PID.
+                        drop(s);
+                        continue;
+                    }
                     Ok((s, _)) => {
                         let _ = s.set_nonblocking(true);
                         Stream::Ipc(mio::net::UnixStream::from_std(s))

@@ -576,7 +576,7 @@ impl Session {
 
     fn connect_addr(&mut self, ctx: &mut Ctx<'_>) -> bool {
         let Some(addr) = self.addr else { return self.schedule_reconnect(ctx) };
-        match mio::net::TcpStream::connect(addr) {
+        match connect_tcp(addr, &self.options.bound_device) {
             Ok(s) => {
                 let mut stream = Stream::Tcp(s);
                 if ctx.registry.register(&mut stream, Token(self.token), Interest::READABLE | Interest::WRITABLE).is_err() {
@@ -1013,7 +1013,8 @@ impl Session {
                     return Ok(());
                 }
                 let peer = hs.peer().cloned().ok_or(Lost)?;
-                let props = crate::properties::Properties::gather(&c.peer_address, peer.version, hs.zap_reply(), &peer.metadata);
+                let mut props = crate::properties::Properties::gather(&c.peer_address, peer.version, hs.zap_reply(), &peer.metadata);
+                props.set_src_fd(c.stream.fd());
                 c.cipher = hs.take_cipher();
                 c.handshake = None;
                 c.zap = None;
@@ -1624,4 +1625,21 @@ fn encode_internal(c: &mut Conn, m: &Msg) {
             let _ = cipher.seal(false, true, body, &mut c.tx);
         }
     }
+}
+
+/// Starts a non-blocking TCP connect, bound to BINDTODEVICE's interface when one is set.
+fn connect_tcp(addr: SocketAddr, device: &[u8]) -> std::io::Result<mio::net::TcpStream> {
+    if device.is_empty() {
+        return mio::net::TcpStream::connect(addr);
+    }
+    let sock = socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, Some(socket2::Protocol::TCP))?;
+    sock.set_cloexec(true)?;
+    sock.set_nonblocking(true)?;
+    sock.bind_device(Some(device))?;
+    match sock.connect(&addr.into()) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(mio::net::TcpStream::from_std(sock.into()))
 }

@@ -784,6 +784,12 @@ impl Socket {
     pub fn send_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         self.check_term()?;
         self.process_commands();
+        // A frame over the context's MAX_MSGSZ (INT_MAX unless lowered) is one no oxmq peer
+        // accepts: its decoder would drop the connection and the message with it. Refused
+        // here instead, so it is never silently lost (issue 19).
+        if msg.len() as u64 > self.options.ctx_max_msgsz.max(0) as u64 {
+            return Err(Error::MsgSize);
+        }
         msg.set_more(flags & opt::SNDMORE != 0);
         // A unique body stays unique: only fan-out clones it (and freezes it first, in `Dist`
         // and XSUB's upstream), and a clone of a unique body is a copy, so nothing else needs

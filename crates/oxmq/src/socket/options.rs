@@ -59,6 +59,14 @@ pub(crate) struct Options {
     /// HEARTBEAT_*, STREAM_NOTIFY, CONNECT_ROUTING_ID (see `io/link.rs`; the last is used by
     /// one `connect`).
     pub link: crate::io::LinkOptions,
+    /// TCP_ACCEPT_FILTER and IPC_FILTER_* (see `transport::filter`); write-only, as in libzmq.
+    pub accept_filters: crate::transport::filter::AcceptFilters,
+    /// USE_FD: a descriptor, already bound (and possibly listening), that the next tcp or ipc
+    /// bind adopts instead of creating a socket (-1: none). The listener owns it from then on.
+    pub use_fd: i32,
+    /// BINDTODEVICE: the network interface tcp sockets are bound to (SO_BINDTODEVICE; needs
+    /// CAP_NET_RAW); empty for none. At most 16 bytes, as libzmq (BINDDEVSIZ; the kernel takes 15).
+    pub bound_device: Vec<u8>,
 }
 
 impl Options {
@@ -99,6 +107,9 @@ impl Options {
             conflate: false,
             probe_router: false,
             link: Default::default(),
+            accept_filters: Default::default(),
+            use_fd: -1,
+            bound_device: Vec::new(),
         }
     }
 
@@ -176,6 +187,17 @@ impl Options {
             opt::INVERT_MATCHING => self.invert_matching = bool_val(v)?,
             opt::CONFLATE => self.conflate = bool_val(v)?,
             opt::PROBE_ROUTER => self.probe_router = bool_val(v)?,
+            opt::USE_FD => self.use_fd = int_min(v, -1)?,
+            opt::BINDTODEVICE => {
+                // libzmq takes the bytes up to an optional trailing NUL; NULL/0 clears.
+                let v = v.strip_suffix(&[0]).unwrap_or(v);
+                if v.len() > 16 || v.contains(&0) {
+                    return Err(Error::Invalid);
+                }
+                self.bound_device = v.to_vec();
+            }
+            opt::TCP_ACCEPT_FILTER => self.accept_filters.set_tcp(v, self.ipv6)?,
+            opt::IPC_FILTER_PID | opt::IPC_FILTER_UID | opt::IPC_FILTER_GID => self.accept_filters.set_ipc(option, v)?,
             _ => return self.link.set(option, v),
         }
         Ok(true)
@@ -218,6 +240,12 @@ impl Options {
             opt::INVERT_MATCHING => i(self.invert_matching as i32),
             opt::CONFLATE => i(self.conflate as i32),
             opt::PROBE_ROUTER => i(self.probe_router as i32),
+            opt::USE_FD => i(self.use_fd),
+            opt::BINDTODEVICE => {
+                let mut v = self.bound_device.clone();
+                v.push(0);
+                Some(v)
+            }
             _ => self.link.get(option),
         }
     }

@@ -46,6 +46,9 @@ impl Listener {
 /// Binds and listens; returns the listener and the endpoint it really bound (port and
 /// wildcards resolved), which becomes LAST_ENDPOINT.
 pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, String)> {
+    if options.use_fd >= 0 && !matches!(ep, Endpoint::Inproc(_)) {
+        return adopt(ep, options);
+    }
     match ep {
         Endpoint::Tcp { host, port } => {
             let ip = match host {
@@ -79,6 +82,9 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
             if options.rcvbuf >= 0 {
                 sock.set_recv_buffer_size(options.rcvbuf as usize)?;
             }
+            if !options.bound_device.is_empty() {
+                sock.bind_device(Some(&options.bound_device))?;
+            }
             sock.bind(&addr.into()).map_err(Error::from)?;
             sock.listen(options.backlog.max(1))?;
             sock.set_nonblocking(true)?;
@@ -109,6 +115,63 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
                 let ino = std::fs::symlink_metadata(&path)?.ino();
                 Ok((Listener::Ipc(l, Some(IpcPath { path: PathBuf::from(&path), ino })), format!("ipc://{path}")))
             }
+        }
+        Endpoint::Inproc(_) => Err(Error::Invalid),
+    }
+}
+
+/// ZMQ_USE_FD: adopts the descriptor the application bound itself, as libzmq does: the bind
+/// endpoint only picks the transport, LAST_ENDPOINT comes from the descriptor's own address,
+/// and an ipc path is never unlinked (we did not create it). A descriptor of the wrong family
+/// for the endpoint, or no socket at all, is `EINVAL`; the descriptor stays the caller's then.
+fn adopt(ep: &Endpoint, options: &Options) -> Result<(Listener, String)> {
+    use std::os::fd::FromRawFd;
+    let fd = options.use_fd;
+    // SAFETY: only inspects the descriptor (getsockname) through a borrowed socket.
+    let local = {
+        let sock = std::mem::ManuallyDrop::new(unsafe { RawSocket::from_raw_fd(fd) });
+        sock.local_addr().map_err(|_| Error::Invalid)?
+    };
+    let listen_on = |fd: i32| -> Result<()> {
+        // Listening again is harmless if the caller already did.
+        // SAFETY: plain syscall on a descriptor we now own.
+        if unsafe { libc::listen(fd, options.backlog.max(1)) } != 0 {
+            return Err(std::io::Error::last_os_error().into());
+        }
+        Ok(())
+    };
+    match ep {
+        Endpoint::Tcp { .. } => {
+            let Some(addr) = local.as_socket() else { return Err(Error::Invalid) };
+            listen_on(fd)?;
+            // SAFETY: the application handed the descriptor over with USE_FD (libzmq's
+            // contract: the listener closes it).
+            let l = unsafe { std::net::TcpListener::from_raw_fd(fd) };
+            l.set_nonblocking(true)?;
+            let resolved = match addr {
+                SocketAddr::V4(a) => format!("tcp://{}:{}", a.ip(), a.port()),
+                SocketAddr::V6(a) => format!("tcp://[{}]:{}", a.ip(), a.port()),
+            };
+            Ok((Listener::Tcp(l), resolved))
+        }
+        Endpoint::Ipc(_) => {
+            if !local.is_unix() {
+                return Err(Error::Invalid);
+            }
+            listen_on(fd)?;
+            // SAFETY: as above.
+            let l = unsafe { UnixListener::from_raw_fd(fd) };
+            l.set_nonblocking(true)?;
+            let a = l.local_addr()?;
+            use std::os::linux::net::SocketAddrExt;
+            let resolved = if let Some(p) = a.as_pathname() {
+                format!("ipc://{}", p.display())
+            } else if let Some(n) = a.as_abstract_name() {
+                format!("ipc://@{}", String::from_utf8_lossy(n))
+            } else {
+                return Err(Error::Invalid);
+            };
+            Ok((Listener::Ipc(l, None), resolved))
         }
         Endpoint::Inproc(_) => Err(Error::Invalid),
     }

@@ -5,6 +5,7 @@
 //! an I/O session drives; `inproc` connects two sockets' pipes directly, with no codec.
 
 pub(crate) mod endpoint;
+pub(crate) mod filter;
 pub(crate) mod inproc;
 pub(crate) mod listen;
 pub(crate) mod stream;
