@@ -109,7 +109,9 @@ impl Trie {
     }
 }
 
-/// Prefix → subscribed pipes, with a count per (prefix, pipe) (PUB side).
+/// Prefix → subscribed pipes (PUB side). A pipe is in a prefix's set once, however often it
+/// subscribed (libzmq's mtrie): SUB forwards duplicates, and one UNSUBSCRIBE, which SUB sends
+/// only when its own count for the prefix ends, takes the pipe out.
 #[derive(Default)]
 pub(crate) struct MTrie {
     root: Node<Vec<(usize, u32)>>,
@@ -123,26 +125,23 @@ impl MTrie {
             n = n.child_mut(b);
         }
         let first = n.value.is_empty();
-        match n.value.iter_mut().find(|(s, _)| *s == slot) {
-            Some((_, c)) => *c += 1,
-            None => n.value.push((slot, 1)),
+        if !n.value.iter().any(|(s, _)| *s == slot) {
+            n.value.push((slot, 1));
         }
         first
     }
 
-    /// Returns true when the prefix has no subscriber left.
+    /// Returns true when the pipe was subscribed and the prefix has no subscriber left.
     pub(crate) fn remove(&mut self, prefix: &[u8], slot: usize) -> bool {
         fn rm(n: &mut Node<Vec<(usize, u32)>>, p: &[u8], slot: usize) -> bool {
             match p.split_first() {
-                None => {
-                    if let Some(i) = n.value.iter().position(|(s, _)| *s == slot) {
-                        n.value[i].1 -= 1;
-                        if n.value[i].1 == 0 {
-                            n.value.swap_remove(i);
-                        }
+                None => match n.value.iter().position(|(s, _)| *s == slot) {
+                    Some(i) => {
+                        n.value.swap_remove(i);
+                        n.value.is_empty()
                     }
-                    n.value.is_empty()
-                }
+                    None => false,
+                },
                 Some((&b, rest)) => {
                     let Ok(i) = n.children.binary_search_by_key(&b, |c| c.0) else { return false };
                     let r = rm(&mut n.children[i].1, rest, slot);
@@ -237,6 +236,20 @@ mod tests {
         got.sort();
         assert_eq!(got, vec![1, 3]);
         assert!(t.remove(b"A", 1));
+    }
+
+    #[test]
+    fn mtrie_pipe_is_in_a_prefix_once() {
+        // SUB forwards each SUBSCRIBE but only the UNSUBSCRIBE that ends its own count, so a
+        // second SUBSCRIBE from the same pipe must not keep the pipe subscribed afterwards.
+        let mut t = MTrie::default();
+        assert!(t.add(b"A", 1), "first subscriber of A");
+        assert!(!t.add(b"A", 1), "the same pipe again is not a new subscriber");
+        assert!(t.remove(b"A", 1), "one unsubscribe takes the pipe out");
+        let mut got = vec![];
+        t.matches(b"AB", |s| got.push(s));
+        assert!(got.is_empty());
+        assert!(!t.remove(b"A", 1), "removing a pipe that is not subscribed reports nothing");
     }
 
     #[test]
