@@ -156,23 +156,30 @@ impl MTrie {
         rm(&mut self.root, prefix, slot)
     }
 
-    /// Removes every subscription of a pipe, calling `gone` with each prefix that has no
-    /// subscriber left (XPUB reports those upstream as unsubscriptions).
-    pub(crate) fn remove_pipe(&mut self, slot: usize, mut gone: impl FnMut(&[u8])) {
-        fn rm(n: &mut Node<Vec<(usize, u32)>>, slot: usize, path: &mut Vec<u8>, gone: &mut dyn FnMut(&[u8])) {
+    /// Removes every subscription of a pipe, calling `gone` with each prefix the pipe was
+    /// subscribed to: only those left with no subscriber when `uniq_only`, every one otherwise
+    /// (libzmq's mtrie rm with call_on_uniq; XPUB reports them upstream as unsubscriptions).
+    pub(crate) fn remove_pipe(&mut self, slot: usize, uniq_only: bool, mut gone: impl FnMut(&[u8])) {
+        fn rm(
+            n: &mut Node<Vec<(usize, u32)>>,
+            slot: usize,
+            uniq_only: bool,
+            path: &mut Vec<u8>,
+            gone: &mut dyn FnMut(&[u8]),
+        ) {
             let had = n.value.len();
             n.value.retain(|(s, _)| *s != slot);
-            if had > 0 && n.value.is_empty() {
+            if n.value.len() < had && (!uniq_only || n.value.is_empty()) {
                 gone(path);
             }
             for (b, c) in n.children.iter_mut() {
                 path.push(*b);
-                rm(c, slot, path, gone);
+                rm(c, slot, uniq_only, path, gone);
                 path.pop();
             }
             n.children.retain(|(_, c)| !(c.value.is_empty() && c.children.is_empty()));
         }
-        rm(&mut self.root, slot, &mut Vec::new(), &mut gone);
+        rm(&mut self.root, slot, uniq_only, &mut Vec::new(), &mut gone);
     }
 
     /// Calls `f` for each pipe subscribed to a prefix of `data` (a pipe may be reported more
@@ -229,7 +236,7 @@ mod tests {
         got.sort();
         assert_eq!(got, vec![1, 2, 3]);
         let mut gone = vec![];
-        t.remove_pipe(2, |p| gone.push(p.to_vec()));
+        t.remove_pipe(2, true, |p| gone.push(p.to_vec()));
         assert_eq!(gone, vec![b"AB".to_vec()], "AB lost its only subscriber");
         got.clear();
         t.matches(b"ABC", |s| got.push(s));
@@ -250,6 +257,21 @@ mod tests {
         t.matches(b"AB", |s| got.push(s));
         assert!(got.is_empty());
         assert!(!t.remove(b"A", 1), "removing a pipe that is not subscribed reports nothing");
+    }
+
+    #[test]
+    fn mtrie_remove_pipe_reports_every_prefix_unless_uniq_only() {
+        let mut t = MTrie::default();
+        t.add(b"A", 1);
+        t.add(b"A", 2);
+        t.add(b"B", 1);
+        let mut gone = vec![];
+        t.remove_pipe(1, true, |p| gone.push(p.to_vec()));
+        assert_eq!(gone, vec![b"B".to_vec()], "A still has pipe 2");
+        gone.clear();
+        t.add(b"A", 1);
+        t.remove_pipe(1, false, |p| gone.push(p.to_vec()));
+        assert_eq!(gone, vec![b"A".to_vec()], "every prefix the pipe had, shared or not");
     }
 
     #[test]
