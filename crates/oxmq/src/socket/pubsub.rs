@@ -187,13 +187,15 @@ impl Pattern for Pub {
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
         self.pipes.retain(|&s| s != slot);
         let (xpub, manual, up) = (self.xpub, self.manual, &mut self.up);
-        // In manual mode the application hears of what the pipe itself had asked for.
-        self.subs.remove_pipe(slot, |prefix| {
+        // In manual mode the application hears of what the pipe itself had asked for, once per
+        // pipe and prefix (it applied them per pipe); with XPUB_VERBOSER of every departure,
+        // otherwise only of prefixes left with no subscriber (libzmq's xpipe_terminated).
+        self.subs.remove_pipe(slot, !self.verboser, |prefix| {
             if xpub && !manual {
                 up.push_back((unsubscription(prefix), None));
             }
         });
-        self.manual_subs.remove_pipe(slot, |prefix| {
+        self.manual_subs.remove_pipe(slot, false, |prefix| {
             if manual {
                 up.push_back((unsubscription(prefix), None));
             }

@@ -109,7 +109,9 @@ impl Trie {
     }
 }
 
-/// Prefix → subscribed pipes, with a count per (prefix, pipe) (PUB side).
+/// Prefix → subscribed pipes (PUB side). A pipe is in a prefix's set once, however often it
+/// subscribed (libzmq's mtrie): SUB forwards duplicates, and one UNSUBSCRIBE, which SUB sends
+/// only when its own count for the prefix ends, takes the pipe out.
 #[derive(Default)]
 pub(crate) struct MTrie {
     root: Node<Vec<(usize, u32)>>,
@@ -123,26 +125,23 @@ impl MTrie {
             n = n.child_mut(b);
         }
         let first = n.value.is_empty();
-        match n.value.iter_mut().find(|(s, _)| *s == slot) {
-            Some((_, c)) => *c += 1,
-            None => n.value.push((slot, 1)),
+        if !n.value.iter().any(|(s, _)| *s == slot) {
+            n.value.push((slot, 1));
         }
         first
     }
 
-    /// Returns true when the prefix has no subscriber left.
+    /// Returns true when the pipe was subscribed and the prefix has no subscriber left.
     pub(crate) fn remove(&mut self, prefix: &[u8], slot: usize) -> bool {
         fn rm(n: &mut Node<Vec<(usize, u32)>>, p: &[u8], slot: usize) -> bool {
             match p.split_first() {
-                None => {
-                    if let Some(i) = n.value.iter().position(|(s, _)| *s == slot) {
-                        n.value[i].1 -= 1;
-                        if n.value[i].1 == 0 {
-                            n.value.swap_remove(i);
-                        }
+                None => match n.value.iter().position(|(s, _)| *s == slot) {
+                    Some(i) => {
+                        n.value.swap_remove(i);
+                        n.value.is_empty()
                     }
-                    n.value.is_empty()
-                }
+                    None => false,
+                },
                 Some((&b, rest)) => {
                     let Ok(i) = n.children.binary_search_by_key(&b, |c| c.0) else { return false };
                     let r = rm(&mut n.children[i].1, rest, slot);
@@ -157,23 +156,30 @@ impl MTrie {
         rm(&mut self.root, prefix, slot)
     }
 
-    /// Removes every subscription of a pipe, calling `gone` with each prefix that has no
-    /// subscriber left (XPUB reports those upstream as unsubscriptions).
-    pub(crate) fn remove_pipe(&mut self, slot: usize, mut gone: impl FnMut(&[u8])) {
-        fn rm(n: &mut Node<Vec<(usize, u32)>>, slot: usize, path: &mut Vec<u8>, gone: &mut dyn FnMut(&[u8])) {
+    /// Removes every subscription of a pipe, calling `gone` with each prefix the pipe was
+    /// subscribed to: only those left with no subscriber when `uniq_only`, every one otherwise
+    /// (libzmq's mtrie rm with call_on_uniq; XPUB reports them upstream as unsubscriptions).
+    pub(crate) fn remove_pipe(&mut self, slot: usize, uniq_only: bool, mut gone: impl FnMut(&[u8])) {
+        fn rm(
+            n: &mut Node<Vec<(usize, u32)>>,
+            slot: usize,
+            uniq_only: bool,
+            path: &mut Vec<u8>,
+            gone: &mut dyn FnMut(&[u8]),
+        ) {
             let had = n.value.len();
             n.value.retain(|(s, _)| *s != slot);
-            if had > 0 && n.value.is_empty() {
+            if n.value.len() < had && (!uniq_only || n.value.is_empty()) {
                 gone(path);
             }
             for (b, c) in n.children.iter_mut() {
                 path.push(*b);
-                rm(c, slot, path, gone);
+                rm(c, slot, uniq_only, path, gone);
                 path.pop();
             }
             n.children.retain(|(_, c)| !(c.value.is_empty() && c.children.is_empty()));
         }
-        rm(&mut self.root, slot, &mut Vec::new(), &mut gone);
+        rm(&mut self.root, slot, uniq_only, &mut Vec::new(), &mut gone);
     }
 
     /// Calls `f` for each pipe subscribed to a prefix of `data` (a pipe may be reported more
@@ -230,13 +236,42 @@ mod tests {
         got.sort();
         assert_eq!(got, vec![1, 2, 3]);
         let mut gone = vec![];
-        t.remove_pipe(2, |p| gone.push(p.to_vec()));
+        t.remove_pipe(2, true, |p| gone.push(p.to_vec()));
         assert_eq!(gone, vec![b"AB".to_vec()], "AB lost its only subscriber");
         got.clear();
         t.matches(b"ABC", |s| got.push(s));
         got.sort();
         assert_eq!(got, vec![1, 3]);
         assert!(t.remove(b"A", 1));
+    }
+
+    #[test]
+    fn mtrie_pipe_is_in_a_prefix_once() {
+        // SUB forwards each SUBSCRIBE but only the UNSUBSCRIBE that ends its own count, so a
+        // second SUBSCRIBE from the same pipe must not keep the pipe subscribed afterwards.
+        let mut t = MTrie::default();
+        assert!(t.add(b"A", 1), "first subscriber of A");
+        assert!(!t.add(b"A", 1), "the same pipe again is not a new subscriber");
+        assert!(t.remove(b"A", 1), "one unsubscribe takes the pipe out");
+        let mut got = vec![];
+        t.matches(b"AB", |s| got.push(s));
+        assert!(got.is_empty());
+        assert!(!t.remove(b"A", 1), "removing a pipe that is not subscribed reports nothing");
+    }
+
+    #[test]
+    fn mtrie_remove_pipe_reports_every_prefix_unless_uniq_only() {
+        let mut t = MTrie::default();
+        t.add(b"A", 1);
+        t.add(b"A", 2);
+        t.add(b"B", 1);
+        let mut gone = vec![];
+        t.remove_pipe(1, true, |p| gone.push(p.to_vec()));
+        assert_eq!(gone, vec![b"B".to_vec()], "A still has pipe 2");
+        gone.clear();
+        t.add(b"A", 1);
+        t.remove_pipe(1, false, |p| gone.push(p.to_vec()));
+        assert_eq!(gone, vec![b"A".to_vec()], "every prefix the pipe had, shared or not");
     }
 
     #[test]
