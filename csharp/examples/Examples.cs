@@ -79,20 +79,21 @@ static class Examples
             var topic = new byte[64];
             var payload = new byte[256];
             int received = 0;
-            // A subscription takes a moment to reach the publisher: publish until the first
-            // event arrives (a real publisher publishes continuously anyway).
+            // A subscription takes a moment to reach the publisher: publish an event every
+            // 10 ms until three have arrived (a real publisher publishes continuously anyway).
+            DateTime deadline = DateTime.UtcNow + TimeSpan.FromSeconds(30);
             for (int seq = 0; received < 3; seq++)
             {
+                if (DateTime.UtcNow > deadline) throw new TimeoutException("no event arrived within 30 s");
                 Publish(hardware, "hw/temperature/cpu", "41.5 C");
                 Publish(hardware, "hw/button/" + (seq % 2 == 0 ? "power" : "reset"), "pressed #" + seq);
-                while (ui.PollIn(received == 0 ? TimeSpan.FromMilliseconds(10) : TimeSpan.Zero))
+                while (received < 3 && ui.PollIn(TimeSpan.FromMilliseconds(10)))
                 {
                     int t = ui.ReceiveBytes(topic, 0, topic.Length);
                     int p = ui.ReceiveBytes(payload, 0, payload.Length);
                     Console.WriteLine("[pubsub/" + transport + "] ui got " + Encoding.UTF8.GetString(topic, 0, t) + ": " + Encoding.UTF8.GetString(payload, 0, p));
                     received++;
                 }
-                if (seq > 2000) throw new TimeoutException("no event arrived");
             }
         }
     }
