@@ -29,6 +29,19 @@ struct Config {
     blocky: bool,
     thread_priority: i32,
     thread_sched_policy: i32,
+    threads: ThreadSetup,
+}
+
+/// How the context's I/O threads are named and scheduled (libzmq's thread options).
+#[derive(Clone, Default)]
+pub(crate) struct ThreadSetup {
+    /// `THREAD_NAME_PREFIX`: threads are named `<prefix>/oxmq-io-<n>`.
+    pub(crate) name_prefix: Option<i32>,
+    /// `THREAD_AFFINITY_CPU_ADD`/`REMOVE`: the CPUs the threads may run on (empty: any).
+    pub(crate) cpus: std::collections::BTreeSet<usize>,
+    /// `THREAD_SCHED_POLICY` and `THREAD_PRIORITY`, applied with `pthread_setschedparam`.
+    pub(crate) policy: Option<i32>,
+    pub(crate) priority: Option<i32>,
 }
 
 struct Sockets {
@@ -62,6 +75,7 @@ impl Context {
                     blocky: true,
                     thread_priority: -1,
                     thread_sched_policy: -1,
+                    threads: ThreadSetup::default(),
                 }),
                 io: OnceLock::new(),
                 next_io: AtomicUsize::new(0),
@@ -79,7 +93,9 @@ impl Context {
     }
 
     /// Sets a context option (`opt::IO_THREADS`, `MAX_SOCKETS`, `MAX_MSGSZ`, `CTX_IPV6`,
-    /// `CTX_BLOCKY`, `THREAD_PRIORITY`, `THREAD_SCHED_POLICY`).
+    /// `CTX_BLOCKY`, `THREAD_PRIORITY`, `THREAD_SCHED_POLICY`, `THREAD_AFFINITY_CPU_ADD`,
+    /// `THREAD_AFFINITY_CPU_REMOVE`, `THREAD_NAME_PREFIX`). The thread options apply to I/O
+    /// threads started afterwards (they start with the first bind or connect), as in libzmq.
     pub fn set(&self, option: i32, value: i32) -> Result<()> {
         let mut c = self.inner.config.lock().unwrap_or_else(|p| p.into_inner());
         match option {
@@ -95,8 +111,21 @@ impl Context {
             opt::CTX_IPV6 if value == 0 || value == 1 => c.ipv6 = value == 1,
             opt::CTX_BLOCKY if value == 0 || value == 1 => c.blocky = value == 1,
             // libzmq refuses the defaults (-1) and any negative value (test_ctx_options).
-            opt::THREAD_PRIORITY if value >= 0 => c.thread_priority = value,
-            opt::THREAD_SCHED_POLICY if value >= 0 => c.thread_sched_policy = value,
+            opt::THREAD_PRIORITY if value >= 0 => {
+                c.thread_priority = value;
+                c.threads.priority = Some(value);
+            }
+            opt::THREAD_SCHED_POLICY if value >= 0 => {
+                c.thread_sched_policy = value;
+                c.threads.policy = Some(value);
+            }
+            opt::THREAD_AFFINITY_CPU_ADD if value >= 0 => {
+                c.threads.cpus.insert(value as usize);
+            }
+            opt::THREAD_AFFINITY_CPU_REMOVE if value >= 0 => {
+                c.threads.cpus.remove(&(value as usize));
+            }
+            opt::THREAD_NAME_PREFIX if value >= 0 => c.threads.name_prefix = Some(value),
             _ => return Err(Error::Invalid),
         }
         Ok(())
@@ -114,6 +143,7 @@ impl Context {
             opt::CTX_IPV6 => c.ipv6 as i32,
             opt::CTX_BLOCKY => c.blocky as i32,
             opt::THREAD_SCHED_POLICY => c.thread_sched_policy,
+            opt::THREAD_NAME_PREFIX => c.threads.name_prefix.unwrap_or(0),
             _ => return Err(Error::Invalid),
         })
     }
@@ -207,8 +237,11 @@ impl CtxInner {
     /// An I/O thread for a new bind or connect, round robin; starts the threads on first use.
     pub(crate) fn io_thread(&self) -> Result<Arc<IoThread>> {
         let threads = self.io.get_or_init(|| {
-            let n = self.config.lock().unwrap_or_else(|p| p.into_inner()).io_threads.max(1);
-            (0..n).filter_map(|i| IoThread::start(i as usize).ok()).collect()
+            let (n, setup) = {
+                let c = self.config.lock().unwrap_or_else(|p| p.into_inner());
+                (c.io_threads.max(1), c.threads.clone())
+            };
+            (0..n).filter_map(|i| IoThread::start(i as usize, &setup).ok()).collect()
         });
         if threads.is_empty() {
             return Err(Error::MThread);

@@ -108,6 +108,9 @@ pub const THREAD_PRIORITY: i32 = 3;
 pub const THREAD_SCHED_POLICY: i32 = 4;
 pub const MAX_MSGSZ: i32 = 5;
 pub const MSG_T_SIZE: i32 = 6;
+pub const THREAD_AFFINITY_CPU_ADD: i32 = 7;
+pub const THREAD_AFFINITY_CPU_REMOVE: i32 = 8;
+pub const THREAD_NAME_PREFIX: i32 = 9;
 pub const CTX_IPV6: i32 = 42;
 pub const CTX_BLOCKY: i32 = 70;
 

@@ -370,3 +370,45 @@ fn shutdown_wakes_blocked_poll_with_term() {
     let r = rx.recv_timeout(DEADLINE).expect("poll still blocked after ctx.shutdown()");
     assert_eq!(r.unwrap_err(), Error::Term);
 }
+
+/// The I/O thread of `ctx` named `name`: its /proc status lines.
+fn io_thread_status(name: &str) -> Option<String> {
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let dir = task.ok()?.path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim_end() == name {
+            return std::fs::read_to_string(dir.join("status")).ok();
+        }
+    }
+    None
+}
+
+#[test]
+fn thread_options_name_and_pin_the_io_threads() {
+    let ctx = Context::new();
+    assert_eq!(ctx.get(opt::THREAD_NAME_PREFIX).unwrap(), 0);
+    assert_eq!(ctx.set(opt::THREAD_AFFINITY_CPU_ADD, -1), Err(Error::Invalid));
+    assert_eq!(ctx.set(opt::THREAD_NAME_PREFIX, -5), Err(Error::Invalid));
+    ctx.set(opt::THREAD_AFFINITY_CPU_ADD, 0).unwrap();
+    ctx.set(opt::THREAD_AFFINITY_CPU_ADD, 1).unwrap();
+    ctx.set(opt::THREAD_AFFINITY_CPU_REMOVE, 1).unwrap();
+    ctx.set(opt::THREAD_NAME_PREFIX, 4321).unwrap();
+    assert_eq!(ctx.get(opt::THREAD_NAME_PREFIX).unwrap(), 4321);
+    let mut s = socket(&ctx, T::Pull);
+    s.bind("tcp://127.0.0.1:*").unwrap(); // starts the I/O thread
+    // A message over tcp has passed through the I/O thread, which names and pins itself
+    // before it runs anything.
+    let mut push = socket(&ctx, T::Push);
+    push.connect(&s.last_endpoint().unwrap()).unwrap();
+    push.send("through the I/O thread", 0).unwrap();
+    assert_eq!(recv_bytes(&mut s), b"through the I/O thread");
+    let status = io_thread_status("4321/oxmq-io-0").unwrap_or_else(|| {
+        let names: Vec<String> = std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .collect();
+        panic!("no I/O thread named with the prefix among {names:?}")
+    });
+    let cpus = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).expect("Cpus_allowed_list");
+    assert_eq!(cpus.split(':').nth(1).unwrap().trim(), "0", "pinned to CPU 0 only");
+}

@@ -73,7 +73,7 @@ impl IoThread {
         self.timers_pending.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    pub(crate) fn start(index: usize) -> io::Result<Arc<IoThread>> {
+    pub(crate) fn start(index: usize, setup: &crate::context::ThreadSetup) -> io::Result<Arc<IoThread>> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER)?;
         let registry = poll.registry().try_clone()?;
@@ -88,7 +88,13 @@ impl IoThread {
         });
         let t2 = t.clone();
         let poll = t.poll.lock().unwrap_or_else(|p| p.into_inner()).take();
-        let h = std::thread::Builder::new().name(format!("oxmq-io-{index}")).spawn(move || {
+        let name = match setup.name_prefix {
+            Some(p) => format!("{p}/oxmq-io-{index}"),
+            None => format!("oxmq-io-{index}"),
+        };
+        let setup = setup.clone();
+        let h = std::thread::Builder::new().name(name).spawn(move || {
+            apply_thread_setup(&setup);
             if let Some(poll) = poll {
                 Reactor::new(poll, t2).run();
             }
@@ -484,6 +490,39 @@ impl Reactor {
                 if lock(s).serial() == serial {
                     self.with_session(token, |s, ctx| s.timer(ctx, timer));
                 }
+            }
+        }
+    }
+}
+
+/// Applies the context's affinity and scheduling options to the calling (I/O) thread. As in
+/// libzmq they are requests: a CPU the machine lacks or a policy the process may not use
+/// leaves the thread as it was rather than failing the bind or connect that started it.
+fn apply_thread_setup(setup: &crate::context::ThreadSetup) {
+    if !setup.cpus.is_empty() {
+        // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET only writes inside it
+        // (indices past CPU_SETSIZE are skipped), and sched_setaffinity reads that many bytes.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &cpu in &setup.cpus {
+                if cpu < libc::CPU_SETSIZE as usize {
+                    libc::CPU_SET(cpu, &mut set);
+                }
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+    if setup.policy.is_some() || setup.priority.is_some() {
+        // SAFETY: pthread_self is this thread; the sched_param outlives both calls.
+        unsafe {
+            let mut policy = 0;
+            let mut param: libc::sched_param = std::mem::zeroed();
+            if libc::pthread_getschedparam(libc::pthread_self(), &mut policy, &mut param) == 0 {
+                let policy = setup.policy.unwrap_or(policy);
+                if let Some(p) = setup.priority {
+                    param.sched_priority = p;
+                }
+                libc::pthread_setschedparam(libc::pthread_self(), policy, &param);
             }
         }
     }
