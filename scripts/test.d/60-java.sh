@@ -51,8 +51,12 @@ timeout 1500 cargo build --release -q -p oxmq-wiring --bins
 log="$(mktemp)"
 status=0
 # Every module but oxmq-netty, whose suite (with its Python peers) is 40-netty.sh's.
-timeout 900 bash java/mvnw.sh -B -pl oxmq,oxmq-jeromq,oxmq-perf,oxmq-wiring test >"$log" 2>&1 || status=$?
-grep -E "Tests run:|FAIL|ERROR\]|BUILD" "$log" | grep -v "^WARNING" | sed 's/\x1b\[[0-9;]*m//g' | tail -40
+# One rerun of a failed test: oxmq-jeromq's interop with JeroMQ 0.6.0 (a PLAIN round trip whose
+# handshake sometimes does not complete within its 10 s) is a known, unexplained flake, listed
+# in ARCHITECTURE.md's known gaps. Surefire reports a test that passed on its rerun as a flake.
+timeout 900 bash java/mvnw.sh -B -pl oxmq,oxmq-jeromq,oxmq-perf,oxmq-wiring test \
+  -Dsurefire.rerunFailingTestsCount=1 >"$log" 2>&1 || status=$?
+grep -E "Tests run:|FAIL|ERROR\]|BUILD|Flake" "$log" | grep -v "^WARNING" | sed 's/\x1b\[[0-9;]*m//g' | tail -40
 if [ "$status" != 0 ]; then
   echo "java suites failed (exit $status); last lines of the Maven log:" >&2
   tail -n 80 "$log" | sed 's/\x1b\[[0-9;]*m//g' >&2

@@ -75,7 +75,10 @@ public class SecurePeer {
                 else socket.send("echo:" + request);
             } else {
                 String request = "request " + i + " over " + mech;
-                socket.send(request);
+                if (!socket.send(request)) {
+                    result = "TIMEOUT"; // no connection completed its handshake within the timeout
+                    break;
+                }
                 String reply = socket.recvStr();
                 if (reply == null) result = "TIMEOUT";
                 else if (!reply.equals("echo:" + request)) result = "BAD REPLY " + reply;
