@@ -145,10 +145,6 @@ def fmt(v, digits=1):
     return "—" if v is None else f"{v:.{digits}f}"
 
 
-def ratio(a, b):
-    return "—" if a is None or b is None or b == 0 else f"{a / b:.2f}×"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("result_md")
@@ -206,7 +202,7 @@ def main():
     for s in sizes:
         a = get("cs-buffer", "thr", s, "msgs")
         lines.append(f"| {s} B | " + " | ".join(fmt_thr(get(n, "thr", s, "msgs")) for n in names)
-                     + f" | {ratio(a, get('c', 'thr', s, 'msgs'))} | {ratio(a, get('cs-libzmq', 'thr', s, 'msgs'))} |")
+                     + f" | {bench.ratio(a, get('c', 'thr', s, 'msgs'))} | {bench.ratio(a, get('cs-libzmq', 'thr', s, 'msgs'))} |")
     lines += ["", "### Receiver CPU per message (ns) and managed allocations per message (B)", "",
               "| size | " + " | ".join(f"{n} CPU" for n in names)
               + " | cs-buffer / c CPU | cs-frame / cs-buffer CPU | cs-buffer alloc | cs-frame alloc |",
@@ -214,22 +210,22 @@ def main():
     for s in sizes:
         b, f, c = (get(n, "thr", s, "cpu") for n in ("cs-buffer", "cs-frame", "c"))
         lines.append(f"| {s} B | " + " | ".join(fmt(get(n, "thr", s, "cpu"), 0) for n in names)
-                     + f" | {ratio(b, c)} | {ratio(f, b)} | {fmt(get('cs-buffer', 'thr', s, 'alloc'), 3)}"
+                     + f" | {bench.ratio(b, c)} | {bench.ratio(f, b)} | {fmt(get('cs-buffer', 'thr', s, 'alloc'), 3)}"
                      f" | {fmt(get('cs-frame', 'thr', s, 'alloc'), 1)} |")
     lat_names = [n for n in names if n != "cs-frame"]
     lines += ["", "### One-way latency (µs)", "", "| size | " + " | ".join(lat_names) + " | cs-buffer / c |",
               "|---" * (len(lat_names) + 2) + "|"]
     for s in sizes:
         lines.append(f"| {s} B | " + " | ".join(fmt(get(n, "lat", s, "lat"), 2) for n in lat_names)
-                     + f" | {ratio(get('cs-buffer', 'lat', s, 'lat'), get('c', 'lat', s, 'lat'))} |")
+                     + f" | {bench.ratio(get('cs-buffer', 'lat', s, 'lat'), get('c', 'lat', s, 'lat'))} |")
     s0 = sizes[0]
     allocs = [get("cs-buffer", "thr", s, "alloc") for s in sizes]
     lines += ["", f"Targets: cs-buffer allocations per message at every size: "
               f"{', '.join(fmt(a, 3) for a in allocs)} B (target 0); receiver CPU / c at {s0} B: cs-buffer "
-              f"{ratio(get('cs-buffer', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))}, cs-buffer-pre "
-              f"{ratio(get('cs-buffer-pre', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))} (target ≤ 1.5×); "
-              f"throughput / c at {s0} B: cs-buffer {ratio(get('cs-buffer', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))}, "
-              f"cs-buffer-pre {ratio(get('cs-buffer-pre', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))} (target ≥ 0.6×).", ""]
+              f"{bench.ratio(get('cs-buffer', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))}, cs-buffer-pre "
+              f"{bench.ratio(get('cs-buffer-pre', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))} (target ≤ 1.5×); "
+              f"throughput / c at {s0} B: cs-buffer {bench.ratio(get('cs-buffer', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))}, "
+              f"cs-buffer-pre {bench.ratio(get('cs-buffer-pre', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))} (target ≥ 0.6×).", ""]
     text = "\n".join(lines)
     print(text)
     md = Path(args.result_md)

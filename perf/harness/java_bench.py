@@ -130,10 +130,6 @@ def fmt_lat(v):
     return "—" if v is None else f"{v:.1f}"
 
 
-def ratio(a, b):
-    return "—" if a is None or b is None or b == 0 else f"{a / b:.2f}×"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("result_md")
@@ -211,8 +207,8 @@ def main():
                 v, c = get(n, kind, "tcp", size, key), cpu_per(n, kind, "tcp", size)
                 cells.append(fmt(v) + ("" if c is None else f" (CPU {c:.0f})" if kind == "thr" else f" (CPU {c:.1f})"))
             a = get("oxmq-java", kind, "tcp", size, key)
-            lines.append(f"| {size} B | " + " | ".join(cells) + f" | {ratio(a, get('jeromq', kind, 'tcp', size, key))}"
-                         f" | {ratio(a, get('oxmq-c', kind, 'tcp', size, key))} |")
+            lines.append(f"| {size} B | " + " | ".join(cells) + f" | {bench.ratio(a, get('jeromq', kind, 'tcp', size, key))}"
+                         f" | {bench.ratio(a, get('oxmq-c', kind, 'tcp', size, key))} |")
         lines.append("")
     inproc_cols = [c.name for c in cols if (isinstance(c, JavaTools) and c.inproc) or c.name == "oxmq-c"]
     lines += ["### inproc (throughput msg/s; latency µs)", "",
@@ -224,9 +220,9 @@ def main():
     lines.append("")
     a1, j1, c1 = (get(n, "thr", "tcp", sizes[0], "msgs") for n in ("oxmq-java", "jeromq", "oxmq-c"))
     l1, jl1, cl1 = (get(n, "lat", "tcp", sizes[0], "lat") for n in ("oxmq-java", "jeromq", "oxmq-c"))
-    lines += [f"Targets at {sizes[0]} B: throughput oxmq-java/jeromq {ratio(a1, j1)} (target ≥ 3×), "
-              f"oxmq-java/oxmq-c {ratio(a1, c1)} (target ≥ 0.7×); latency oxmq-java/jeromq {ratio(l1, jl1)} "
-              f"(target ≤ 0.5×), oxmq-java/oxmq-c {ratio(l1, cl1)} (target ≤ 1.15×).", ""]
+    lines += [f"Targets at {sizes[0]} B: throughput oxmq-java/jeromq {bench.ratio(a1, j1)} (target ≥ 3×), "
+              f"oxmq-java/oxmq-c {bench.ratio(a1, c1)} (target ≥ 0.7×); latency oxmq-java/jeromq {bench.ratio(l1, jl1)} "
+              f"(target ≤ 0.5×), oxmq-java/oxmq-c {bench.ratio(l1, cl1)} (target ≤ 1.15×).", ""]
     text = "\n".join(lines)
     print(text)
     md = Path(args.result_md)
