@@ -154,6 +154,12 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
             }
         }
         if ready > 0 {
+            let input = items.iter().any(|it| match it {
+                PollItem::Socket { revents, .. } | PollItem::Fd { revents, .. } => *revents & POLLIN != 0,
+            });
+            if !first && input {
+                crate::io::pace::waited_for_input();
+            }
             return Ok(ready);
         }
         if !first {
@@ -447,6 +453,9 @@ impl<S: AsSocket> Poller<S> {
                 }
             }
             if !ready.is_empty() {
+                if timeout != 0 && ready.iter().any(|e| e.events & POLLIN != 0) {
+                    crate::io::pace::waited_for_input();
+                }
                 return Ok(ready.len());
             }
             if timeout == 0 {

@@ -12,6 +12,10 @@
 //! per-connection window. So the rule looks at the connection and at the thread:
 //! * a reply (the connection read input since it was last written) goes direct, whatever the
 //!   pace: an exchange pays its latency per message, and there is nothing to batch;
+//! * so does an answer: the first write after the calling thread waited for input and got
+//!   some (a request that came over one connection, answered over another, as a wiring echo
+//!   or a PULL-then-PUSH worker does). A stream that the thread receives without waiting, as
+//!   a busy forwarder does, stays the I/O thread's;
 //! * otherwise the write goes direct only if this connection was not written (by anyone)
 //!   within [`QUIET`], and the calling thread did not write any connection directly within
 //!   [`QUIET`]. A sporadic message still goes direct to its first connection; the rest of a
@@ -37,6 +41,8 @@ pub(crate) fn may_write_direct(reply: bool, since_conn_write: Duration, since_th
 thread_local! {
     /// Nanoseconds from [`origin`] to this thread's last direct write, plus one (0: none yet).
     static LAST_DIRECT: Cell<u64> = const { Cell::new(0) };
+    /// The thread waited for input and got some since its last direct write.
+    static ANSWERING: Cell<bool> = const { Cell::new(false) };
 }
 
 fn origin() -> Instant {
@@ -61,6 +67,20 @@ pub(crate) fn since_direct(now: Instant) -> Option<Duration> {
 #[inline]
 pub(crate) fn wrote_direct(at: Instant) {
     LAST_DIRECT.with(|c| c.set(stamp(at)));
+    ANSWERING.with(|c| c.set(false));
+}
+
+/// The calling thread waited for input (a blocking receive or poll) and input came: its
+/// next write answers it.
+#[inline]
+pub(crate) fn waited_for_input() {
+    ANSWERING.with(|c| c.set(true));
+}
+
+/// True when the calling thread's next write answers input it waited for.
+#[inline]
+pub(crate) fn answering() -> bool {
+    ANSWERING.with(Cell::get)
 }
 
 #[cfg(test)]
@@ -91,6 +111,22 @@ mod tests {
     #[test]
     fn a_reply_goes_direct_at_any_pace() {
         assert!(may_write_direct(true, US, Some(US)));
+    }
+
+    #[test]
+    fn an_answer_is_flagged_until_the_next_direct_write() {
+        std::thread::spawn(|| {
+            assert!(!answering());
+            waited_for_input();
+            assert!(answering());
+            wrote_direct(Instant::now());
+            assert!(!answering());
+            // Another thread has its own flag.
+            waited_for_input();
+            std::thread::spawn(|| assert!(!answering())).join().unwrap();
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -246,10 +246,10 @@ impl Session {
             State::Connected(c) if c.handshake.is_none() && c.writable => c.beat.reads,
             _ => return false,
         };
-        // A stream is the I/O thread's to batch; a reply or a sporadic message goes direct
+        // A stream is the I/O thread's to batch; a reply, an answer or a sporadic message goes direct
         // (see `pace`).
         let now = Instant::now();
-        let reply = reads != self.reads_at_write;
+        let reply = reads != self.reads_at_write || pace::answering();
         let since_write = now.saturating_duration_since(self.last_write);
         if !pace::may_write_direct(reply, since_write, pace::since_direct(now)) {
             return false;

@@ -103,7 +103,9 @@ impl Socket {
     /// that wait in slices (to look for signals between them) instead of blocking in `recv`.
     pub fn wait_recv(&mut self, timeout: Option<std::time::Duration>) -> Result<()> {
         self.check_term()?;
-        self.wait_input(timeout.map(|t| Instant::now() + t))
+        self.wait_input(timeout.map(|t| Instant::now() + t))?;
+        crate::io::pace::waited_for_input();
+        Ok(())
     }
 
     /// Waits for input until `deadline`, as [`Socket::wait`] does, reading the connections
@@ -148,6 +150,12 @@ impl Socket {
                     self.counters.spun_waits += 1;
                 }
                 return self.wait(deadline);
+            }
+            // Readiness that brought no message (a peer's command, a partial frame) must not
+            // stretch the wait past its deadline.
+            if m > 1 && deadline.is_some_and(|d| Instant::now() >= d) {
+                self.spin.ended(start);
+                return Err(Error::Again);
             }
             if m == 1 {
                 // No connection to poll (inproc peers, or sessions the I/O thread holds): the

@@ -896,7 +896,12 @@ impl Socket {
             self.wait_input(deadline)?;
             match self.pattern.recv(&mut self.pipes) {
                 Err(Error::Again) => continue,
-                r => return self.received(r),
+                r => {
+                    if r.is_ok() {
+                        crate::io::pace::waited_for_input();
+                    }
+                    return self.received(r);
+                }
             }
         }
     }
