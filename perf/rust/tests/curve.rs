@@ -31,7 +31,10 @@ fn throughput_and_latency_over_curve() {
 fn curve_server_refuses_a_null_client() {
     let ctx = Context::new();
     let ep = free_endpoint();
+    // LINGER 0 everywhere: a failed assertion must report, not wait forever in the context's
+    // teardown for a message nobody can take.
     let mut pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(oxmq::opt::LINGER, 0).unwrap();
     oxmq_perf::curve_setup(&mut pull, true, true).unwrap();
     pull.bind(&ep).unwrap();
     pull.set_int(oxmq::opt::RCVTIMEO, 300).unwrap();
@@ -43,11 +46,14 @@ fn curve_server_refuses_a_null_client() {
     assert!(pull.recv_msg(&mut m, 0).is_err(), "a NULL client's message came through");
     // A CURVE client on the same endpoint does get through.
     let mut good = ctx.socket(SocketType::Push).unwrap();
+    good.set_int(oxmq::opt::LINGER, 0).unwrap();
     oxmq_perf::curve_setup(&mut good, true, false).unwrap();
     good.connect(&ep).unwrap();
     good.send_msg(&mut oxmq::Msg::with_size(8), 0).unwrap();
     pull.set_int(oxmq::opt::RCVTIMEO, 10_000).unwrap();
-    pull.recv_msg(&mut m, 0).unwrap();
+    if let Err(e) = pull.recv_msg(&mut m, 0) {
+        panic!("the CURVE client's message did not arrive in 10 s: {e} (pull {:?}, good {:?})", pull.stats(), good.stats());
+    }
     assert_eq!(m.len(), 8);
     pull.set_int(oxmq::opt::RCVTIMEO, 200).unwrap();
     assert!(pull.recv_msg(&mut m, 0).is_err(), "a message beyond the CURVE client's one");
