@@ -145,6 +145,9 @@ struct Exchange {
     xpub: Socket,
     /// Subscriptions seen on `xpub` minus cancellations (XPUB_VERBOSER reports both).
     xpub_subs: i64,
+    /// Whether queues of other handles can attach to `xpub` (not for local scope: its name is
+    /// never published, so only this handle's own legs ever carry its messages).
+    reachable: bool,
     /// PUSH legs to queues bound from this handle: one per queue (fan-out), or one leg
     /// connected to all of them (balancing).
     legs: Vec<Socket>,
@@ -381,7 +384,8 @@ impl Wiring {
         let ep = self.bind_scope(&mut xpub, scope, location)?;
         self.publish(name, Kind::Exchange, scope, ep.as_deref(), style)?;
         let eid = self.exchanges.len();
-        self.exchanges.push(Exchange { style, xpub, xpub_subs: 0, legs: Vec::new(), unchecked: 0, turn: false });
+        let reachable = scope != Scope::Local;
+        self.exchanges.push(Exchange { style, xpub, xpub_subs: 0, reachable, legs: Vec::new(), unchecked: 0, turn: false });
         self.names.insert(name.to_string(), (Kind::Exchange, eid, scope));
         Ok(eid)
     }
@@ -612,14 +616,16 @@ impl Wiring {
         }
         let ex = self.exchanges.get_mut(eid).ok_or_else(|| WiringError::Invalid(format!("no exchange {eid}")))?;
         // Queues attached from elsewhere show up as XPUB subscriptions.
-        if ex.xpub_subs <= 0 {
-            drain_subscriptions(&mut ex.xpub, &mut ex.xpub_subs);
-        } else {
-            // Cancellations, now and then.
-            ex.unchecked += 1;
-            if ex.unchecked >= XPUB_CHECK_EVERY {
-                ex.unchecked = 0;
+        if ex.reachable {
+            if ex.xpub_subs <= 0 {
                 drain_subscriptions(&mut ex.xpub, &mut ex.xpub_subs);
+            } else {
+                // Cancellations, now and then.
+                ex.unchecked += 1;
+                if ex.unchecked >= XPUB_CHECK_EVERY {
+                    ex.unchecked = 0;
+                    drain_subscriptions(&mut ex.xpub, &mut ex.xpub_subs);
+                }
             }
         }
         let to_xpub = ex.xpub_subs > 0;
