@@ -1305,8 +1305,10 @@ impl Session {
             return false;
         }
         // A pipe per connection: the socket forgets this peer. STREAM keeps its pipe, and so
-        // the peer's routing id, across reconnects, as libzmq does.
-        if self.socket.kind == SocketType::Router || self.options.immediate {
+        // the peer's routing id, across reconnects, as libzmq does; so does a ROUTER's
+        // connection named by CONNECT_ROUTING_ID, whose pipe the socket made at connect.
+        let named = self.options.link.connect_routing_id.is_some();
+        if (self.socket.kind == SocketType::Router && !named) || self.options.immediate {
             self.pipe = None;
         }
         if self.closing && (self.drained || self.pipe.is_none()) {

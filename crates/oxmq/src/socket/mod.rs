@@ -569,13 +569,23 @@ impl Socket {
                 let id = self.next_id();
                 // The pipe exists from the start so messages sent before the peer is up are
                 // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
-                // a pipe per connection instead, created when the handshake completes.
-                let pipe = if self.options.immediate || self.shared.kind.routes_by_id() {
+                // a pipe per connection instead, created when the handshake completes, unless
+                // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
+                // name, so the application can route to it at once (as libzmq allows).
+                let named = self.options.link.connect_routing_id.clone();
+                let by_id = self.shared.kind.routes_by_id();
+                let pipe = if self.options.immediate || (by_id && named.is_none()) {
                     None
                 } else {
                     let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
                     if self.options.conflates(self.shared.kind) {
                         PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
+                    }
+                    if let (true, Some(id)) = (by_id, named) {
+                        let mut id = Msg::from(id);
+                        id.set_flags(crate::msg::ROUTING_ID);
+                        theirs.write(id);
+                        theirs.flush();
                     }
                     self.attach(mine, Some(endpoint.to_string()), true);
                     Some(theirs)
