@@ -63,7 +63,7 @@ impl Properties {
         self.src_fd
     }
 
-    fn insert(&mut self, name: &str, value: &[u8]) {
+    pub(crate) fn insert(&mut self, name: &str, value: &[u8]) {
         if self.get(name).is_some() {
             return;
         }

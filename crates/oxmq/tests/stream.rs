@@ -219,6 +219,30 @@ fn connect_routing_id_is_for_one_connect(t: Transport) {
     assert_eq!(recv_from(&mut s, b"first", 4), b"pong");
 }
 
+/// What programs written for libzmq read from a STREAM: the routing-id frame carries the
+/// connection's Peer-Address, and the socket's ZMQ_ROUTING_ID reports the id it generated last.
+fn peer_address_and_generated_id_as_libzmq(t: Transport) {
+    let ctx = Context::new();
+    let mut s = stream_socket(&ctx);
+    let ep = bind(&mut s, t);
+    let _c = raw_connect(&ep);
+    let mut parts = Vec::new();
+    loop {
+        let m = s.recv(0).expect("connect notification");
+        let more = m.more();
+        parts.push(m);
+        if !more {
+            break;
+        }
+    }
+    assert_eq!(parts.len(), 2);
+    assert!(parts[1].is_empty(), "a connect notification");
+    if t == Transport::Tcp {
+        assert_eq!(parts[0].gets("Peer-Address"), Some(&b"127.0.0.1"[..]), "Peer-Address on the id frame");
+    }
+    assert_eq!(s.get_bytes(opt::ROUTING_ID).unwrap(), &parts[0][..], "ZMQ_ROUTING_ID is the generated id");
+}
+
 macro_rules! per_stream_transport {
     ($($name:ident),* $(,)?) => {
         mod tcp {
@@ -231,6 +255,7 @@ macro_rules! per_stream_transport {
 }
 
 per_stream_transport!(
+    peer_address_and_generated_id_as_libzmq,
     server_talks_to_plain_clients,
     notify_off_gives_data_only,
     connects_out_to_a_plain_server,

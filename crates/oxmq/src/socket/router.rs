@@ -195,8 +195,10 @@ impl Pattern for Router {
             return Ok(m);
         }
         let id = self.id_of.get(&slot).cloned().unwrap_or_default();
-        self.pending_in = Some(m);
+        // The routing-id frame carries the connection's properties too, as libzmq's does.
         let mut idm = Msg::from(id);
+        idm.set_props(m.props_arc().cloned());
+        self.pending_in = Some(m);
         idm.set_more(true);
         self.more_in = true;
         Ok(idm)

@@ -17,6 +17,7 @@ use super::fq::Fq;
 use super::{Pattern, Pipes};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
+use crate::opt;
 use bytes::Bytes;
 use std::collections::HashMap;
 
@@ -27,6 +28,10 @@ pub(crate) struct Stream {
     /// Pipes whose routing-id frame has not arrived yet.
     anonymous: Vec<usize>,
     next_id: u32,
+    /// The last routing id generated for a peer: libzmq reports it as the socket's own
+    /// ZMQ_ROUTING_ID (its STREAM copies each generated id into its options), and programs
+    /// written against it read the peer's id that way.
+    last_generated: Option<Bytes>,
     /// Pipes whose connect notification was handed out: their next empty message is the
     /// disconnect notification.
     announced: std::collections::HashSet<usize>,
@@ -48,6 +53,7 @@ impl Stream {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.subsec_nanos())
                 .unwrap_or(1),
+            last_generated: None,
             announced: Default::default(),
             pending_in: None,
             out: None,
@@ -74,6 +80,7 @@ impl Stream {
                     break;
                 }
             }
+            self.last_generated = Some(id.clone());
         } else if self.by_id.contains_key(&id) {
             pipes.reject(slot);
             return;
@@ -99,6 +106,12 @@ impl Stream {
 impl Pattern for Stream {
     fn attach(&mut self, pipes: &mut Pipes, slot: usize) {
         self.identify(pipes, slot);
+    }
+    fn getsockopt(&self, option: i32) -> Option<Vec<u8>> {
+        match option {
+            opt::ROUTING_ID => self.last_generated.as_ref().map(|id| id.to_vec()),
+            _ => None,
+        }
     }
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
         self.forget(slot);
@@ -163,8 +176,11 @@ impl Pattern for Stream {
                 }
             }
         }
-        self.pending_in = Some(m);
+        // The routing-id frame carries the connection's properties too (Peer-Address), as
+        // libzmq's does.
         let mut idm = Msg::from(id);
+        idm.set_props(m.props_arc().cloned());
+        self.pending_in = Some(m);
         idm.set_more(true);
         Ok(idm)
     }

@@ -19,11 +19,17 @@ impl Session {
         let State::Connected(c) = &mut self.state else { return };
         c.handshake = None;
         c.tx.clear();
+        // Peer-Address (and the descriptor, for SRCFD) on the routing-id frame, as for ZMTP.
+        let mut props = crate::properties::Properties::default();
+        if !c.peer_address.is_empty() {
+            props.insert(crate::properties::PEER_ADDRESS, c.peer_address.as_bytes());
+        }
+        props.set_src_fd(c.stream.fd());
         let id = match (&self.target, &self.options.link.connect_routing_id) {
             (Some(_), Some(id)) => id.clone(),
             _ => bytes::Bytes::new(),
         };
-        self.attach_peer(id, None);
+        self.attach_peer(id, Some(std::sync::Arc::new(props)));
         if self.options.link.stream_notify {
             self.raw_notify();
         }
