@@ -212,8 +212,39 @@ fn connect_routing_id_routes_before_the_peer_is_up(t: Transport) {
     assert_eq!(recv_parts(&mut client), vec![b"later".to_vec(), b"answer".to_vec()]);
 }
 
+/// The named connection keeps its pipe while the peer is away: what is sent once the
+/// disconnect is known waits for the reconnect, and the name routes to the new peer.
+fn connect_routing_id_survives_a_reconnect(t: Transport) {
+    if !t.reconnects() {
+        return;
+    }
+    let ctx = Context::new();
+    let mut server = socket(&ctx, T::Router);
+    let ep = bind(&mut server, t);
+    let mut client = socket(&ctx, T::Router);
+    client.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    client.set_bytes(opt::ROUTING_ID, b"client").unwrap();
+    client.set_bytes(opt::CONNECT_ROUTING_ID, b"srv").unwrap();
+    let mon_ep = format!("inproc://{}", unique("rid-mon"));
+    client.monitor(Some(&mon_ep), oxmq::monitor::event::DISCONNECTED).unwrap();
+    let mut mon = socket(&ctx, T::Pair);
+    mon.connect(&mon_ep).unwrap();
+    client.connect(&ep).unwrap();
+    send_parts(&mut client, &[b"srv", b"one"]);
+    assert_eq!(recv_parts(&mut server), vec![b"client".to_vec(), b"one".to_vec()]);
+    drop(server);
+    let e = oxmq::MonitorEvent::recv(&mut mon, 1, 0).expect("DISCONNECTED");
+    assert_eq!(e.event, oxmq::monitor::event::DISCONNECTED);
+    client.send_multipart([&b"srv"[..], b"while away"], opt::DONTWAIT).expect("the name still routes");
+    let mut server = socket(&ctx, T::Router);
+    // The old listener's close is asynchronous: the address may be busy for a moment.
+    eventually("the endpoint can be bound again", || server.bind(&ep).ok());
+    assert_eq!(recv_parts(&mut server), vec![b"client".to_vec(), b"while away".to_vec()]);
+}
+
 per_transport!(
     connect_routing_id_routes_before_the_peer_is_up,
+    connect_routing_id_survives_a_reconnect,
     conflate_sender_keeps_only_newest,
     conflate_sub_keeps_every_subscription,
     conflate_receiver_keeps_only_newest,
