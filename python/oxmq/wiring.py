@@ -15,7 +15,7 @@ unreachable, EINVAL bad location/scope/id; ``receive(timeout=...)`` raises ``Aga
 the timeout runs out. See README.md, "The wiring API".
 """
 
-from typing import Optional, Tuple, Union
+from typing import Optional
 
 from . import _oxmq
 from .error import Again, ZMQError  # noqa: F401
@@ -31,48 +31,23 @@ __all__ = ["ZMQ", "SCOPE_LOCAL", "SCOPE_GLOBAL", "SCOPE_PROCESS", "STYLE_FANOUT"
            "STYLE_LOAD_BALANCE", "ZMQError", "Again"]
 
 
-class ZMQ:
+class ZMQ(_oxmq.Wiring):
     """A wiring handle connected to the name service at ``hostname`` (``""``, ``host``,
-    ``host:port``). Use it from one thread at a time."""
+    ``host:port``). Use it from one thread at a time.
 
-    def __init__(self, hostname: str = "") -> None:
-        self._w = _oxmq.Wiring(hostname or "")
+    ``send(eid, message)`` sends bytes-like ``message`` (``str`` as UTF-8) through exchange
+    ``eid``; ``receive(timeout=None)`` returns the next message from any queue of the handle,
+    waiting forever or ``timeout`` seconds (then raising ``Again``). Both are the native
+    methods themselves (no Python frame per message)."""
 
     def create_exchange(self, exchange: str, scope: int = SCOPE_LOCAL, location: Optional[str] = "",
                         style: int = STYLE_FANOUT) -> int:
         """Creates an exchange; returns its id for :meth:`send`."""
-        return self._w.create_exchange(exchange, scope, location or "", style)
+        return super().create_exchange(exchange, scope, location or "", style)
 
     def create_queue(self, queue: str, scope: int = SCOPE_LOCAL, location: Optional[str] = "") -> int:
         """Creates a queue; :meth:`receive` reads from every queue of the handle."""
-        return self._w.create_queue(queue, scope, location or "")
-
-    def bind(self, exchange: str, queue: str) -> None:
-        """Wires ``exchange`` to ``queue`` by name, wherever each lives."""
-        self._w.bind(exchange, queue)
-
-    def send(self, eid: int, message: Union[bytes, bytearray, memoryview, str]) -> None:
-        """Sends ``message`` (``str`` is sent as UTF-8) through exchange ``eid``."""
-        if isinstance(message, str):
-            message = message.encode()
-        self._w.send(eid, message)
-
-    def receive(self, timeout: Optional[float] = None) -> bytes:
-        """The next message from any queue; waits forever, or ``timeout`` seconds (then
-        raises ``Again``)."""
-        return self._w.receive(-1 if timeout is None else int(timeout * 1000))
-
-    def lookup(self, name: str) -> Tuple[str, str, str]:
-        """``(kind, endpoint, style)`` of a global name, for plain ZeroMQ peers."""
-        return self._w.lookup(name)
-
-    def close(self) -> None:
-        """Withdraws this handle's names and closes it."""
-        self._w.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._w.closed
+        return super().create_queue(queue, scope, location or "")
 
     def __enter__(self) -> "ZMQ":
         return self

@@ -6,7 +6,7 @@ use crate::error::errno_err;
 use oxmq::Msg;
 use oxmq_wiring::{Scope, Style, WiringError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 use std::time::{Duration, Instant};
 
 const SLICE: Duration = Duration::from_millis(100);
@@ -20,7 +20,9 @@ fn scope(py: Python<'_>, v: i32) -> PyResult<Scope> {
 }
 
 /// One wiring handle; used by one thread at a time.
-#[pyclass(unsendable, module = "oxmq._oxmq", name = "Wiring")]
+/// `oxmq.wiring.ZMQ` subclasses it: `send` and `receive` keep the seed's signatures here, so a
+/// call from Python reaches native code without a Python frame in between.
+#[pyclass(unsendable, subclass, module = "oxmq._oxmq", name = "Wiring")]
 pub struct Wiring {
     w: Option<oxmq_wiring::Wiring>,
     msg: Msg,
@@ -35,8 +37,9 @@ impl Wiring {
 #[pymethods]
 impl Wiring {
     #[new]
-    fn new(py: Python<'_>, host: &str) -> PyResult<Self> {
-        let host = host.to_string();
+    #[pyo3(signature = (hostname = ""))]
+    fn new(py: Python<'_>, hostname: &str) -> PyResult<Self> {
+        let host = hostname.to_string();
         let w = py.detach(move || oxmq_wiring::Wiring::new(&host)).map_err(|e| err(py, e))?;
         Ok(Wiring { w: Some(w), msg: Msg::default() })
     }
@@ -63,9 +66,18 @@ impl Wiring {
         py.detach(|| w.bind(exchange, queue)).map_err(|e| err(py, e))
     }
 
-    /// Sends `data` (bytes-like, copied) through exchange `eid`.
-    fn send(&mut self, py: Python<'_>, eid: usize, data: &[u8]) -> PyResult<()> {
-        let mut m = Msg::copy_from(data);
+    /// Sends `message` (bytes-like, copied; `str` as UTF-8) through exchange `eid`.
+    fn send(&mut self, py: Python<'_>, eid: usize, message: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut m = if let Ok(b) = message.cast::<PyBytes>() {
+            Msg::copy_from(b.as_bytes())
+        } else if let Ok(t) = message.cast::<PyString>() {
+            Msg::copy_from(t.to_cow()?.as_bytes())
+        } else {
+            // bytearray, memoryview, any buffer (the limited API has no buffer access):
+            // memoryview(message) refuses what is not one with TypeError, as pyzmq does.
+            let b = py.get_type::<pyo3::types::PyMemoryView>().call1((message,))?.call_method0("tobytes")?;
+            Msg::copy_from(b.cast::<PyBytes>()?.as_bytes())
+        };
         let w = self.get(py)?;
         // Most sends find room at once: try without giving up the GIL first.
         match w.send_msg(eid, &mut m) {
@@ -74,8 +86,11 @@ impl Wiring {
         }
     }
 
-    /// The next message from any queue, as bytes; `timeout_ms` < 0 waits forever.
-    fn receive<'py>(&mut self, py: Python<'py>, timeout_ms: i64) -> PyResult<Bound<'py, PyBytes>> {
+    /// The next message from any queue, as bytes: waits forever, or `timeout` seconds (then
+    /// raises `Again`).
+    #[pyo3(signature = (timeout = None))]
+    fn receive<'py>(&mut self, py: Python<'py>, timeout: Option<f64>) -> PyResult<Bound<'py, PyBytes>> {
+        let timeout_ms = timeout.map_or(-1, |t| (t * 1000.0) as i64);
         let deadline = (timeout_ms >= 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
         let mut msg = std::mem::take(&mut self.msg);
         let w = self.w.as_mut().ok_or_else(|| err(py, WiringError::Terminated))?;

@@ -102,6 +102,24 @@ def test_str_and_large_messages_and_load_balancing(embedded):
             w.receive(timeout=0.05)
 
 
+def test_send_takes_buffers_and_refuses_the_rest(embedded):
+    with pyzmq.ZMQ(embedded) as w:
+        eid = w.create_exchange("E")
+        w.create_queue("Q")
+        w.bind("E", "Q")
+        w.send(eid, bytearray(b"ba"))
+        w.send(eid, memoryview(b"xmvx")[1:3])
+        assert [w.receive(timeout=5), w.receive(timeout=5)] == [b"ba", b"mv"]
+        for bad in (123, None, [1, 2]):
+            with pytest.raises(TypeError):
+                w.send(eid, bad)
+        with pytest.raises(oxmq.Again):
+            w.receive(timeout=0.05)
+        # The seed's two methods are the native ones: no Python frame per message.
+        assert type(w).send is oxmq._oxmq.Wiring.send
+        assert type(w).receive is oxmq._oxmq.Wiring.receive
+
+
 def test_libzmq_peers_on_global_names(embedded):
     zmq = pytest.importorskip("zmq")
     ctx = zmq.Context()
