@@ -90,6 +90,24 @@ int main (int argc, char *argv[])
     CHECK (czmq_receive_ex (h, &data, &size, &ffn, 5000) == 0);
     CHECK (size == 0 && data == NULL && ffn == NULL);
 
+    /* czmq_receive_into: into the caller's buffer; a message longer than it stays for the
+       next receive (EMSGSIZE, its length reported), which may be of either kind. */
+    char rbuf[8];
+    size_t got = 0;
+    CHECK (czmq_send_ex (h, eid, "0123456789", 10, NULL) == 0);
+    CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, &got, 5000) == -1 && errno == EMSGSIZE && got == 10);
+    char rbig[16];
+    got = 0;
+    CHECK (czmq_receive_into (h, rbig, sizeof rbig, &got, 0) == 0 && got == 10 && memcmp (rbig, "0123456789", 10) == 0);
+    CHECK (czmq_send_ex (h, eid, "abcdefghij", 10, NULL) == 0);
+    CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, &got, 5000) == -1 && errno == EMSGSIZE);
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 0) == 0 && size == 10 && memcmp (data, "abcdefghij", 10) == 0);
+    if (ffn) ffn (data);
+    CHECK (czmq_send_ex (h, eid, "xy", 2, NULL) == 0);
+    CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, &got, 5000) == 0 && got == 2 && memcmp (rbuf, "xy", 2) == 0);
+    CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, &got, 50) == -1 && errno == EAGAIN);
+    CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, NULL, 50) == -1 && errno == EFAULT);
+
     /* Over tcp (global queue G of this handle, bound from a global exchange): the sender's
        buffer is freed once written. */
     int geid = czmq_create_exchange (h, "GE", CZMQ_SCOPE_GLOBAL, "");

@@ -59,6 +59,11 @@ int czmq_send_ex (void *obj_, int eid_, void *data_, size_t size_,
 /*  timeout_ms_ -1 waits forever; EAGAIN when it runs out.  */
 int czmq_receive_ex (void *obj_, void **data_, size_t *size_,
     czmq_free_fn **ffn_, int timeout_ms_);
+/*  oxmq: the next message copied into buf_ (len_ bytes), its length in *size_. A longer
+    message is not consumed: -1 with EMSGSIZE and its length in *size_, and the next
+    receive returns it.  */
+int czmq_receive_into (void *obj_, void *buf_, size_t len_, size_t *size_,
+    int timeout_ms_);
 /*  The ZMTP endpoint of a global name (for plain ZeroMQ peers: SUB to an exchange,
     PUSH to a queue); returns its length.  */
 int czmq_lookup (void *obj_, const char *name_, char *endpoint_, size_t len_);

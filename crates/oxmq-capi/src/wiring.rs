@@ -35,6 +35,9 @@ const LIVE: u64 = 0x6f78_7769_7265_6421; // "oxwired!"
 struct Handle {
     tag: u64,
     w: Wiring,
+    /// A message `czmq_receive_into` found too large for the caller's buffer: the next
+    /// receive of any kind returns it.
+    pending: Option<Msg>,
 }
 
 /// Runs `body`; an error sets errno and returns `fail`, a panic sets EFAULT. Success leaves
@@ -70,6 +73,13 @@ fn bad(what: &str) -> WiringError {
 /// # Safety
 /// `obj` is null or a pointer from `czmq_create` not yet destroyed.
 unsafe fn handle<'a>(obj: *mut c_void) -> Result<&'a mut Wiring, WiringError> {
+    // SAFETY: forwarded contract.
+    Ok(&mut unsafe { handle_full(obj) }?.w)
+}
+
+/// # Safety
+/// As [`handle`].
+unsafe fn handle_full<'a>(obj: *mut c_void) -> Result<&'a mut Handle, WiringError> {
     if obj.is_null() {
         return Err(WiringError::Socket(oxmq::Error::Fault));
     }
@@ -78,7 +88,18 @@ unsafe fn handle<'a>(obj: *mut c_void) -> Result<&'a mut Wiring, WiringError> {
     if h.tag != LIVE {
         return Err(WiringError::Socket(oxmq::Error::Fault));
     }
-    Ok(&mut h.w)
+    Ok(h)
+}
+
+/// The next message of the handle: the one held back by `czmq_receive_into`, else a receive.
+fn next_message(h: &mut Handle, msg: &mut Msg, timeout: Option<Duration>) -> Result<(), WiringError> {
+    match h.pending.take() {
+        Some(m) => {
+            *msg = m;
+            Ok(())
+        }
+        None => h.w.receive_into(msg, timeout),
+    }
 }
 
 /// # Safety
@@ -103,7 +124,7 @@ pub unsafe extern "C" fn czmq_create(host: *const c_char) -> *mut c_void {
         // SAFETY: C contract.
         let host = unsafe { text(host, true) }?;
         let w = Wiring::new(host)?;
-        Ok(Box::into_raw(Box::new(Handle { tag: LIVE, w })).cast())
+        Ok(Box::into_raw(Box::new(Handle { tag: LIVE, w, pending: None })).cast())
     })
 }
 
@@ -299,10 +320,10 @@ pub unsafe extern "C" fn czmq_receive_ex(
             return Err(WiringError::Socket(oxmq::Error::Fault));
         }
         // SAFETY: C contract.
-        let w = unsafe { handle(obj) }?;
+        let h = unsafe { handle_full(obj) }?;
         let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
         let mut msg = Msg::new();
-        w.receive_into(&mut msg, timeout)?;
+        next_message(h, &mut msg, timeout)?;
         let len = msg.len();
         let (p, f): (*mut c_void, Option<czmq_free_fn>) = if len == 0 {
             (std::ptr::null_mut(), None)
@@ -326,6 +347,38 @@ pub unsafe extern "C" fn czmq_receive_ex(
             *data = p;
             *size = len;
             *ffn = f;
+        }
+        Ok(0)
+    })
+}
+
+/// `int czmq_receive_into (void *obj, void *buf, size_t len, size_t *size, int timeout_ms)`
+/// (an oxmq extension, for bindings that keep their own buffer): waits up to `timeout_ms`
+/// (-1: forever) for the next message, copies it into `buf` and stores its length in `*size`;
+/// 0, or -1 and errno. A message longer than `len` is not consumed: EMSGSIZE, with its length
+/// in `*size`, and the next receive returns it (into a larger buffer). One call and one copy
+/// per message, where `czmq_receive` costs a copy or a loan and a call of the free function.
+#[no_mangle]
+pub unsafe extern "C" fn czmq_receive_into(obj: *mut c_void, buf: *mut c_void, len: usize, size: *mut usize, timeout_ms: c_int) -> c_int {
+    wguard(-1, || {
+        if size.is_null() || (buf.is_null() && len != 0) {
+            return Err(WiringError::Socket(oxmq::Error::Fault));
+        }
+        // SAFETY: C contract.
+        let h = unsafe { handle_full(obj) }?;
+        let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
+        let mut msg = Msg::new();
+        next_message(h, &mut msg, timeout)?;
+        let n = msg.len();
+        // SAFETY: non-null (checked above).
+        unsafe { *size = n };
+        if n > len {
+            h.pending = Some(msg);
+            return Err(WiringError::Socket(oxmq::Error::MsgSize));
+        }
+        if n > 0 {
+            // SAFETY: `buf` has `len >= n` writable bytes (C contract); the body has `n`.
+            unsafe { std::ptr::copy_nonoverlapping(msg.as_slice().as_ptr(), buf.cast::<u8>(), n) };
         }
         Ok(0)
     })

@@ -73,6 +73,8 @@ public final class Jzmq implements AutoCloseable {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
     private static final MethodHandle RECEIVE = bind("czmq_receive_ex",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle RECEIVE_INTO = bind("czmq_receive_into",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT));
     private static final MethodHandle LOOKUP = bind("czmq_lookup", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
     /** Calls a {@code czmq_free_fn} the library handed out with a received message. */
     private static final MethodHandle CALL_FREE = LINKER.downcallHandle(FunctionDescriptor.ofVoid(ADDRESS));
@@ -90,6 +92,9 @@ public final class Jzmq implements AutoCloseable {
     /** Where send copies a message; grown to the largest sent. The library copies it again
      *  (no free function), so it is reused at once. */
     private MemorySegment sendBuf = arena.allocate(256, 8);
+    /** Where receive copies a message (one native call, one copy); grown to the largest
+     *  received. */
+    private MemorySegment recvBuf = arena.allocate(4096, 8);
     private MemorySegment handle;
 
     /**
@@ -210,19 +215,11 @@ public final class Jzmq implements AutoCloseable {
 
     /** Waits up to {@code timeoutMs} (-1: forever) for the next message; {@code null} when none came. */
     public byte[] receive(int timeoutMs) {
-        if (!next(timeoutMs)) {
+        long n = nextInto(timeoutMs);
+        if (n < 0) {
             return null;
         }
-        MemorySegment data = out.get(ADDRESS, 0);
-        long size = out.get(JAVA_LONG, 8);
-        MemorySegment free = out.get(ADDRESS, 16);
-        if (size > Integer.MAX_VALUE - 8) {
-            release(free, data);
-            throw new ZmqException("receive: a message of " + size + " bytes does not fit a byte[]", ZmqException.EMSGSIZE);
-        }
-        byte[] m = size == 0 ? new byte[0] : data.reinterpret(size).toArray(JAVA_BYTE);
-        release(free, data);
-        return m;
+        return n == 0 ? new byte[0] : recvBuf.asSlice(0, n).toArray(JAVA_BYTE);
     }
 
     /**
@@ -232,20 +229,51 @@ public final class Jzmq implements AutoCloseable {
      */
     public int receive(byte[] buffer) {
         nonNull(buffer, "buffer");
-        while (!next(RECEIVE_SLICE_MS)) {
+        long n;
+        while ((n = nextInto(RECEIVE_SLICE_MS)) < 0) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new ZmqInterruptedException("receive");
             }
         }
-        MemorySegment data = out.get(ADDRESS, 0);
-        long size = out.get(JAVA_LONG, 8);
-        MemorySegment free = out.get(ADDRESS, 16);
-        int n = (int) Math.min(size, buffer.length);
-        if (n > 0) {
-            MemorySegment.copy(data.reinterpret(size), JAVA_BYTE, 0, buffer, 0, n);
+        int k = (int) Math.min(n, buffer.length);
+        if (k > 0) {
+            MemorySegment.copy(recvBuf, JAVA_BYTE, 0, buffer, 0, k);
         }
-        release(free, data);
-        return (int) Math.min(size, Integer.MAX_VALUE);
+        return (int) Math.min(n, Integer.MAX_VALUE);
+    }
+
+    /** One czmq_receive_into into {@code recvBuf}, grown and asked again when the message is
+     *  longer (the library keeps it meanwhile): its length, or -1 on timeout. */
+    private long nextInto(int timeoutMs) {
+        MemorySegment h = live();
+        while (true) {
+            int rc;
+            try {
+                rc = (int) RECEIVE_INTO.invokeExact(state, h, recvBuf, recvBuf.byteSize(), out, timeoutMs);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+            if (rc == 0) {
+                return out.get(JAVA_LONG, 0);
+            }
+            int e = errno();
+            if (e == ZmqException.EAGAIN) {
+                return -1;
+            }
+            if (e != ZmqException.EMSGSIZE) {
+                throw new ZmqException("receive", e);
+            }
+            long need = out.get(JAVA_LONG, 0);
+            if (need > Integer.MAX_VALUE - 8) {
+                // No byte[] holds it: take it off the queue and say so.
+                if (next(0)) {
+                    release(out.get(ADDRESS, 16), out.get(ADDRESS, 0));
+                }
+                throw new ZmqException("receive: a message of " + need + " bytes does not fit a byte[]", ZmqException.EMSGSIZE);
+            }
+            recvBuf = arena.allocate(Math.max(need, recvBuf.byteSize() * 2), 8);
+            timeoutMs = 0;
+        }
     }
 
     /** One czmq_receive_ex: true with the message in {@code out}, false on timeout. */

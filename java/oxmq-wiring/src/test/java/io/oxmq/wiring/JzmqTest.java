@@ -170,6 +170,17 @@ class JzmqTest {
             big[99_999] = 7;
             b.send(eid, big);
             assertArrayEquals(big, a.receive());
+            // Longer than the receive buffer has grown to: the buffer grows again, nothing is
+            // lost, and a caller's smaller array gets the head and the full length.
+            byte[] bigger = new byte[300_000];
+            bigger[0] = 1;
+            bigger[299_999] = 9;
+            b.send(eid, bigger);
+            b.send(eid, new byte[] {5});
+            byte[] head = new byte[4];
+            assertEquals(300_000, a.receive(head));
+            assertArrayEquals(new byte[] {1, 0, 0, 0}, head);
+            assertArrayEquals(new byte[] {5}, a.receive());
             assertThrows(ZmqException.class, () -> a.lookup(pq), "a process-scope name is not global");
         }
     }
