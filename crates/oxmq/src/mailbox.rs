@@ -19,7 +19,9 @@ pub(crate) enum Command {
     /// A pipe end woke up.
     Pipe(PipeId, Wake),
     /// A new peer: attach this pipe end. The peer's routing id is the pipe's first frame.
-    Attach { pipe: PipeEnd, endpoint: Option<String> },
+    /// `listener`: the id of the bound endpoint that accepted the connection (None for
+    /// connects and inproc), so that unbinding it drops the connection's pipe at once.
+    Attach { pipe: PipeEnd, endpoint: Option<String>, listener: Option<u64> },
     /// The context is shutting down.
     Stop,
 }

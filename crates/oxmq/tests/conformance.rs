@@ -41,6 +41,7 @@ per_transport!(
     connect_before_bind,
     reconnect_after_peer_rebinds,
     unbind_and_disconnect,
+    unbind_drops_accepted_connections,
     maxmsgsize_disconnects_and_drops,
     immediate_queues_only_on_live_connections,
     linger_zero_discards,
@@ -863,6 +864,27 @@ fn reconnect_after_peer_rebinds(t: Transport) {
     assert!(got.starts_with(b"probe "), "{got:?}");
     second.send("second", 0).unwrap();
     assert_eq!(recv_parts(&mut dealer), vec![vec![], b"second".to_vec()]);
+}
+
+/// zmq_unbind drops the connections the endpoint accepted with their queues: nothing the
+/// peer sends afterwards is received (libzmq's test_reconnect_ivl relies on it), while a
+/// connection of another endpoint of the same socket carries on.
+fn unbind_drops_accepted_connections(t: Transport) {
+    if !t.is_wire() {
+        return; // inproc pipes are not accepted connections
+    }
+    let ctx = ctx();
+    let mut pair = socket(&ctx, T::Pair);
+    let ep = bind(&mut pair, t);
+    let mut peer = socket(&ctx, T::Pair);
+    peer.set_int(opt::RECONNECT_IVL, -1).unwrap();
+    peer.connect(&ep).unwrap();
+    peer.send("before", 0).unwrap();
+    assert_eq!(recv_bytes(&mut pair), b"before");
+    pair.unbind(&ep).unwrap();
+    // Whether it goes out before the peer sees the close or not, it must not arrive.
+    let _ = peer.send("after", opt::DONTWAIT);
+    assert_quiet(&mut pair);
 }
 
 fn unbind_and_disconnect(t: Transport) {

@@ -734,6 +734,7 @@ impl Session {
             self.socket.mailbox.send(crate::mailbox::Command::Attach {
                 pipe: socket_end,
                 endpoint: self.target.as_ref().map(|t| t.1.clone()),
+                listener: self.target.is_none().then_some(self.endpoint_id),
             });
         } else if let Some(p) = &mut self.pipe {
             let mut id = Msg::from(routing_id);

@@ -186,6 +186,8 @@ pub(crate) struct Slot {
     pub peer_id: Option<Bytes>,
     /// The endpoint this pipe came from (for `disconnect` of inproc peers).
     pub endpoint: Option<String>,
+    /// The bound endpoint (listener id) that accepted this pipe's connection, for `unbind`.
+    pub listener: Option<u64>,
 }
 
 /// The socket's pipes, indexed by slot. Patterns hold slot numbers.
@@ -206,7 +208,7 @@ impl Pipes {
     fn insert(&mut self, end: PipeEnd, endpoint: Option<String>) -> usize {
         let serial = self.next_serial;
         self.next_serial += 1;
-        let slot = Slot { end, serial, peer_id: None, endpoint };
+        let slot = Slot { end, serial, peer_id: None, endpoint, listener: None };
         match self.free.pop() {
             Some(i) => {
                 self.slots[i] = Some(slot);
@@ -629,7 +631,16 @@ impl Socket {
         match self.endpoints.remove(pos) {
             EndpointRec::Listener { io, id, fd, resolved, .. } => {
                 crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
-                io.send(IoCmd::CloseEndpoint { id })
+                io.send(IoCmd::CloseEndpoint { id });
+                // The connections it accepted go now, with their inbound queues (zmq_unbind):
+                // nothing more is read from them, even on this thread's direct receive path.
+                let slots: Vec<usize> = (0..self.pipes.slots.len())
+                    .filter(|&i| matches!(&self.pipes.slots[i], Some(s) if s.listener == Some(id)))
+                    .collect();
+                for i in slots {
+                    self.pattern.detach(&mut self.pipes, i);
+                    self.pipes.remove(i);
+                }
             }
             EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
             EndpointRec::Datagram { given, .. } => self.detach_endpoint(&given),
@@ -682,7 +693,13 @@ impl Socket {
     /// an I/O session made, which wrote the probe itself when the connection came up, so that
     /// it goes out at once rather than when this socket is next used).
     fn attach(&mut self, end: PipeEnd, endpoint: Option<String>, probe: bool) {
+        self.attach_from(end, endpoint, probe, None)
+    }
+
+    /// [`Socket::attach`] for a pipe accepted by the listener `listener`.
+    fn attach_from(&mut self, end: PipeEnd, endpoint: Option<String>, probe: bool, listener: Option<u64>) {
         let slot = self.pipes.insert(end, endpoint);
+        self.pipes.get(slot).listener = listener;
         let serial = self.pipes.get(slot).serial;
         self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
         if probe && self.options.probe_router && probes(self.shared.kind) {
@@ -737,11 +754,18 @@ impl Socket {
                         }
                     }
                 }
-                Command::Attach { pipe, endpoint } => {
+                Command::Attach { pipe, endpoint, listener } => {
+                    // A connection accepted by an endpoint unbound meanwhile is dropped with
+                    // whatever it brought (zmq_unbind discards the endpoint's queue).
+                    if let Some(l) = listener {
+                        if !self.endpoints.iter().any(|e| matches!(e, EndpointRec::Listener { id, .. } if *id == l)) {
+                            continue;
+                        }
+                    }
                     // Pipes from I/O sessions (tcp, ipc: a target or no endpoint) carry their
                     // probe already; inproc ones do not.
                     let probe = endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://"));
-                    self.attach(pipe, endpoint, probe)
+                    self.attach_from(pipe, endpoint, probe, listener)
                 }
                 Command::Stop => {}
             }

@@ -84,7 +84,7 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
         p.end.write(routing_id_frame(if p.connect_routing_id.is_empty() { &options.routing_id } else { &p.connect_routing_id }));
         p.end.flush();
         // The endpoint marks the pipe as an inproc peer (for the peer count in `stats`).
-        shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: Some(p.endpoint) });
+        shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: Some(p.endpoint), listener: None });
     }
     Ok(())
 }
@@ -114,7 +114,7 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
             mine.flush();
             theirs.write(routing_id_frame(peer_id(options, &b.routing_id)));
             theirs.flush();
-            b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: Some(endpoint) });
+            b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: Some(endpoint), listener: None });
             Ok(mine)
         }
         None => {
@@ -157,6 +157,6 @@ pub(crate) fn attach_internal(
     mine.flush();
     theirs.write(routing_id_frame(&b.routing_id));
     theirs.flush();
-    b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: None });
+    b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: None, listener: None });
     Some(mine)
 }
