@@ -466,3 +466,56 @@ fn thread_options_name_and_pin_the_io_threads() {
     let cpus = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).expect("Cpus_allowed_list");
     assert_eq!(cpus.split(':').nth(1).unwrap().trim(), "0", "pinned to CPU 0 only");
 }
+
+// --- SNDHWM/RCVHWM over inproc: the two sides' sum, whoever came first; later changes ------
+
+/// Sends empty messages with DONTWAIT until the queue refuses one; how many went.
+fn fill(s: &mut Socket) -> usize {
+    let mut n = 0;
+    while n < 10_000 && s.send("", opt::DONTWAIT).is_ok() {
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn inproc_queue_is_the_sum_of_both_hwms_whoever_came_first() {
+    for (snd, rcv, want) in [(1, 1, 2), (1, 0, 10_000), (3, 2, 5)] {
+        let ctx = Context::new();
+        let ep = format!("inproc://{}", unique("hwm"));
+        let mut push = socket(&ctx, T::Push);
+        push.set_int(opt::SNDHWM, snd).unwrap();
+        push.connect(&ep).unwrap();
+        let mut pull = socket(&ctx, T::Pull);
+        pull.set_int(opt::RCVHWM, rcv).unwrap();
+        pull.bind(&ep).unwrap();
+        assert_eq!(fill(&mut push), want, "connect first, SNDHWM {snd} RCVHWM {rcv}");
+        for _ in 0..want {
+            pull.recv(opt::DONTWAIT).expect("everything sent is queued");
+        }
+        assert_quiet(&mut pull);
+    }
+}
+
+#[test]
+fn sndhwm_applies_to_existing_queues() {
+    let ctx = Context::new();
+    let ep = format!("inproc://{}", unique("hwm"));
+    let mut push = socket(&ctx, T::Push);
+    push.set_int(opt::SNDHWM, 100).unwrap();
+    push.bind(&ep).unwrap();
+    let mut pull = socket(&ctx, T::Pull);
+    pull.set_int(opt::RCVHWM, 1).unwrap();
+    pull.connect(&ep).unwrap();
+    assert_eq!(fill(&mut push), 101);
+    push.set_int(opt::SNDHWM, 70).unwrap();
+    for _ in 0..101 {
+        pull.recv(opt::DONTWAIT).expect("lowering the HWM loses nothing queued");
+    }
+    // The reader publishes what it read in batches, so the writer may see one slot less.
+    let n = fill(&mut push);
+    assert!((70..=71).contains(&n), "the lower limit, plus the peer's RCVHWM: {n}");
+    push.set_int(opt::SNDHWM, 0).unwrap();
+    assert_eq!(fill(&mut push), 10_000, "0: unlimited (fill stops at 10,000)");
+}
+

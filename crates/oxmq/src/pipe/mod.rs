@@ -74,8 +74,13 @@ struct Side {
     /// Whole messages written by this side's writer, as it last published them (sessions do,
     /// once per read batch; for the inbound queue depth in `Socket::peer_stats`).
     written_msgs: AtomicU64,
+    /// A new HWM for this side's writer, set by the other end ([`PipeEnd::set_peer_hwm`]);
+    /// `NO_HWM_CHANGE` when none is pending. Read when the writer finds itself at its HWM.
+    hwm_change: AtomicU64,
     owner: Mutex<Option<(Arc<dyn Owner>, PipeId)>>,
 }
+
+const NO_HWM_CHANGE: u64 = u64::MAX;
 
 impl Side {
     fn new() -> Side {
@@ -84,6 +89,7 @@ impl Side {
             writer_waiting: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             written_msgs: AtomicU64::new(0),
+            hwm_change: AtomicU64::new(NO_HWM_CHANGE),
             owner: Mutex::new(None),
         }
     }
@@ -220,6 +226,13 @@ impl PipeEnd {
     fn check_write_slow(&mut self) -> bool {
         if self.peer_closed() {
             return false;
+        }
+        let change = self.me().hwm_change.swap(NO_HWM_CHANGE, Ordering::Acquire);
+        if change != NO_HWM_CHANGE {
+            self.hwm = change;
+            if change == 0 {
+                return true;
+            }
         }
         self.peer_read_cache = self.peer().read_msgs.load(Ordering::Acquire);
         if self.written_msgs - self.peer_read_cache < self.hwm {
@@ -626,6 +639,22 @@ impl PipeEnd {
     /// Changes the outbound high-water mark (0 = unlimited).
     pub(crate) fn set_hwm(&mut self, hwm: u64) {
         self.hwm = hwm;
+    }
+
+    /// This end's outbound limit in messages (0: unlimited), a change the other end made
+    /// included.
+    pub(crate) fn hwm(&mut self) -> u64 {
+        let change = self.me().hwm_change.swap(NO_HWM_CHANGE, Ordering::Acquire);
+        if change != NO_HWM_CHANGE {
+            self.hwm = change;
+        }
+        self.hwm
+    }
+
+    /// Sets the HWM of the other end's writer (0: unlimited), which may be another thread's:
+    /// it takes effect when that writer next finds itself at its current HWM.
+    pub(crate) fn set_peer_hwm(&self, hwm: u64) {
+        self.peer().hwm_change.store(hwm, Ordering::Release);
     }
 }
 

@@ -1026,14 +1026,45 @@ impl Socket {
             self.reap();
             return r;
         }
+        let old_sndhwm = self.options.sndhwm;
         match self.options.set(option, value)? {
             true => {
                 if option == opt::LINGER {
                     self.shared.linger.store(self.options.linger, Ordering::Release);
                 }
+                if option == opt::SNDHWM {
+                    self.resize_send_queues(old_sndhwm);
+                }
                 Ok(())
             }
             false => Err(Error::Invalid),
+        }
+    }
+
+    /// SNDHWM applies to the pipes that exist too, as in libzmq: each outbound queue's limit
+    /// is this socket's SNDHWM plus what the peer adds to it (an inproc peer's RCVHWM), which
+    /// is the old limit less the old SNDHWM. 0 on either part leaves the queue unlimited.
+    fn resize_send_queues(&mut self, old_sndhwm: i32) {
+        let new = hwm(self.options.sndhwm);
+        let mut raised = Vec::new();
+        for (i, slot) in self.pipes.slots.iter_mut().enumerate() {
+            let Some(slot) = slot else { continue };
+            let cur = slot.end.hwm();
+            let limit = if cur == 0 && old_sndhwm != 0 {
+                0 // the peer's part is unlimited
+            } else if new == 0 {
+                0
+            } else {
+                new + cur.saturating_sub(hwm(old_sndhwm))
+            };
+            slot.end.set_hwm(limit);
+            if cur != 0 && (limit == 0 || limit > cur) {
+                raised.push(i);
+            }
+        }
+        // A queue that was full may take messages again: the pattern sends to it once more.
+        for i in raised {
+            self.pattern.write_activated(&mut self.pipes, i);
         }
     }
 

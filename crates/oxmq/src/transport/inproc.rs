@@ -29,6 +29,7 @@ struct Pending {
     /// The binder's end, not yet owned by anyone.
     end: PipeEnd,
     endpoint: String,
+    conn_sndhwm: i32,
     conn_rcvhwm: i32,
     /// The connecting socket's CONNECT_ROUTING_ID: how it will know the binder.
     connect_routing_id: Bytes,
@@ -76,7 +77,10 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
         },
     );
     for mut p in reg.pending.remove(name).unwrap_or_default() {
+        // Both directions get the two sides' sum, as when the binder was there first; the
+        // connector's writer may already be queueing (and be at its own HWM).
         p.end.set_hwm(sum(options.sndhwm, p.conn_rcvhwm));
+        p.end.set_peer_hwm(sum(p.conn_sndhwm, options.rcvhwm));
         if options.conflates(shared.kind) && shared.kind != crate::socket::SocketType::Pub {
             // The connecting end is already its socket's; our inbound direction conflates.
             p.end.set_conflate_reads();
@@ -127,6 +131,7 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
             reg.pending.entry(name.to_string()).or_default().push(Pending {
                 end: theirs,
                 endpoint: endpoint.clone(),
+                conn_sndhwm: options.sndhwm,
                 conn_rcvhwm: options.rcvhwm,
                 connect_routing_id: options.link.connect_routing_id.clone().unwrap_or_default(),
             });
