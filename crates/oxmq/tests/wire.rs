@@ -129,6 +129,24 @@ fn heartbeat_ping_carries_ttl_and_a_silent_peer_is_dropped() {
     assert!(took < Duration::from_millis(1_500), "dropped after {took:?}, timeout is 300 ms");
 }
 
+/// As libzmq, PINGs go to a ZMTP 3.0 peer too, and one that stays silent is dropped (libzmq's
+/// test_heartbeat_timeout_router mocks exactly such a peer).
+#[test]
+fn a_silent_zmtp_3_0_peer_is_pinged_and_dropped() {
+    let ctx = Context::new();
+    let mut r = ctx.socket(T::Router).unwrap();
+    r.set_int(opt::LINGER, 0).unwrap();
+    r.set_int(opt::HEARTBEAT_IVL, 50).unwrap();
+    r.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = r.last_endpoint().unwrap();
+    let port: u16 = ep.rsplit(':').next().unwrap().parse().unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(&hello(0, b"DEALER")).unwrap();
+    read_until_contains(&mut s, b"\x04\x07\x04PING", "PING to a 3.0 peer");
+    let took = wait_for_close(&mut s, Duration::from_secs(5), "silent 3.0 peer");
+    assert!(took < Duration::from_millis(1_500), "dropped after {took:?}, timeout is 50 ms");
+}
+
 /// Without heartbeats of our own, the TTL a peer announces in its PING is honoured: silence
 /// for that long drops the connection (and the PING is answered first).
 #[test]

@@ -61,8 +61,10 @@ impl Session {
     pub(super) fn heartbeat_start(&mut self, ctx: &mut Ctx<'_>) {
         let ivl = self.options.link.heartbeat_ivl;
         let State::Connected(c) = &self.state else { return };
-        // PING is ZMTP 3.1; a 3.0 peer would take it for a protocol error.
-        if ivl > 0 && c.version >= zmtp::Version::V3_1 {
+        // PING is a ZMTP 3.1 command, but libzmq sends it to 3.0 peers as well (a silent 3.0
+        // peer is found dead the same way), and programs written for it count on that. ZMTP
+        // 1.0/2.0 have no commands at all.
+        if ivl > 0 && c.version >= zmtp::Version::V3_0 {
             let at = Instant::now() + Duration::from_millis(ivl as u64);
             ctx.add_timer(at, self.token, self.serial, Timer::Heartbeat(c.beat.conn, Due::Ping));
         }
