@@ -60,3 +60,29 @@ fn just_under_2gib_arrives_whole() {
     assert_eq!(got.len(), n);
     assert_eq!(got.as_slice()[n - 1], b'y');
 }
+
+/// A large frame inside a multi-part message (written from its own memory rather than copied
+/// into the batch) is still part of that one message: a PUSH at SNDHWM 1 towards a PULL at
+/// RCVHWM 1 goes on sending after it, message after message.
+#[test]
+fn large_middle_frame_counts_as_part_of_its_message() {
+    let ctx = Context::new();
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let mut pull = socket(&ctx, SocketType::Pull);
+        pull.set_int(opt::RCVHWM, 1).unwrap();
+        let ep = bind(&mut pull, t);
+        let mut push = socket(&ctx, SocketType::Push);
+        push.set_int(opt::SNDHWM, 1).unwrap();
+        push.connect(&ep).unwrap();
+        for round in 0..20u8 {
+            push.send([round].as_slice(), opt::SNDMORE).unwrap();
+            let mut big = body(64 * 1024);
+            push.send_msg(&mut big, opt::SNDMORE).unwrap();
+            push.send("end", 0).unwrap_or_else(|e| panic!("{t:?} round {round}: {e:?}"));
+            assert_eq!(recv_bytes(&mut pull), [round]);
+            assert!(pull.rcvmore());
+            assert_eq!(recv_bytes(&mut pull).len(), 64 * 1024);
+            assert_eq!(recv_bytes(&mut pull), b"end");
+        }
+    }
+}

@@ -1547,7 +1547,12 @@ fn encode(c: &mut Conn, m: &mut Msg, sub: bool) {
     } else if len >= ZERO_COPY_MIN {
         zmtp::encode_message_header(c.version, len, more, &mut c.tx);
         c.big_bytes += len;
-        c.bigs.push_back((c.tx.len(), std::mem::take(m)));
+        // What stays in the pipe keeps the frame's MORE flag: the pipe counts a message at the
+        // frame without it, so an emptied middle frame would count as one message more than
+        // the writer wrote, and the writer, at its HWM, would wait forever.
+        let mut rest = Msg::new();
+        rest.set_more(more);
+        c.bigs.push_back((c.tx.len(), std::mem::replace(m, rest)));
     } else {
         zmtp::encode_message_header(c.version, len, more, &mut c.tx);
         c.tx.extend_from_slice(m);

@@ -442,7 +442,8 @@ impl PipeEnd {
     }
 
     /// The next frame where it lies in the queue, for a reader that only copies it (the
-    /// session's encoder): read it, or take what you keep out of it, then call
+    /// session's encoder): read it, or take what you keep out of it (leaving its MORE flag,
+    /// which tells where the message ends), then call
     /// [`PipeEnd::consume_front`]. `Err` is what [`PipeEnd::read`] returns when there is no
     /// frame: `Empty` (asleep) or `Closed`. Not for CONFLATE ends (use `read`).
     ///
