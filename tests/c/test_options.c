@@ -256,6 +256,33 @@ static void test_libzmq_option_answers (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+/* ZMQ_SOCKS_PROXY: NULL unsets it, an empty string is refused; strings read back with their
+ * NUL. (The handshake itself is tested in crates/oxmq/tests/socks.rs.) */
+static void test_socks_options (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *s = new_socket (ctx, ZMQ_SUB);
+    char buf[300];
+    size_t len = sizeof buf;
+    CHECK_RC (zmq_setsockopt (s, ZMQ_SOCKS_PROXY, NULL, 0));
+    CHECK_RC (zmq_getsockopt (s, ZMQ_SOCKS_PROXY, buf, &len));
+    CHECK (len == 1 && buf[0] == 0);
+    CHECK_ERR (zmq_setsockopt (s, ZMQ_SOCKS_PROXY, "", 0), EINVAL);
+    CHECK_RC (zmq_setsockopt (s, ZMQ_SOCKS_PROXY, "somehost:1080", 13));
+    len = sizeof buf;
+    CHECK_RC (zmq_getsockopt (s, ZMQ_SOCKS_PROXY, buf, &len));
+    CHECK (len == 14 && strcmp (buf, "somehost:1080") == 0);
+#ifdef ZMQ_SOCKS_USERNAME
+    memset (buf, 'a', sizeof buf);
+    CHECK_RC (zmq_setsockopt (s, ZMQ_SOCKS_USERNAME, buf, 255));
+    CHECK_ERR (zmq_setsockopt (s, ZMQ_SOCKS_USERNAME, buf, 256), EINVAL);
+    CHECK_RC (zmq_setsockopt (s, ZMQ_SOCKS_PASSWORD, NULL, 0));
+    CHECK_ERR (zmq_setsockopt (s, ZMQ_SOCKS_PASSWORD, buf, 256), EINVAL);
+#endif
+    CHECK_RC (zmq_close (s));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 int main (int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -271,5 +298,6 @@ int main (int argc, char **argv)
     RUN (test_connect_routing_id);
     RUN (test_ctx_blocky);
     RUN (test_libzmq_option_answers);
+    RUN (test_socks_options);
     return test_main_end ();
 }

@@ -198,6 +198,10 @@ pub extern "C" fn zmq_setsockopt(
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
         let value: &[u8] = if optvallen == 0 {
+            // libzmq: NULL unsets the proxy, an empty string is no proxy address at all.
+            if option == opt::SOCKS_PROXY && !optval.is_null() {
+                return Err(oxmq::Error::Invalid);
+            }
             &[]
         } else {
             non_null(optval)?;

@@ -74,6 +74,11 @@ pub const THREAD_SAFE: i32 = 81;
 pub const MULTICAST_MAXTPDU: i32 = 84;
 pub const USE_FD: i32 = 89;
 pub const BINDTODEVICE: i32 = 92;
+/// A SOCKS5 proxy ("host:port") that tcp connections go through (empty: none).
+pub const SOCKS_PROXY: i32 = 68;
+/// SOCKS5 username/password authentication (RFC 1929); an empty username means none.
+pub const SOCKS_USERNAME: i32 = 99;
+pub const SOCKS_PASSWORD: i32 = 100;
 pub const LOOPBACK_FASTPATH: i32 = 94;
 pub const MULTICAST_LOOP: i32 = 96;
 pub const ZAP_ENFORCE_DOMAIN: i32 = 93;

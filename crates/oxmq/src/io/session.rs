@@ -30,6 +30,7 @@ use crate::socket::stats::SessionCounters;
 use crate::socket::{hwm, SocketShared, SocketType};
 use crate::transport::endpoint::{Endpoint, Host};
 use crate::transport::listen::pick;
+use crate::transport::socks::Socks5;
 use crate::transport::stream::Stream;
 use bytes::{Buf, BytesMut};
 use mio::{Interest, Token};
@@ -147,7 +148,8 @@ enum State {
     /// Waiting for the reconnect timer.
     Idle,
     Resolving,
-    Connecting(Stream),
+    /// The tcp connect is under way, then (through a SOCKS_PROXY) the proxy's handshake.
+    Connecting(Stream, Option<Box<Socks5>>),
     Connected(Box<Conn>),
 }
 
@@ -218,7 +220,7 @@ impl Session {
     fn event_slow(&self, ev: u64, value: u64) {
         let (stream, peer_id) = match &self.state {
             State::Connected(c) => (Some(&c.stream), &c.peer_id[..]),
-            State::Connecting(s) => (Some(s), &[][..]),
+            State::Connecting(s, _) => (Some(s), &[][..]),
             _ => (None, &[][..]),
         };
         let target = self.target.as_ref().map(|(_, given)| (given.as_str(), self.addr));
@@ -229,7 +231,7 @@ impl Session {
     fn fd(&self) -> u64 {
         match &self.state {
             State::Connected(c) => c.stream.fd() as u64,
-            State::Connecting(s) => s.fd() as u64,
+            State::Connecting(s, _) => s.fd() as u64,
             _ => crate::monitor::NO_FD,
         }
     }
@@ -502,8 +504,12 @@ impl Session {
 
     /// Starts (or restarts) a connection attempt. Returns false if the session is finished.
     pub(crate) fn start_connect(&mut self, ctx: &mut Ctx<'_>) -> bool {
-        let Some((endpoint, _)) = &self.target else { return false };
-        match endpoint.clone() {
+        let Some(endpoint) = self.connect_endpoint() else {
+            // A SOCKS_PROXY that is no tcp address: nothing to connect to, as an unknown host.
+            self.event(mon::CLOSED, crate::monitor::NO_FD);
+            return self.schedule_reconnect(ctx);
+        };
+        match endpoint {
             Endpoint::Tcp { host: Host::Name(name), port } => {
                 // Resolve off the I/O thread: a slow DNS answer must not stall other
                 // connections. Re-resolved on every attempt so a moved peer is found.
@@ -560,8 +566,8 @@ impl Session {
         if !matches!(self.state, State::Resolving) {
             return true;
         }
-        let port = match &self.target {
-            Some((Endpoint::Tcp { port, .. }, _)) => *port,
+        let port = match self.connect_endpoint() {
+            Some(Endpoint::Tcp { port, .. }) => port,
             _ => return false,
         };
         let ip = addrs.ok().and_then(|a| pick(a.into_iter().map(|a| a.ip()), self.options.ipv6));
@@ -576,13 +582,21 @@ impl Session {
 
     fn connect_addr(&mut self, ctx: &mut Ctx<'_>) -> bool {
         let Some(addr) = self.addr else { return self.schedule_reconnect(ctx) };
-        match connect_tcp(addr, &self.options.bound_device) {
+        match connect_tcp(addr, &self.options.bound_device, self.connect_source()) {
             Ok(s) => {
                 let mut stream = Stream::Tcp(s);
                 if ctx.registry.register(&mut stream, Token(self.token), Interest::READABLE | Interest::WRITABLE).is_err() {
                     return self.schedule_reconnect(ctx);
                 }
-                self.state = State::Connecting(stream);
+                let socks = match self.socks_handshake() {
+                    Ok(s) => s,
+                    Err(_) => {
+                        let _ = ctx.registry.deregister(&mut stream);
+                        self.event(mon::CLOSED, crate::monitor::NO_FD);
+                        return self.schedule_reconnect(ctx);
+                    }
+                };
+                self.state = State::Connecting(stream, socks);
                 self.event(mon::CONNECT_DELAYED, libc::EINPROGRESS as u64);
                 true
             }
@@ -590,6 +604,46 @@ impl Session {
                 self.event(mon::CLOSED, crate::monitor::NO_FD);
                 self.schedule_reconnect(ctx)
             }
+        }
+    }
+
+    /// The address a tcp connect is bound to first: the "src;" prefix of the endpoint, or of
+    /// the SOCKS proxy's address when there is one (see `endpoint::tcp_source`).
+    fn connect_source(&self) -> Option<SocketAddr> {
+        if !self.options.socks_proxy.is_empty() {
+            return crate::transport::endpoint::tcp_source(&self.options.socks_proxy);
+        }
+        let (_, given) = self.target.as_ref()?;
+        crate::transport::endpoint::tcp_source(given.strip_prefix("tcp://")?)
+    }
+
+    /// Where the stream goes: the endpoint, or for tcp with a SOCKS_PROXY set, the proxy (None
+    /// when that is no tcp address).
+    fn connect_endpoint(&self) -> Option<Endpoint> {
+        let (endpoint, _) = self.target.as_ref()?;
+        if self.options.socks_proxy.is_empty() || !matches!(endpoint, Endpoint::Tcp { .. }) {
+            return Some(endpoint.clone());
+        }
+        match Endpoint::parse(&format!("tcp://{}", self.options.socks_proxy), false) {
+            Ok(e @ Endpoint::Tcp { .. }) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The SOCKS5 handshake asking the proxy for the endpoint, when the stream goes through
+    /// one. The endpoint's host goes to the proxy as written, unresolved.
+    fn socks_handshake(&self) -> Result<Option<Box<Socks5>>, crate::transport::socks::SocksError> {
+        let o = &self.options;
+        match &self.target {
+            Some((Endpoint::Tcp { host, port }, _)) if !o.socks_proxy.is_empty() => {
+                let host = match host {
+                    Host::Ip(ip) => ip.to_string(),
+                    Host::Name(n) => n.clone(),
+                    Host::Any => return Err(crate::transport::socks::SocksError::Protocol),
+                };
+                Socks5::new(&host, *port, &o.socks_username, &o.socks_password).map(|s| Some(Box::new(s)))
+            }
+            _ => Ok(None),
         }
     }
 
@@ -891,11 +945,12 @@ impl Session {
 
     /// The stream is ready. Returns false when the session is finished.
     pub(crate) fn ready(&mut self, ctx: &mut Ctx<'_>, readable: bool, writable: bool) -> bool {
-        if matches!(self.state, State::Connecting(_)) {
+        let (mut readable, mut writable) = (readable, writable);
+        if matches!(self.state, State::Connecting(..)) {
             if !writable && !readable {
                 return true;
             }
-            let State::Connecting(mut stream) = std::mem::replace(&mut self.state, State::Idle) else {
+            let State::Connecting(mut stream, mut socks) = std::mem::replace(&mut self.state, State::Idle) else {
                 return true;
             };
             let ok = matches!(stream.take_error(), Ok(None)) && stream.peer_connected();
@@ -903,6 +958,24 @@ impl Session {
                 self.event(mon::CLOSED, stream.fd() as u64);
                 let _ = ctx.registry.deregister(&mut stream);
                 return self.schedule_reconnect(ctx);
+            }
+            if let Some(s) = &mut socks {
+                match socks_step(&mut stream, s) {
+                    Ok(true) => {
+                        // The proxy's last reply may have come with the peer's first bytes,
+                        // and the stream's readiness edges were taken here.
+                        (readable, writable) = (true, true);
+                    }
+                    Ok(false) => {
+                        self.state = State::Connecting(stream, socks);
+                        return true;
+                    }
+                    Err(_) => {
+                        self.event(mon::CLOSED, stream.fd() as u64);
+                        let _ = ctx.registry.deregister(&mut stream);
+                        return self.schedule_reconnect(ctx);
+                    }
+                }
             }
             if !self.begin_handshake(ctx, stream, true) {
                 return self.schedule_reconnect(ctx);
@@ -1414,10 +1487,40 @@ impl Session {
             State::Connected(mut c) => {
                 let _ = registry.deregister(&mut c.stream);
             }
-            State::Connecting(mut s) => {
+            State::Connecting(mut s, _) => {
                 let _ = registry.deregister(&mut s);
             }
             _ => {}
+        }
+    }
+}
+
+/// Moves a SOCKS5 handshake on as far as the stream allows: true once the proxy has connected
+/// us, false when it must wait for the stream, `Err` when the proxy refused or failed.
+fn socks_step(stream: &mut Stream, s: &mut Socks5) -> io::Result<bool> {
+    let refused = |e: crate::transport::socks::SocksError| io::Error::new(io::ErrorKind::ConnectionRefused, format!("{e:?}"));
+    loop {
+        if !s.to_send().is_empty() {
+            match stream.write_vectored(&[IoSlice::new(s.to_send())]) {
+                Ok(n) => s.sent(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+            continue;
+        }
+        if s.done() {
+            return Ok(true);
+        }
+        // Exactly what the reply still lacks: what follows it is the peer's.
+        let mut buf = [0u8; 262];
+        let want = s.wants().min(buf.len());
+        match stream.read_plain(&mut buf[..want]) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => s.received(&buf[..n]).map_err(refused)?,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
 }
@@ -1635,15 +1738,23 @@ fn encode_internal(c: &mut Conn, m: &Msg) {
     }
 }
 
-/// Starts a non-blocking TCP connect, bound to BINDTODEVICE's interface when one is set.
-fn connect_tcp(addr: SocketAddr, device: &[u8]) -> std::io::Result<mio::net::TcpStream> {
-    if device.is_empty() {
+/// Starts a non-blocking TCP connect, bound to BINDTODEVICE's interface and to a source
+/// address when they are set.
+fn connect_tcp(addr: SocketAddr, device: &[u8], source: Option<SocketAddr>) -> std::io::Result<mio::net::TcpStream> {
+    if device.is_empty() && source.is_none() {
         return mio::net::TcpStream::connect(addr);
     }
     let sock = socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, Some(socket2::Protocol::TCP))?;
     sock.set_cloexec(true)?;
     sock.set_nonblocking(true)?;
-    sock.bind_device(Some(device))?;
+    if !device.is_empty() {
+        sock.bind_device(Some(device))?;
+    }
+    if let Some(src) = source {
+        // A fixed source port is reused by every reconnect, as libzmq's.
+        sock.set_reuse_address(true)?;
+        sock.bind(&src.into())?;
+    }
     match sock.connect(&addr.into()) {
         Ok(()) => {}
         Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}

@@ -67,6 +67,12 @@ pub(crate) struct Options {
     /// BINDTODEVICE: the network interface tcp sockets are bound to (SO_BINDTODEVICE; needs
     /// CAP_NET_RAW); empty for none. At most 16 bytes, as libzmq (BINDDEVSIZ; the kernel takes 15).
     pub bound_device: Vec<u8>,
+    /// SOCKS_PROXY: "host:port" of a SOCKS5 proxy that tcp connects go through; empty: none.
+    pub socks_proxy: String,
+    /// SOCKS_USERNAME, SOCKS_PASSWORD: at most 255 bytes each; an empty username offers no
+    /// authentication.
+    pub socks_username: Vec<u8>,
+    pub socks_password: Vec<u8>,
 }
 
 impl Options {
@@ -110,6 +116,9 @@ impl Options {
             accept_filters: Default::default(),
             use_fd: -1,
             bound_device: Vec::new(),
+            socks_proxy: String::new(),
+            socks_username: Vec::new(),
+            socks_password: Vec::new(),
         }
     }
 
@@ -196,6 +205,14 @@ impl Options {
                 }
                 self.bound_device = v.to_vec();
             }
+            // Empty clears the proxy (the C ABI refuses a non-NULL empty string, as libzmq).
+            opt::SOCKS_PROXY => self.socks_proxy = String::from_utf8(v.to_vec()).map_err(|_| Error::Invalid)?,
+            opt::SOCKS_USERNAME | opt::SOCKS_PASSWORD => {
+                if v.len() > 255 {
+                    return Err(Error::Invalid);
+                }
+                *if option == opt::SOCKS_USERNAME { &mut self.socks_username } else { &mut self.socks_password } = v.to_vec();
+            }
             opt::TCP_ACCEPT_FILTER => self.accept_filters.set_tcp(v, self.ipv6)?,
             opt::IPC_FILTER_PID | opt::IPC_FILTER_UID | opt::IPC_FILTER_GID => self.accept_filters.set_ipc(option, v)?,
             _ => return self.link.set(option, v),
@@ -243,6 +260,15 @@ impl Options {
             opt::USE_FD => i(self.use_fd),
             opt::BINDTODEVICE => {
                 let mut v = self.bound_device.clone();
+                v.push(0);
+                Some(v)
+            }
+            opt::SOCKS_PROXY | opt::SOCKS_USERNAME | opt::SOCKS_PASSWORD => {
+                let mut v = match option {
+                    opt::SOCKS_PROXY => self.socks_proxy.as_bytes().to_vec(),
+                    opt::SOCKS_USERNAME => self.socks_username.clone(),
+                    _ => self.socks_password.clone(),
+                };
                 v.push(0);
                 Some(v)
             }

@@ -52,9 +52,22 @@ impl Endpoint {
     }
 }
 
+/// The source address a tcp connect is bound to before connecting, from the "src;" prefix of
+/// its address (`host:port` after "tcp://", or a SOCKS proxy's): an IP address with a port
+/// ("*" or 0: any). None when there is no prefix, its host is "*", or it is a name (a host or
+/// an interface), which is left to the kernel.
+pub(crate) fn tcp_source(addr: &str) -> Option<std::net::SocketAddr> {
+    let (src, _) = addr.rsplit_once(';')?;
+    let (host, port) = match src.strip_prefix('[') {
+        Some(rest) => rest.split_once("]:").or_else(|| rest.strip_suffix(']').map(|h| (h, "0")))?,
+        None => src.rsplit_once(':').filter(|(h, _)| !h.contains(':')).unwrap_or((src, "0")),
+    };
+    let port = if port == "*" { 0 } else { port.parse().ok()? };
+    Some(std::net::SocketAddr::new(host.parse().ok()?, port))
+}
+
 fn parse_tcp(addr: &str, bind: bool) -> Result<Endpoint> {
-    // A connect endpoint may name a source address first: "src;dst". We accept the syntax and
-    // connect from the kernel's choice, like libzmq does when the source is "*".
+    // A connect endpoint may name a source address first: "src;dst" (see `tcp_source`).
     let addr = match addr.rsplit_once(';') {
         Some((_src, dst)) if !bind => dst,
         Some(_) => return Err(Error::Invalid),
@@ -120,6 +133,21 @@ mod tests {
         assert_eq!(Endpoint::parse("ipc://@name", true).unwrap(), Endpoint::Ipc("@name".into()));
         assert_eq!(Endpoint::parse("ipc://@", true), Err(Error::Invalid));
         assert_eq!(Endpoint::parse("inproc://x", false).unwrap(), Endpoint::Inproc("x".into()));
+    }
+
+    #[test]
+    fn source_addresses_are_ip_literals_with_optional_ports() {
+        let s = |a: &str| tcp_source(a).map(|s| s.to_string());
+        assert_eq!(s("127.0.0.1:0;localhost:1234").as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(s("127.0.0.2:5555;10.0.0.1:1").as_deref(), Some("127.0.0.2:5555"));
+        assert_eq!(s("127.0.0.1;h:1").as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(s("127.0.0.1:*;h:1").as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(s("[::1]:7;h:1").as_deref(), Some("[::1]:7"));
+        assert_eq!(s("[::1];h:1").as_deref(), Some("[::1]:0"));
+        assert_eq!(s("localhost:5555;h:1"), None, "a host name is left to the kernel");
+        assert_eq!(s("lo:5555;h:1"), None, "so is an interface");
+        assert_eq!(s("*:5555;h:1"), None);
+        assert_eq!(s("h:1"), None);
     }
 
     #[test]

@@ -91,7 +91,6 @@ impl Stream {
         }
     }
 
-    #[allow(dead_code)]
     pub(crate) fn read_plain(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.read(buf),
