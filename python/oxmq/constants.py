@@ -347,6 +347,9 @@ class Event(IntFlag):
     ALL = EVENT_ALL
 
 
+# Bytes options among the draft constants above.
+bytes_sockopts |= {SOCKS_USERNAME, SOCKS_PASSWORD}
+
 __all__ = [k for k in list(globals()) if k.isupper() and not k.startswith("_")] + [
     "Event", "bytes_sockopts", "int64_sockopts", "ctx_opts",
 ]

@@ -223,7 +223,7 @@ fn opt_kind(option: i32) -> OptKind {
         | opt::XPUB_WELCOME_MSG
         | opt::BINDTODEVICE
         | opt::METADATA
-        | 68 /* SOCKS_PROXY */ => OptKind::Bytes,
+        | 68 /* SOCKS_PROXY */ | 99 /* SOCKS_USERNAME */ | 100 /* SOCKS_PASSWORD */ => OptKind::Bytes,
         _ => OptKind::Int,
     }
 }
@@ -733,7 +733,7 @@ impl Socket {
         })
     }
 
-    /// Reads an option: int, or bytes for bytes options (LAST_ENDPOINT, ZAP_DOMAIN without their NUL).
+    /// Reads an option: int, or bytes for bytes options (string ones without their NUL).
     fn getsockopt<'py>(&self, py: Python<'py>, option: i32) -> PyResult<Bound<'py, PyAny>> {
         if option == opt::FD {
             return Ok(self.fd(py)?.into_pyobject(py)?.into_any());
@@ -743,7 +743,8 @@ impl Socket {
         Ok(match kind {
             OptKind::Bytes => {
                 let mut v = raw.as_slice();
-                if option == opt::LAST_ENDPOINT || option == opt::ZAP_DOMAIN {
+                // String options, as pyzmq returns them: without the NUL libzmq writes.
+                if matches!(option, opt::LAST_ENDPOINT | opt::ZAP_DOMAIN | opt::BINDTODEVICE | 68 | 99 | 100) {
                     if let Some(stripped) = v.strip_suffix(&[0]) {
                         v = stripped;
                     }
