@@ -174,6 +174,21 @@ impl Clone for Piece {
     }
 }
 
+impl Piece {
+    /// `n` more references to the same bytes, paid for with one atomic add (fan-out: one add
+    /// per message rather than one per subscriber, on a count the I/O thread also writes).
+    pub(crate) fn shares(&self, n: usize) -> impl Iterator<Item = Piece> + '_ {
+        // SAFETY: our reference keeps the chunk alive.
+        let old = unsafe { self.chunk.as_ref() }.refs.fetch_add(n, Ordering::Relaxed);
+        if old > usize::MAX / 2 {
+            std::process::abort();
+        }
+        // Each yielded Piece owns one of the `n` references just added; any the caller does
+        // not take are never released (a leak, never a double free).
+        (0..n).map(move |_| Piece { chunk: self.chunk, ptr: self.ptr, len: self.len })
+    }
+}
+
 impl Drop for Piece {
     #[inline]
     fn drop(&mut self) {
@@ -301,6 +316,18 @@ mod tests {
         assert_eq!(refs(&a), CREDIT, "carving moves credit, it does not count");
         drop(a);
         assert_eq!(refs(&b), CREDIT - 1);
+    }
+
+    #[test]
+    fn shares_are_counted_with_one_add_and_released_one_by_one() {
+        let mut c = Carver::new();
+        let a = c.copy(&[7u8; 300]);
+        let before = refs(&a);
+        let shares: Vec<Piece> = a.shares(5).collect();
+        assert_eq!(refs(&a), before + 5);
+        assert!(shares.iter().all(|p| p.as_slice() == a.as_slice()));
+        drop(shares);
+        assert_eq!(refs(&a), before);
     }
 
     #[test]

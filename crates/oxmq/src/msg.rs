@@ -275,6 +275,26 @@ impl Msg {
     /// Turns a unique body into a shared one (no copy) before fan-out: from then on clones
     /// share it.
     #[inline]
+    /// Hands a frame sharing this one's body to each of `targets` (fan-out); a counted body's
+    /// references are taken with one atomic add for all of them. Freezes a unique body first.
+    #[inline]
+    pub(crate) fn share_with<T: Copy>(&mut self, targets: &[T], mut give: impl FnMut(T, Msg)) {
+        self.freeze();
+        let (flags, routing_id) = (self.flags, self.routing_id);
+        match &self.body {
+            Body::Piece { piece, .. } => {
+                for (&t, piece) in targets.iter().zip(piece.shares(targets.len())) {
+                    give(t, Msg { body: Body::Piece { piece, unique: false }, flags, routing_id, props: self.props.clone() });
+                }
+            }
+            _ => {
+                for &t in targets {
+                    give(t, self.clone());
+                }
+            }
+        }
+    }
+
     pub(crate) fn freeze(&mut self) {
         if let Body::Piece { unique, .. } = &mut self.body {
             *unique = false;

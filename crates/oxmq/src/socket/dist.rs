@@ -47,11 +47,8 @@ impl Dist {
         let more = msg.more();
         if let Some((&last, rest)) = self.targets.split_last() {
             if !rest.is_empty() {
-                // Shared, so each target's clone is a reference count, not a copy.
-                msg.freeze();
-            }
-            for &s in rest {
-                pipes.write(s, msg.clone());
+                // Shared, so each target's frame is a reference, not a copy.
+                msg.share_with(rest, |s, m| pipes.write(s, m));
             }
             pipes.write(last, msg);
         }
