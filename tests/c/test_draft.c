@@ -134,6 +134,40 @@ static void test_peer (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+/* zmq_socket_get_peer_state: ZMQ_POLLOUT while the named peer's queue has room, 0 at the
+ * HWM; EHOSTUNREACH for an unknown routing id, ENOTSUP on a DEALER, ENOTSOCK on NULL. */
+static void test_router_peer_state (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *router = new_socket (ctx, ZMQ_ROUTER);
+    void *dealer = new_socket (ctx, ZMQ_DEALER);
+    int hwm = 5;
+    CHECK_RC (zmq_setsockopt (router, ZMQ_SNDHWM, &hwm, sizeof hwm));
+    CHECK_RC (zmq_setsockopt (dealer, ZMQ_RCVHWM, &hwm, sizeof hwm));
+    CHECK_RC (zmq_setsockopt (dealer, ZMQ_ROUTING_ID, "X", 1));
+    CHECK_RC (zmq_bind (router, "inproc://peer-state"));
+    CHECK_RC (zmq_connect (dealer, "inproc://peer-state"));
+    CHECK (zmq_send (dealer, "hi", 2, 0) == 2);
+    char buf[16];
+    CHECK (zmq_recv (router, buf, sizeof buf, 0) == 1);
+    CHECK (zmq_recv (router, buf, sizeof buf, 0) == 2);
+    CHECK (zmq_socket_get_peer_state (router, "X", 1) == ZMQ_POLLOUT);
+    int sent = 0;
+    while (zmq_socket_get_peer_state (router, "X", 1) == ZMQ_POLLOUT && sent < 100) {
+        CHECK (zmq_send (router, "X", 1, ZMQ_SNDMORE | ZMQ_DONTWAIT) == 1);
+        CHECK (zmq_send (router, "m", 1, ZMQ_DONTWAIT) == 1);
+        sent++;
+    }
+    CHECK (sent == 2 * hwm);
+    CHECK (zmq_socket_get_peer_state (router, "X", 1) == 0);
+    CHECK_ERR (zmq_socket_get_peer_state (router, "Y", 1), EHOSTUNREACH);
+    CHECK_ERR (zmq_socket_get_peer_state (dealer, "X", 1), ENOTSUP);
+    CHECK_ERR (zmq_socket_get_peer_state (NULL, "X", 1), ENOTSOCK);
+    CHECK_RC (zmq_close (dealer));
+    CHECK_RC (zmq_close (router));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 static void test_scatter_gather_channel (void)
 {
     for (int t = 0; t < N_TRANSPORTS; t++) {
@@ -220,6 +254,7 @@ int main (int argc, char **argv)
     RUN (test_client_server);
     RUN (test_radio_dish);
     RUN (test_peer);
+    RUN (test_router_peer_state);
     RUN (test_scatter_gather_channel);
     RUN (test_threadsafe_client);
 #endif

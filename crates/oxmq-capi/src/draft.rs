@@ -1,5 +1,6 @@
-//! Draft exports: RADIO/DISH `zmq_join`/`zmq_leave` and PEER's `zmq_connect_peer`; and those
-//! whose feature oxmq does not have yet (pipe statistics events, peer state). Each of the
+//! Draft exports: RADIO/DISH `zmq_join`/`zmq_leave`, PEER's `zmq_connect_peer`, ROUTER's
+//! `zmq_socket_get_peer_state`; and those
+//! whose feature oxmq does not have yet (pipe statistics events). Each of the
 //! latter validates its handles as libzmq would and then says
 //! `ENOTSUP`, so a binding that probes for the feature learns the truth instead of crashing.
 //! Also the draft context-option functions, which do work for integer options.
@@ -74,13 +75,20 @@ pub unsafe extern "C" fn zmq_connect_peer(s: *mut c_void, addr: *const c_char) -
 #[no_mangle]
 pub unsafe extern "C" fn zmq_socket_get_peer_state(
     s: *mut c_void,
-    _routing_id: *const c_void,
-    _routing_id_size: usize,
+    routing_id: *const c_void,
+    routing_id_size: usize,
 ) -> c_int {
     guard(-1, || {
         // SAFETY: C contract.
-        unsafe { sock_mut(s)? };
-        Err(Error::NotSup)
+        let sock = unsafe { sock_mut(s)? };
+        let id: &[u8] = if routing_id_size == 0 {
+            &[]
+        } else {
+            non_null(routing_id)?;
+            // SAFETY: non-null, `routing_id_size` readable bytes (C contract).
+            unsafe { std::slice::from_raw_parts(routing_id.cast::<u8>(), routing_id_size) }
+        };
+        Ok(c_int::from(sock.peer_state(id)?))
     })
 }
 

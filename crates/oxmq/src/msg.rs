@@ -272,9 +272,6 @@ impl Msg {
         matches!(self.body, Body::Shared(_) | Body::Piece { unique: false, .. })
     }
 
-    /// Turns a unique body into a shared one (no copy) before fan-out: from then on clones
-    /// share it.
-    #[inline]
     /// Hands a frame sharing this one's body to each of `targets` (fan-out); a counted body's
     /// references are taken with one atomic add for all of them. Freezes a unique body first.
     #[inline]
@@ -295,6 +292,9 @@ impl Msg {
         }
     }
 
+    /// Turns a unique body into a shared one (no copy) before fan-out: from then on clones
+    /// share it.
+    #[inline]
     pub(crate) fn freeze(&mut self) {
         if let Body::Piece { unique, .. } = &mut self.body {
             *unique = false;

@@ -1,7 +1,7 @@
 //! Socket and context options observed through their effect over real transports
 //! (zmq_setsockopt(3), zmq_ctx_set(3)): CONFLATE, PROBE_ROUTER, REQ_RELAXED, REQ_CORRELATE,
 //! ROUTER_NOTIFY, ROUTER_HANDOVER, CONNECT_ROUTING_ID, TOS, SNDBUF, RCVBUF, BACKLOG,
-//! MULTICAST_HOPS, BLOCKY, MAX_MSGSZ, and ETERM for a blocked poll.
+//! MULTICAST_HOPS, BLOCKY, MAX_MSGSZ, ETERM for a blocked poll, and ROUTER's peer state.
 
 mod common;
 
@@ -242,7 +242,45 @@ fn connect_routing_id_survives_a_reconnect(t: Transport) {
     assert_eq!(recv_parts(&mut server), vec![b"client".to_vec(), b"while away".to_vec()]);
 }
 
+/// zmq_socket_get_peer_state: POLLOUT while a named peer's queue has room, 0 once it is at
+/// the HWM, again POLLOUT when the peer has read; EHOSTUNREACH for an unknown name, ENOTSUP
+/// on other types. The queue fills only over inproc: over tcp the session keeps moving
+/// messages on into the kernel's buffers.
+fn router_peer_state_follows_the_queue(t: Transport) {
+    let ctx = Context::new();
+    let mut router = socket(&ctx, T::Router);
+    router.set_int(opt::SNDHWM, 10).unwrap();
+    router.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    let ep = bind(&mut router, t);
+    let mut dealer = socket(&ctx, T::Dealer);
+    dealer.set_int(opt::RCVHWM, 10).unwrap();
+    dealer.set_bytes(opt::ROUTING_ID, b"X").unwrap();
+    dealer.connect(&ep).unwrap();
+    dealer.send("hello", 0).unwrap();
+    assert_eq!(recv_parts(&mut router), vec![b"X".to_vec(), b"hello".to_vec()]);
+    assert_eq!(router.peer_state(b"X"), Ok(opt::POLLOUT));
+    assert_eq!(router.peer_state(b"nobody"), Err(Error::HostUnreach));
+    assert_eq!(dealer.peer_state(b"X"), Err(Error::NotSup));
+    if t != Transport::Inproc {
+        return;
+    }
+    let mut sent = 0;
+    while router.peer_state(b"X") == Ok(opt::POLLOUT) {
+        router.send("X", opt::SNDMORE | opt::DONTWAIT).unwrap();
+        router.send("m", opt::DONTWAIT).unwrap();
+        sent += 1;
+        assert!(sent <= 20, "never full");
+    }
+    assert_eq!(router.peer_state(b"X"), Ok(0));
+    assert_eq!(router.send("X", opt::SNDMORE | opt::DONTWAIT), Err(Error::Again), "full, as it said");
+    for _ in 0..sent {
+        assert_eq!(recv_bytes(&mut dealer), b"m");
+    }
+    eventually("room again once the peer has read", || (router.peer_state(b"X") == Ok(opt::POLLOUT)).then_some(()));
+}
+
 per_transport!(
+    router_peer_state_follows_the_queue,
     connect_routing_id_routes_before_the_peer_is_up,
     connect_routing_id_survives_a_reconnect,
     conflate_sender_keeps_only_newest,

@@ -244,6 +244,16 @@ impl PipeEnd {
         self.written_msgs - self.peer_read_cache < self.hwm
     }
 
+    /// True when a new message fits under the HWM now, as [`PipeEnd::check_write`] but
+    /// without asking for a write activation when it does not (a query, not a wait).
+    pub(crate) fn has_room(&mut self) -> bool {
+        if self.out_mid || self.hwm() == 0 {
+            return true;
+        }
+        self.peer_read_cache = self.peer().read_msgs.load(Ordering::Acquire);
+        !self.peer_closed() && self.written_msgs - self.peer_read_cache < self.hwm
+    }
+
     /// Writes one frame. The caller checked [`PipeEnd::check_write`] for the first frame of a
     /// message. The message becomes visible at the next [`PipeEnd::flush`].
     #[inline]

@@ -401,6 +401,11 @@ pub(crate) trait Pattern: Send {
     fn last_peer_id(&self) -> u32 {
         0
     }
+    /// ROUTER: `POLLOUT` when the peer with routing id `id` can take a message now (see
+    /// [`Socket::peer_state`]). Others: `NotSup`.
+    fn peer_state(&mut self, _pipes: &mut Pipes, _id: &[u8]) -> Result<i16> {
+        Err(Error::NotSup)
+    }
 }
 
 fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
@@ -999,6 +1004,17 @@ impl Socket {
     /// [`Socket::set_fd_level`].
     pub fn fd(&self) -> RawFd {
         self.shared.mailbox.fd()
+    }
+
+    /// ROUTER: whether the peer named `routing_id` can take a message now: `opt::POLLOUT`, or
+    /// 0 when its queue is at the HWM (libzmq's draft `zmq_socket_get_peer_state`).
+    /// `HostUnreach` for an unknown peer, `NotSup` on other socket types.
+    pub fn peer_state(&mut self, routing_id: &[u8]) -> Result<i16> {
+        self.check_term()?;
+        self.process_commands();
+        let r = self.pattern.peer_state(&mut self.pipes, routing_id);
+        self.level_hook();
+        r
     }
 
     /// Messages this socket dropped (PUB/RADIO at HWM, ROUTER with no route, malformed input).

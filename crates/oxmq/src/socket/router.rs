@@ -231,6 +231,11 @@ impl Pattern for Router {
             _ => None,
         }
     }
+    fn peer_state(&mut self, pipes: &mut Pipes, id: &[u8]) -> Result<i16> {
+        let &slot = self.by_id.get(id).ok_or(Error::HostUnreach)?;
+        Ok(if pipes.end(slot).has_room() { crate::opt::POLLOUT } else { 0 })
+    }
+
     fn drops(&self) -> super::stats::Drops {
         super::stats::Drops { hwm: self.dropped_hwm, no_route: self.dropped_no_route, ..Default::default() }
     }
