@@ -170,6 +170,45 @@ static void test_version_2 (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+#ifdef ZMQ_EVENT_PIPES_STATS
+/* zmq_socket_monitor_pipes_stats: EINVAL without a monitor wanting PIPES_STATS, EAGAIN with
+ * no pipes, else one event per pipe: two values (queued out, queued in), then both addresses. */
+static void test_pipes_stats (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *push = new_socket (ctx, ZMQ_PUSH);
+    CHECK_ERR (zmq_socket_monitor_pipes_stats (push), EINVAL);
+    CHECK_ERR (zmq_socket_monitor_pipes_stats (NULL), ENOTSOCK);
+    CHECK_RC (zmq_socket_monitor_versioned (push, "inproc://mon-stats", ZMQ_EVENT_PIPES_STATS, 2, ZMQ_PAIR));
+    void *mon = new_socket (ctx, ZMQ_PAIR);
+    CHECK_RC (zmq_connect (mon, "inproc://mon-stats"));
+    CHECK_ERR (zmq_socket_monitor_pipes_stats (push), EAGAIN);
+    char ep[256];
+    size_t len = sizeof ep;
+    CHECK_RC (zmq_bind (push, "tcp://127.0.0.1:*"));
+    CHECK_RC (zmq_getsockopt (push, ZMQ_LAST_ENDPOINT, ep, &len));
+    void *pull = new_socket (ctx, ZMQ_PULL);
+    CHECK_RC (zmq_connect (pull, ep));
+    CHECK (zmq_send (push, "x", 1, 0) == 1); /* waits for the peer: the pipe exists after */
+    char buf[8];
+    CHECK (zmq_recv (pull, buf, sizeof buf, 0) == 1);
+    CHECK_RC (zmq_socket_monitor_pipes_stats (push));
+    uint64_t ev = 0, count = 0, out = 9, in = 9;
+    char local[256] = {0}, remote[256] = {0};
+    CHECK (zmq_recv (mon, &ev, sizeof ev, 0) == 8 && ev == ZMQ_EVENT_PIPES_STATS);
+    CHECK (zmq_recv (mon, &count, sizeof count, 0) == 8 && count == 2);
+    CHECK (zmq_recv (mon, &out, sizeof out, 0) == 8 && out <= 1);
+    CHECK (zmq_recv (mon, &in, sizeof in, 0) == 8 && in == 0);
+    CHECK (zmq_recv (mon, local, sizeof local - 1, 0) > 0 && strcmp (local, ep) == 0);
+    CHECK (zmq_recv (mon, remote, sizeof remote - 1, 0) > 0 && !rcvmore (mon));
+    CHECK (strncmp (remote, "tcp://127.0.0.1:", 16) == 0 && strcmp (remote, ep) != 0);
+    CHECK_RC (zmq_close (pull));
+    CHECK_RC (zmq_close (push));
+    CHECK_RC (zmq_close (mon));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+#endif
+
 static void test_errors (void)
 {
     void *ctx = zmq_ctx_new ();
@@ -198,6 +237,9 @@ int main (int argc, char **argv)
     RUN (test_tcp_sequences);
     RUN (test_protocol_error);
     RUN (test_version_2);
+#ifdef ZMQ_EVENT_PIPES_STATS
+    RUN (test_pipes_stats);
+#endif
     RUN (test_errors);
     return test_main_end ();
 }

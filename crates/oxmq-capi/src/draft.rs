@@ -1,9 +1,6 @@
 //! Draft exports: RADIO/DISH `zmq_join`/`zmq_leave`, PEER's `zmq_connect_peer`, ROUTER's
-//! `zmq_socket_get_peer_state`; and those
-//! whose feature oxmq does not have yet (pipe statistics events). Each of the
-//! latter validates its handles as libzmq would and then says
-//! `ENOTSUP`, so a binding that probes for the feature learns the truth instead of crashing.
-//! Also the draft context-option functions, which do work for integer options.
+//! `zmq_socket_get_peer_state`, `zmq_socket_monitor_pipes_stats`, and the context-option
+//! functions (integer options).
 
 use crate::ctx;
 use crate::guard::{c_str, guard, non_null};
@@ -11,14 +8,14 @@ use crate::socket::sock_mut;
 use oxmq::Error;
 use std::ffi::{c_char, c_int, c_void};
 
-/// `zmq_socket_monitor_pipes_stats`: the PIPES_STATS draft event is not implemented (the
-/// monitor itself is, in `monitor.rs`).
+/// `zmq_socket_monitor_pipes_stats`: one ZMQ_EVENT_PIPES_STATS event per pipe on the
+/// socket's monitor (EINVAL when no version-2 monitor wants it, EAGAIN with no pipes).
 #[no_mangle]
 pub unsafe extern "C" fn zmq_socket_monitor_pipes_stats(s: *mut c_void) -> c_int {
     guard(-1, || {
         // SAFETY: C contract.
-        unsafe { sock_mut(s)? };
-        Err(Error::NotSup)
+        unsafe { sock_mut(s)? }.monitor_pipes_stats()?;
+        Ok(0)
     })
 }
 

@@ -63,6 +63,9 @@ pub mod event {
     pub const HANDSHAKE_FAILED_PROTOCOL: u64 = 0x2000;
     /// Authentication failed (value: the ZAP status code, 300, 400 or 500).
     pub const HANDSHAKE_FAILED_AUTH: u64 = 0x4000;
+    /// The queue depths of one pipe, on request ([`crate::Socket::monitor_pipes_stats`];
+    /// versions 2 and 3 only): two values, the messages queued out and queued in.
+    pub const PIPES_STATS: u64 = 0x10000;
 
     /// The event's libzmq name without the `ZMQ_EVENT_` prefix (`"CONNECTED"`), if known.
     pub fn name(ev: u64) -> Option<&'static str> {
@@ -82,6 +85,7 @@ pub mod event {
             HANDSHAKE_SUCCEEDED => "HANDSHAKE_SUCCEEDED",
             HANDSHAKE_FAILED_PROTOCOL => "HANDSHAKE_FAILED_PROTOCOL",
             HANDSHAKE_FAILED_AUTH => "HANDSHAKE_FAILED_AUTH",
+            PIPES_STATS => "PIPES_STATS",
             _ => return None,
         })
     }
@@ -174,7 +178,8 @@ impl Addrs<'static> {
 }
 
 /// Formats a connected stream's two addresses as libzmq does (`tcp://127.0.0.1:5555`,
-/// `ipc:///path`); an address the kernel will not tell is empty.
+/// `ipc:///path`, `ipc://@name`; the unnamed end of an ipc connection is `ipc://`); a tcp
+/// address the kernel will not tell is empty.
 pub(crate) fn stream_addrs(stream: &crate::transport::stream::Stream) -> (String, String) {
     use crate::transport::stream::Stream;
     match stream {
@@ -183,10 +188,14 @@ pub(crate) fn stream_addrs(stream: &crate::transport::stream::Stream) -> (String
             s.peer_addr().map(|a| format!("tcp://{a}")).unwrap_or_default(),
         ),
         Stream::Ipc(s) => {
-            let f = |a: std::io::Result<std::os::unix::net::SocketAddr>| {
-                a.ok()
-                    .and_then(|a| a.as_pathname().map(|p| format!("ipc://{}", p.display())))
-                    .unwrap_or_default()
+            use std::os::linux::net::SocketAddrExt;
+            let f = |a: std::io::Result<std::os::unix::net::SocketAddr>| match a {
+                Ok(a) => match (a.as_pathname(), a.as_abstract_name()) {
+                    (Some(p), _) => format!("ipc://{}", p.display()),
+                    (None, Some(n)) => format!("ipc://@{}", String::from_utf8_lossy(n)),
+                    (None, None) => "ipc://".to_string(),
+                },
+                Err(_) => String::new(),
             };
             (f(s.local_addr()), f(s.peer_addr()))
         }
@@ -277,6 +286,28 @@ impl Monitor {
         if self.wants(ev) {
             self.emit_with(ev, value, &at());
         }
+    }
+
+    /// Raises an event with several values (ZMQ_EVENT_PIPES_STATS: two), versions 2 and 3
+    /// only: false when no monitor wants it.
+    pub(crate) fn emit_values(&self, ev: u64, values: &[u64], at: &Addrs<'_>) -> bool {
+        let mut g = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+        if self.mask.load(Ordering::Relaxed) & ev == 0 {
+            return false;
+        }
+        let Some(sink) = g.as_mut() else { return false };
+        if sink.version < 2 {
+            return false;
+        }
+        let mut frames = vec![Msg::copy_from(&ev.to_ne_bytes()), Msg::copy_from(&(values.len() as u64).to_ne_bytes())];
+        frames.extend(values.iter().map(|v| Msg::copy_from(&v.to_ne_bytes())));
+        frames.push(Msg::copy_from(at.local.as_bytes()));
+        frames.push(Msg::copy_from(at.remote.as_bytes()));
+        if sink.version >= 3 {
+            frames.push(Msg::copy_from(at.routing_id));
+        }
+        let _ = sink.socket.send_multipart(frames, opt::DONTWAIT);
+        true
     }
 
     #[cold]
@@ -383,8 +414,11 @@ fn encode(version: u8, ev: u64, value: u64, at: &Addrs<'_>) -> Vec<Msg> {
 pub struct MonitorEvent {
     /// The event (one of [`event`]).
     pub event: u64,
-    /// Its value (descriptor, errno, interval, protocol error or ZAP status code).
+    /// Its value (descriptor, errno, interval, protocol error or ZAP status code); the first
+    /// of `values`.
     pub value: u64,
+    /// Every value (versions 2 and 3; PIPES_STATS carries two).
+    pub values: Vec<u64>,
     /// Version 1: the one endpoint the message carries. Versions 2 and 3: the local address.
     pub local: String,
     /// The remote address (versions 2 and 3; empty in version 1).
@@ -409,7 +443,7 @@ impl MonitorEvent {
                 }
                 let ev = u16::from_ne_bytes([head[0], head[1]]) as u64;
                 let value = u32::from_ne_bytes([head[2], head[3], head[4], head[5]]) as u64;
-                Ok(MonitorEvent { event: ev, value, local: text(ep), remote: String::new(), routing_id: Vec::new() })
+                Ok(MonitorEvent { event: ev, value, values: vec![value], local: text(ep), remote: String::new(), routing_id: Vec::new() })
             }
             2 | 3 => {
                 let extra = (version == 3) as usize;
@@ -421,10 +455,11 @@ impl MonitorEvent {
                 if frames.len() != 4 + n + extra || n == 0 {
                     return Err(Error::Invalid);
                 }
-                let value = u64_of(&frames[2])?;
+                let values = frames[2..2 + n].iter().map(u64_of).collect::<Result<Vec<u64>>>()?;
                 Ok(MonitorEvent {
                     event: ev,
-                    value,
+                    value: values[0],
+                    values,
                     local: text(&frames[2 + n]),
                     remote: text(&frames[3 + n]),
                     routing_id: if extra == 1 { frames[4 + n].to_vec() } else { Vec::new() },

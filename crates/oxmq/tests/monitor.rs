@@ -361,3 +361,70 @@ fn no_reader_drops_events() {
     let evs = until(&mut r, 1, ev::LISTENING);
     assert_eq!(kinds(&evs), ["LISTENING"], "events from before the reader were dropped");
 }
+
+/// zmq_socket_monitor_pipes_stats: one PIPES_STATS event per pipe, with the messages queued
+/// out and in and the connection's addresses; a peer that read everything shows 0 queued, one
+/// that reads nothing shows its full queue. EINVAL without a version-2 monitor asking for it,
+/// EAGAIN with no pipes.
+fn pipes_stats(t: &str) {
+    let ctx = Context::new();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    timeouts(&mut push);
+    push.set_int(opt::LINGER, 0).unwrap();
+    assert_eq!(push.monitor_pipes_stats(), Err(Error::Invalid), "no monitor");
+    let _v1 = watch(&ctx, &mut push, ev::ALL, 1);
+    assert_eq!(push.monitor_pipes_stats(), Err(Error::Invalid), "a version-1 monitor cannot carry it");
+    let mut r = watch(&ctx, &mut push, ev::PIPES_STATS, 2);
+    assert_eq!(push.monitor_pipes_stats(), Err(Error::Again), "no pipes");
+    push.set_int(opt::SNDHWM, 5).unwrap();
+    push.set_int(opt::SNDBUF, 4096).unwrap();
+    push.bind(t).unwrap();
+    let ep = push.last_endpoint().unwrap();
+    let mut pulls: Vec<Socket> = (0..2)
+        .map(|_| {
+            let mut p = ctx.socket(SocketType::Pull).unwrap();
+            p.set_int(opt::RCVHWM, 5).unwrap();
+            p.set_int(opt::RCVBUF, 4096).unwrap();
+            p.set_int(opt::LINGER, 0).unwrap();
+            p.connect(&ep).unwrap();
+            p
+        })
+        .collect();
+    common::eventually("both peers attached", || (push.peer_stats().len() == 2).then_some(()));
+    // Fill both queues and everything between (small kernel buffers, 8 KiB messages): a
+    // send that waits 300 ms in vain finds every queue full.
+    push.set_int(opt::SNDTIMEO, 300).unwrap();
+    let mut sent = 0;
+    while push.send_msg(&mut oxmq::Msg::with_size(8192), 0).is_ok() {
+        sent += 1;
+        assert!(sent < 10_000, "never full");
+    }
+    // The first peer reads all it was given (round robin skips a full queue, so not half).
+    pulls[0].set_int(opt::RCVTIMEO, 0).unwrap();
+    let stats = common::eventually("the first peer's reads are published", || {
+        while pulls[0].recv(0).is_ok() {}
+        push.monitor_pipes_stats().unwrap();
+        let evs: Vec<MonitorEvent> = (0..2).map(|_| MonitorEvent::recv(&mut r, 2, 0).unwrap()).collect();
+        evs.iter().any(|e| e.values[0] == 0).then_some(evs)
+    });
+    for e in &stats {
+        assert_eq!(e.event, ev::PIPES_STATS);
+        assert_eq!(e.values.len(), 2);
+        assert_eq!(e.values[1], 0, "a PUSH receives nothing");
+        assert_eq!(e.local, ep);
+        assert!(e.remote.starts_with(&t[..6]) && e.remote != ep, "{e:?}");
+    }
+    let full = stats.iter().find(|e| e.values[0] != 0).expect("the other peer's queue");
+    assert!((1..=5).contains(&full.values[0]), "at most the HWM: {full:?}");
+    drop(pulls);
+}
+
+#[test]
+fn pipes_stats_tcp() {
+    pipes_stats("tcp://127.0.0.1:*");
+}
+
+#[test]
+fn pipes_stats_ipc() {
+    pipes_stats(&format!("ipc://{}", ipc_path()));
+}

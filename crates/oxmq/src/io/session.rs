@@ -767,6 +767,10 @@ impl Session {
     /// peer's routing id, carrying the connection's properties.
     fn attach_peer(&mut self, routing_id: bytes::Bytes, props: Option<Arc<crate::properties::Properties>>) {
         self.ivl = self.options.reconnect_ivl;
+        let addrs = match &self.state {
+            State::Connected(c) => Some(crate::monitor::stream_addrs(&c.stream)),
+            _ => None,
+        };
         if self.pipe.is_none() {
             // A fresh pipe per connection: accepted peers, IMMEDIATE, and ROUTER connects.
             let (mut socket_end, mut mine) = pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
@@ -784,6 +788,9 @@ impl Session {
             id.set_props(props.clone());
             mine.write(id);
             mine.flush();
+            if let Some((local, remote)) = addrs {
+                mine.set_addrs(local, remote);
+            }
             self.pipe = Some(mine);
             self.socket.mailbox.send(crate::mailbox::Command::Attach {
                 pipe: socket_end,
@@ -796,6 +803,9 @@ impl Session {
             id.set_props(props);
             p.write(id);
             p.flush();
+            if let Some((local, remote)) = addrs {
+                p.set_addrs(local, remote);
+            }
             if self.connected_before {
                 p.hiccup();
             }

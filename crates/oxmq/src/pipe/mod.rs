@@ -111,6 +111,9 @@ struct Shared {
     /// CONFLATE: the newest data message towards each side (indexed by the reading side), so
     /// a conflating direction holds one message however slowly it is read, as libzmq's.
     slots: [ConflateSlot; 2],
+    /// The local and remote address of the connection now carrying the pipe (tcp, ipc), as
+    /// monitor events show them; set by its session at each connection (ZMQ_EVENT_PIPES_STATS).
+    addrs: Mutex<Option<Box<(String, String)>>>,
 }
 
 #[derive(Default)]
@@ -161,7 +164,7 @@ pub(crate) struct PipeEnd {
 
 /// Creates a pipe. `hwm[0]` bounds the direction end 0 → end 1, `hwm[1]` the reverse.
 pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
-    let shared = Arc::new(Shared { sides: [Side::new(), Side::new()], slots: Default::default() });
+    let shared = Arc::new(Shared { sides: [Side::new(), Side::new()], slots: Default::default(), addrs: Mutex::new(None) });
     let (w01, r01) = ypipe::ypipe();
     let (w10, r10) = ypipe::ypipe();
     let end = |side: usize, out, inp, hwm: u64, in_hwm: u64| PipeEnd {
@@ -623,6 +626,16 @@ impl PipeEnd {
             // The peer's writer is waiting to write towards us.
             self.peer().wake(Wake::Write);
         }
+    }
+
+    /// Records the addresses of the connection now carrying the pipe (see `Shared::addrs`).
+    pub(crate) fn set_addrs(&self, local: String, remote: String) {
+        *self.shared.addrs.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new((local, remote)));
+    }
+
+    /// The addresses of the connection carrying the pipe, if a session recorded them.
+    pub(crate) fn addrs(&self) -> Option<(String, String)> {
+        self.shared.addrs.lock().unwrap_or_else(|p| p.into_inner()).as_deref().cloned()
     }
 
     /// True once the peer end has been dropped.

@@ -1154,6 +1154,34 @@ impl Socket {
         self.monitor_versioned(endpoint, events, 1, SocketType::Pair)
     }
 
+    /// Asks for the queue depths of every pipe: one PIPES_STATS event each, with the messages
+    /// queued towards the peer and from it, and the connection's local and remote address
+    /// (`zmq_socket_monitor_pipes_stats`). `Invalid` unless a monitor of version 2 or 3 wants
+    /// PIPES_STATS; `Again` when there are no pipes.
+    pub fn monitor_pipes_stats(&mut self) -> Result<()> {
+        self.check_term()?;
+        self.process_commands();
+        let m = &self.shared.monitor;
+        if !m.wants(crate::monitor::event::PIPES_STATS) {
+            return Err(Error::Invalid);
+        }
+        let mut any = false;
+        for sl in self.pipes.slots.iter().flatten() {
+            let (local, remote) = sl.end.addrs().unwrap_or_else(|| (sl.endpoint.clone().unwrap_or_default(), String::new()));
+            let at = crate::monitor::Addrs { local, remote, bind_side: sl.listener.is_some(), routing_id: &[] };
+            any = true;
+            if !m.emit_values(crate::monitor::event::PIPES_STATS, &[sl.end.queued_out(), sl.end.queued_in()], &at) {
+                return Err(Error::Invalid);
+            }
+        }
+        self.level_hook();
+        if any {
+            Ok(())
+        } else {
+            Err(Error::Again)
+        }
+    }
+
     /// [`Socket::monitor`] with the message format `version` (1, 2 as libzmq's draft, or 3:
     /// version 2 plus the peer's routing id; see [`crate::monitor`]) and the monitor socket's
     /// type (PAIR, PUB or PUSH), as `zmq_socket_monitor_versioned`.
