@@ -89,8 +89,8 @@ pub unsafe extern "C" fn zmq_socket_get_peer_state(
     })
 }
 
-/// Integer context options through the extended interface (4-byte values); other sizes
-/// (libzmq's string option THREAD_NAME_PREFIX) are not supported.
+/// Context options through the extended interface: `ZMQ_THREAD_NAME_PREFIX` as text (at most
+/// 16 bytes), the integer options as 4-byte values.
 #[no_mangle]
 pub unsafe extern "C" fn zmq_ctx_set_ext(
     context: *mut c_void,
@@ -101,16 +101,15 @@ pub unsafe extern "C" fn zmq_ctx_set_ext(
     guard(-1, || {
         let ctx = ctx::lookup(context)?;
         non_null(optval)?;
-        if optvallen != 4 {
-            return Err(Error::Invalid);
-        }
-        // SAFETY: non-null with 4 readable bytes (C contract).
-        let v = unsafe { optval.cast::<i32>().read_unaligned() };
-        ctx.set(option, v)?;
+        // SAFETY: non-null with `optvallen` readable bytes (C contract).
+        let v = unsafe { std::slice::from_raw_parts(optval.cast::<u8>(), optvallen) };
+        ctx.set_bytes(option, v)?;
         Ok(0)
     })
 }
 
+/// Reads a context option through the extended interface (see `zmq_ctx_set_ext`); EINVAL
+/// when `*optvallen` is too small, else the length written in `*optvallen`.
 #[no_mangle]
 pub unsafe extern "C" fn zmq_ctx_get_ext(
     context: *mut c_void,
@@ -122,13 +121,14 @@ pub unsafe extern "C" fn zmq_ctx_get_ext(
         let ctx = ctx::lookup(context)?;
         non_null(optval)?;
         non_null(optvallen)?;
-        // SAFETY: valid pointers (C contract).
+        let v = ctx.get_bytes(option)?;
+        // SAFETY: valid pointers (C contract); at most `*optvallen` bytes are written.
         unsafe {
-            if *optvallen < 4 {
+            if *optvallen < v.len() {
                 return Err(Error::Invalid);
             }
-            optval.cast::<i32>().write_unaligned(ctx.get(option)?);
-            *optvallen = 4;
+            std::ptr::copy_nonoverlapping(v.as_ptr(), optval.cast::<u8>(), v.len());
+            *optvallen = v.len();
         }
         Ok(0)
     })

@@ -30,13 +30,17 @@ struct Config {
     thread_priority: i32,
     thread_sched_policy: i32,
     threads: ThreadSetup,
+    /// `ZERO_COPY_RECV` (draft), kept and read back: whether a received body shares the
+    /// receive buffer is oxmq's own choice per size (see `msg.rs`), so nothing reads it.
+    zero_copy_recv: bool,
 }
 
 /// How the context's I/O threads are named and scheduled (libzmq's thread options).
 #[derive(Clone, Default)]
 pub(crate) struct ThreadSetup {
-    /// `THREAD_NAME_PREFIX`: threads are named `<prefix>/oxmq-io-<n>`.
-    pub(crate) name_prefix: Option<i32>,
+    /// `THREAD_NAME_PREFIX` (an int, or up to 16 bytes through `set_bytes`): threads are
+    /// named `<prefix>/oxmq-io-<n>`.
+    pub(crate) name_prefix: Option<String>,
     /// `THREAD_AFFINITY_CPU_ADD`/`REMOVE`: the CPUs the threads may run on (empty: any).
     pub(crate) cpus: std::collections::BTreeSet<usize>,
     /// `THREAD_SCHED_POLICY` and `THREAD_PRIORITY`, applied with `pthread_setschedparam`.
@@ -76,6 +80,7 @@ impl Context {
                     thread_priority: -1,
                     thread_sched_policy: -1,
                     threads: ThreadSetup::default(),
+                    zero_copy_recv: true,
                 }),
                 io: OnceLock::new(),
                 next_io: AtomicUsize::new(0),
@@ -94,7 +99,7 @@ impl Context {
 
     /// Sets a context option (`opt::IO_THREADS`, `MAX_SOCKETS`, `MAX_MSGSZ`, `CTX_IPV6`,
     /// `CTX_BLOCKY`, `THREAD_PRIORITY`, `THREAD_SCHED_POLICY`, `THREAD_AFFINITY_CPU_ADD`,
-    /// `THREAD_AFFINITY_CPU_REMOVE`, `THREAD_NAME_PREFIX`). The thread options apply to I/O
+    /// `THREAD_AFFINITY_CPU_REMOVE`, `THREAD_NAME_PREFIX`, `ZERO_COPY_RECV`). The thread options apply to I/O
     /// threads started afterwards (they start with the first bind or connect), as in libzmq.
     pub fn set(&self, option: i32, value: i32) -> Result<()> {
         let mut c = self.inner.config.lock().unwrap_or_else(|p| p.into_inner());
@@ -125,10 +130,40 @@ impl Context {
             opt::THREAD_AFFINITY_CPU_REMOVE if value >= 0 => {
                 c.threads.cpus.remove(&(value as usize));
             }
-            opt::THREAD_NAME_PREFIX if value >= 0 => c.threads.name_prefix = Some(value),
+            opt::THREAD_NAME_PREFIX if value >= 0 => c.threads.name_prefix = Some(value.to_string()),
+            opt::ZERO_COPY_RECV if value == 0 || value == 1 => c.zero_copy_recv = value == 1,
             _ => return Err(Error::Invalid),
         }
         Ok(())
+    }
+
+    /// Sets a context option given as bytes (`zmq_ctx_set_ext`): `THREAD_NAME_PREFIX` as text
+    /// of at most 16 bytes (a trailing NUL is dropped), or any int option as its 4 bytes.
+    pub fn set_bytes(&self, option: i32, value: &[u8]) -> Result<()> {
+        if option == opt::THREAD_NAME_PREFIX && value.len() <= 16 {
+            let text = value.strip_suffix(&[0]).unwrap_or(value);
+            let text = std::str::from_utf8(text).map_err(|_| Error::Invalid)?;
+            if text.contains('\0') {
+                return Err(Error::Invalid);
+            }
+            let mut c = self.inner.config.lock().unwrap_or_else(|p| p.into_inner());
+            c.threads.name_prefix = Some(text.to_string());
+            return Ok(());
+        }
+        let v: [u8; 4] = value.try_into().map_err(|_| Error::Invalid)?;
+        self.set(option, i32::from_ne_bytes(v))
+    }
+
+    /// Reads a context option as bytes (`zmq_ctx_get_ext`): `THREAD_NAME_PREFIX` as its text
+    /// with a NUL, any other as the 4 bytes of its int.
+    pub fn get_bytes(&self, option: i32) -> Result<Vec<u8>> {
+        if option == opt::THREAD_NAME_PREFIX {
+            let c = self.inner.config.lock().unwrap_or_else(|p| p.into_inner());
+            let mut v = c.threads.name_prefix.clone().unwrap_or_default().into_bytes();
+            v.push(0);
+            return Ok(v);
+        }
+        Ok(self.get(option)?.to_ne_bytes().to_vec())
     }
 
     /// Reads a context option (also `SOCKET_LIMIT` and `MSG_T_SIZE`).
@@ -143,7 +178,9 @@ impl Context {
             opt::CTX_IPV6 => c.ipv6 as i32,
             opt::CTX_BLOCKY => c.blocky as i32,
             opt::THREAD_SCHED_POLICY => c.thread_sched_policy,
-            opt::THREAD_NAME_PREFIX => c.threads.name_prefix.unwrap_or(0),
+            // The int a prefix set as text reads back as (libzmq: atoi).
+            opt::THREAD_NAME_PREFIX => c.threads.name_prefix.as_deref().and_then(|p| p.parse().ok()).unwrap_or(0),
+            opt::ZERO_COPY_RECV => c.zero_copy_recv as i32,
             _ => return Err(Error::Invalid),
         })
     }

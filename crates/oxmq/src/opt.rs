@@ -74,6 +74,8 @@ pub const THREAD_SAFE: i32 = 81;
 pub const MULTICAST_MAXTPDU: i32 = 84;
 pub const USE_FD: i32 = 89;
 pub const BINDTODEVICE: i32 = 92;
+/// SO_PRIORITY of the socket's tcp connections (draft; 0: the kernel's default).
+pub const PRIORITY: i32 = 112;
 /// A SOCKS5 proxy ("host:port") that tcp connections go through (empty: none).
 pub const SOCKS_PROXY: i32 = 68;
 /// SOCKS5 username/password authentication (RFC 1929); an empty username means none.
@@ -116,6 +118,8 @@ pub const MSG_T_SIZE: i32 = 6;
 pub const THREAD_AFFINITY_CPU_ADD: i32 = 7;
 pub const THREAD_AFFINITY_CPU_REMOVE: i32 = 8;
 pub const THREAD_NAME_PREFIX: i32 = 9;
+/// Context (draft): 1 (default) lets received bodies share the receive buffer; kept only.
+pub const ZERO_COPY_RECV: i32 = 10;
 pub const CTX_IPV6: i32 = 42;
 pub const CTX_BLOCKY: i32 = 70;
 

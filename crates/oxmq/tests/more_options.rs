@@ -332,6 +332,9 @@ fn tos_and_buffer_sizes_reach_the_kernel() {
     let ep = bind(&mut pull, Transport::Tcp);
     let mut push = socket(&ctx, T::Push);
     push.set_int(opt::TOS, 0x28).unwrap();
+    assert_eq!(push.get_int(opt::PRIORITY).unwrap(), 0);
+    push.set_int(opt::PRIORITY, 3).unwrap();
+    assert_eq!(push.get_int(opt::PRIORITY).unwrap(), 3);
     push.set_int(opt::SNDBUF, 160 * 1024).unwrap();
     push.set_int(opt::RCVBUF, 80 * 1024).unwrap();
     push.connect(&ep).unwrap();
@@ -346,6 +349,13 @@ fn tos_and_buffer_sizes_reach_the_kernel() {
         .expect("the connecting socket");
     with_sock(fd, |s| {
         assert_eq!(s.tos_v4().unwrap(), 0x28, "IP_TOS on the connecting socket");
+        let mut prio: libc::c_int = -1;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: getsockopt writes at most `len` bytes into `prio`.
+        let rc = unsafe {
+            libc::getsockopt(fd, libc::SOL_SOCKET, libc::SO_PRIORITY, (&mut prio as *mut libc::c_int).cast(), &mut len)
+        };
+        assert_eq!((rc, prio), (0, 3), "SO_PRIORITY (ZMQ_PRIORITY) on the connecting socket");
         // Linux doubles the requested size for bookkeeping; at least what was asked.
         assert!(s.send_buffer_size().unwrap() >= 160 * 1024, "SO_SNDBUF {}", s.send_buffer_size().unwrap());
         assert!(s.recv_buffer_size().unwrap() >= 80 * 1024);
@@ -494,6 +504,17 @@ fn thread_options_name_and_pin_the_io_threads() {
     push.connect(&s.last_endpoint().unwrap()).unwrap();
     push.send("through the I/O thread", 0).unwrap();
     assert_eq!(recv_bytes(&mut s), b"through the I/O thread");
+    // As text through the extended interface (at most 16 bytes), read back with its NUL.
+    assert_eq!(ctx.set_bytes(opt::THREAD_NAME_PREFIX, &[b'x'; 17]), Err(Error::Invalid));
+    ctx.set_bytes(opt::THREAD_NAME_PREFIX, b"MyPrefix\0").unwrap();
+    assert_eq!(ctx.get_bytes(opt::THREAD_NAME_PREFIX).unwrap(), b"MyPrefix\0");
+    ctx.set(opt::THREAD_NAME_PREFIX, 4321).unwrap();
+    assert_eq!(ctx.get_bytes(opt::THREAD_NAME_PREFIX).unwrap(), b"4321\0");
+    // ZERO_COPY_RECV (draft) is kept and read back: 1 by default, 0 or 1.
+    assert_eq!(ctx.get(opt::ZERO_COPY_RECV).unwrap(), 1);
+    ctx.set(opt::ZERO_COPY_RECV, 0).unwrap();
+    assert_eq!(ctx.get(opt::ZERO_COPY_RECV).unwrap(), 0);
+    assert_eq!(ctx.set(opt::ZERO_COPY_RECV, 2), Err(Error::Invalid));
     let status = io_thread_status("4321/oxmq-io-0").unwrap_or_else(|| {
         let names: Vec<String> = std::fs::read_dir("/proc/self/task")
             .unwrap()

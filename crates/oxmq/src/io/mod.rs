@@ -88,7 +88,7 @@ impl IoThread {
         });
         let t2 = t.clone();
         let poll = t.poll.lock().unwrap_or_else(|p| p.into_inner()).take();
-        let name = match setup.name_prefix {
+        let name = match &setup.name_prefix {
             Some(p) => format!("{p}/oxmq-io-{index}"),
             None => format!("oxmq-io-{index}"),
         };

@@ -73,6 +73,8 @@ pub(crate) struct Options {
     /// authentication.
     pub socks_username: Vec<u8>,
     pub socks_password: Vec<u8>,
+    /// PRIORITY (draft): SO_PRIORITY for tcp connections; 0 leaves the kernel's default.
+    pub priority: i32,
 }
 
 impl Options {
@@ -119,6 +121,7 @@ impl Options {
             socks_proxy: String::new(),
             socks_username: Vec::new(),
             socks_password: Vec::new(),
+            priority: 0,
         }
     }
 
@@ -197,6 +200,7 @@ impl Options {
             opt::CONFLATE => self.conflate = bool_val(v)?,
             opt::PROBE_ROUTER => self.probe_router = bool_val(v)?,
             opt::USE_FD => self.use_fd = int_min(v, -1)?,
+            opt::PRIORITY => self.priority = int_min(v, 0)?,
             opt::BINDTODEVICE => {
                 // libzmq takes the bytes up to an optional trailing NUL; NULL/0 clears.
                 let v = v.strip_suffix(&[0]).unwrap_or(v);
@@ -258,6 +262,7 @@ impl Options {
             opt::CONFLATE => i(self.conflate as i32),
             opt::PROBE_ROUTER => i(self.probe_router as i32),
             opt::USE_FD => i(self.use_fd),
+            opt::PRIORITY => i(self.priority),
             opt::BINDTODEVICE => {
                 let mut v = self.bound_device.clone();
                 v.push(0);

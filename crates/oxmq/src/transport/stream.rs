@@ -20,7 +20,8 @@ impl Stream {
         }
     }
 
-    /// Applies TCP_NODELAY (always: batching happens above TCP), keepalive, buffer sizes, TOS.
+    /// Applies TCP_NODELAY (always: batching happens above TCP), keepalive, buffer sizes, TOS,
+    /// SO_PRIORITY.
     pub(crate) fn configure(&self, o: &Options) {
         let Stream::Tcp(s) = self else { return };
         let _ = s.set_nodelay(true);
@@ -48,6 +49,19 @@ impl Stream {
         }
         if o.tos > 0 {
             let _ = sock.set_tos_v4(o.tos as u32);
+        }
+        if o.priority > 0 {
+            let p: libc::c_int = o.priority;
+            // SAFETY: setsockopt reads an int from a valid pointer for the given length.
+            unsafe {
+                libc::setsockopt(
+                    s.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_PRIORITY,
+                    (&p as *const libc::c_int).cast(),
+                    std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                );
+            }
         }
         if o.tcp_maxrt > 0 {
             let _ = sock.set_tcp_user_timeout(Some(std::time::Duration::from_millis(o.tcp_maxrt as u64)));
