@@ -76,6 +76,9 @@ pub const USE_FD: i32 = 89;
 pub const BINDTODEVICE: i32 = 92;
 /// SO_PRIORITY of the socket's tcp connections (draft; 0: the kernel's default).
 pub const PRIORITY: i32 = 112;
+/// XPUB/XSUB (draft): the first frame of a multi-part message may be a subscription, and
+/// the rest are only when it was.
+pub const ONLY_FIRST_SUBSCRIBE: i32 = 108;
 /// A SOCKS5 proxy ("host:port") that tcp connections go through (empty: none).
 pub const SOCKS_PROXY: i32 = 68;
 /// SOCKS5 username/password authentication (RFC 1929); an empty username means none.

@@ -268,3 +268,37 @@ fn lvc_proxy(mut xsub: Socket, mut xpub: Socket, stop: &AtomicBool) {
         }
     }
 }
+
+/// ONLY_FIRST_SUBSCRIBE (draft): by default (RFC 29) a subscription is a message of one frame,
+/// so frames of a multi-part message are data; with the option on XSUB and XPUB the first
+/// frame of any message may subscribe or cancel, and the frames after it are parsed only when
+/// it did, so a data message may carry frames that start with 0 or 1.
+#[test]
+fn only_first_subscribe_parses_the_first_frame_of_a_multipart_message() {
+    let ctx = Context::new();
+    for only_first in [false, true] {
+        let mut xpub = socket(&ctx, T::XPub);
+        xpub.set_int(opt::ONLY_FIRST_SUBSCRIBE, only_first as i32).unwrap();
+        let ep = bind(&mut xpub, Transport::Inproc);
+        let mut xsub = socket(&ctx, T::XSub);
+        xsub.set_int(opt::ONLY_FIRST_SUBSCRIBE, only_first as i32).unwrap();
+        xsub.connect(&ep).unwrap();
+        // A data message whose second frame looks like a cancel: data either way.
+        send_parts(&mut xsub, &[b"ABC", b"\x00BC"]);
+        assert_eq!(recv_parts(&mut xpub), vec![b"ABC".to_vec(), b"\x00BC".to_vec()], "only_first {only_first}");
+        // A subscription in the first frame of a two-frame message.
+        send_parts(&mut xsub, &[b"\x01T", b"\x01U"]);
+        assert_eq!(recv_parts(&mut xpub), vec![b"\x01T".to_vec(), b"\x01U".to_vec()], "passed up either way");
+        xsub.send("\x01Z", 0).unwrap(); // a plain subscription, a marker for what came before
+        assert_eq!(recv_bytes(&mut xpub), b"\x01Z");
+        xpub.send("U: subscribed only with the option", 0).unwrap();
+        xpub.send("Z: subscribed", 0).unwrap();
+        let first = recv_bytes(&mut xsub);
+        if only_first {
+            assert_eq!(first, b"U: subscribed only with the option");
+            assert_eq!(recv_bytes(&mut xsub), b"Z: subscribed");
+        } else {
+            assert_eq!(first, b"Z: subscribed", "RFC 29: the two frames were data");
+        }
+    }
+}

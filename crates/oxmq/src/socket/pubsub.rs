@@ -63,6 +63,27 @@ pub(crate) struct Pub {
     last_pipe: Option<usize>,
     /// XPUB_WELCOME_MSG (empty: none).
     welcome: Option<Msg>,
+    /// ONLY_FIRST_SUBSCRIBE, and whether the frames of the message being read are parsed
+    /// as subscriptions (see [`is_subscription`]).
+    only_first: bool,
+    subs_in_message: bool,
+}
+
+/// Whether frame `m` of an upstream message is a subscription (first byte 1) or a cancel (0),
+/// updating `in_message` on a message's first frame. By default (RFC 29) a subscription is a
+/// message of one frame, so the frames of a multi-part message are data. With
+/// ONLY_FIRST_SUBSCRIBE (libzmq's draft option) the first frame may be one whatever follows,
+/// and the frames after it are parsed too only when it was.
+fn is_subscription(m: &Msg, first: bool, only_first: bool, in_message: &mut bool) -> bool {
+    let sub_like = matches!(m.first(), Some(0) | Some(1));
+    if !only_first {
+        return first && !m.more() && sub_like;
+    }
+    let s = sub_like && (first || *in_message);
+    if first {
+        *in_message = s;
+    }
+    s
 }
 
 impl Pub {
@@ -92,6 +113,8 @@ impl Pub {
             manual_subs: MTrie::default(),
             last_pipe: None,
             welcome: None,
+            only_first: false,
+            subs_in_message: false,
         }
     }
 
@@ -121,10 +144,11 @@ impl Pub {
     /// application should see).
     fn read_subscriptions(&mut self, pipes: &mut Pipes, slot: usize) {
         while let Read::Msg(m) = pipes.read(slot) {
-            if self.up_more || m.more() || !matches!(m.first(), Some(0) | Some(1)) {
+            let first = !self.up_more;
+            self.up_more = m.more();
+            if !is_subscription(&m, first, self.only_first, &mut self.subs_in_message) {
                 // Not a subscription: XPUB passes it up whole (XSUB peers may send data);
                 // PUB ignores it, as libzmq's does.
-                self.up_more = m.more();
                 if self.xpub {
                     self.up.push_back((m, None));
                 }
@@ -271,6 +295,7 @@ impl Pattern for Pub {
         }
         match option {
             opt::XPUB_VERBOSE => Some(bool_val(value).map(|v| self.verbose = v)),
+            opt::ONLY_FIRST_SUBSCRIBE => Some(bool_val(value).map(|v| self.only_first = v)),
             opt::XPUB_VERBOSER => Some(bool_val(value).map(|v| self.verboser = v)),
             opt::XPUB_NODROP => Some(bool_val(value).map(|v| self.nodrop = v)),
             opt::XPUB_MANUAL => Some(bool_val(value).map(|v| self.manual = v)),
@@ -310,6 +335,9 @@ pub(crate) struct Sub {
     up_more: bool,
     /// INVERT_MATCHING: keep what no subscription matches.
     invert: bool,
+    /// XSUB: ONLY_FIRST_SUBSCRIBE, and the state of the message being sent (as `Pub`'s).
+    only_first: bool,
+    subs_in_message: bool,
 }
 
 impl Sub {
@@ -332,6 +360,8 @@ impl Sub {
             xsub,
             up_more: false,
             invert: false,
+            only_first: false,
+            subs_in_message: false,
         }
     }
 
@@ -410,18 +440,13 @@ impl Pattern for Sub {
             return Err(Error::NotSup);
         }
         let m = std::mem::take(msg);
-        if !self.up_more && !m.more() {
-            match m.first() {
-                Some(1) => {
-                    // Always forwarded (XPUB_VERBOSE upstream must see duplicates), as libzmq.
-                    self.subs.add(&m[1..]);
-                }
-                Some(0) => {
-                    if !self.subs.remove(&m[1..]) {
-                        return Ok(()); // nothing left to cancel upstream
-                    }
-                }
-                _ => {}
+        let first = !self.up_more;
+        if is_subscription(&m, first, self.only_first, &mut self.subs_in_message) {
+            if m[0] == 1 {
+                // Always forwarded (XPUB_VERBOSE upstream must see duplicates), as libzmq.
+                self.subs.add(&m[1..]);
+            } else if !self.subs.remove(&m[1..]) && first && !m.more() {
+                return Ok(()); // nothing left to cancel upstream (a whole message only)
             }
         }
         self.send_upstream(pipes, m);
@@ -454,6 +479,9 @@ impl Pattern for Sub {
             return None;
         }
         if self.xsub {
+            if option == opt::ONLY_FIRST_SUBSCRIBE {
+                return Some(bool_val(value).map(|v| self.only_first = v));
+            }
             return None; // XSUB subscribes by message, as libzmq's
         }
         let subscribe = match option {
