@@ -1,6 +1,9 @@
 /* zmq_poll, ZMQ_FD/ZMQ_EVENTS, and the zmq_poller_* family. */
 #include "testutil.h"
 
+#include <limits.h>
+#include <pthread.h>
+
 static void test_zmq_poll (void)
 {
     for (int t = 0; t < N_TRANSPORTS; t++) {
@@ -124,6 +127,65 @@ static void test_poller (void)
     CHECK_RC (zmq_close (push));
     CHECK_RC (zmq_ctx_term (ctx));
 }
+
+/* Events outside POLLIN|POLLOUT|POLLERR|POLLPRI are EINVAL; waiting forever when no item asks
+ * for an event is EFAULT (a bounded wait times out with EAGAIN), as libzmq. */
+static void test_poller_arguments (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *s = new_socket (ctx, ZMQ_DEALER);
+    void *poller = zmq_poller_new ();
+    CHECK_ERR (zmq_poller_add (poller, s, NULL, SHRT_MAX), EINVAL);
+    CHECK_RC (zmq_poller_add (poller, s, NULL, 0));
+    CHECK_ERR (zmq_poller_modify (poller, s, SHRT_MAX), EINVAL);
+    zmq_poller_event_t ev[1];
+    CHECK_ERR (zmq_poller_wait_all (poller, ev, 1, 0), EAGAIN);
+    CHECK_ERR (zmq_poller_wait_all (poller, ev, 1, -1), EFAULT);
+    CHECK_RC (zmq_poller_modify (poller, s, ZMQ_POLLIN));
+    CHECK_ERR (zmq_poller_wait_all (poller, ev, 1, 0), EAGAIN);
+    CHECK_RC (zmq_poller_destroy (&poller));
+    CHECK_RC (zmq_close (s));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
+struct term_wait
+{
+    void *ctx;
+    volatile int ready;
+    int rc, err;
+};
+
+static void *wait_on_client (void *arg)
+{
+    struct term_wait *w = arg;
+    void *client = zmq_socket (w->ctx, ZMQ_CLIENT);
+    void *poller = zmq_poller_new ();
+    /* Registering a thread-safe socket used to lock it twice in one call: a hang. */
+    w->rc = zmq_poller_add (poller, client, NULL, ZMQ_POLLIN);
+    __atomic_store_n (&w->ready, 1, __ATOMIC_RELEASE);
+    zmq_poller_event_t ev;
+    if (w->rc == 0) {
+        w->rc = zmq_poller_wait (poller, &ev, -1);
+        w->err = zmq_errno ();
+    }
+    zmq_poller_destroy (&poller);
+    zmq_close (client);
+    return NULL;
+}
+
+/* A thread waits in zmq_poller_wait on a thread-safe socket; terminating the context wakes
+ * it with ETERM, and the socket's close lets the termination finish. */
+static void test_poller_thread_safe_socket_and_term (void)
+{
+    struct term_wait w = {zmq_ctx_new (), 0, 0, 0};
+    pthread_t t;
+    CHECK (pthread_create (&t, NULL, wait_on_client, &w) == 0);
+    while (!__atomic_load_n (&w.ready, __ATOMIC_ACQUIRE))
+        sched_yield ();
+    CHECK_RC (zmq_ctx_term (w.ctx));
+    CHECK (pthread_join (t, NULL) == 0);
+    CHECK (w.rc == -1 && w.err == ETERM);
+}
 #endif
 
 int main (int argc, char **argv)
@@ -134,6 +196,8 @@ int main (int argc, char **argv)
     RUN (test_fd_events);
 #ifdef ZMQ_BUILD_DRAFT_API
     RUN (test_poller);
+    RUN (test_poller_arguments);
+    RUN (test_poller_thread_safe_socket_and_term);
 #endif
     return test_main_end ();
 }

@@ -7,7 +7,7 @@
 //! handle and descriptor.
 
 use crate::guard::{guard, non_null};
-use crate::socket::sock_mut;
+use crate::socket::{check_sock, sock_mut};
 use oxmq::{opt, Error, PollItem, Result};
 use std::ffi::{c_int, c_long, c_short, c_void};
 use std::time::Duration;
@@ -133,8 +133,8 @@ impl oxmq::AsSocket for CSock {
 struct Poller {
     tag: u64,
     inner: oxmq::Poller<CSock>,
-    /// By token: what was registered and its user data.
-    entries: Vec<Option<(Target, *mut c_void)>>,
+    /// By token: what was registered, its user data and the events asked for.
+    entries: Vec<Option<(Target, *mut c_void, c_short)>>,
     by_target: std::collections::HashMap<Target, usize>,
     ready: Vec<oxmq::PollEvent>,
 }
@@ -151,8 +151,17 @@ unsafe fn poller<'a>(p: *mut c_void) -> Result<&'a mut Poller> {
     Ok(pl)
 }
 
+/// Events a poller item may ask for (libzmq: anything else is EINVAL).
+fn check_events(events: c_short) -> Result<()> {
+    if events & !(opt::POLLIN | opt::POLLOUT | opt::POLLERR | opt::POLLPRI) != 0 {
+        return Err(Error::Invalid);
+    }
+    Ok(())
+}
+
 impl Poller {
     fn add(&mut self, t: Target, user_data: *mut c_void, events: c_short) -> Result<c_int> {
+        check_events(events)?;
         if self.by_target.contains_key(&t) {
             return Err(Error::Invalid);
         }
@@ -163,14 +172,18 @@ impl Poller {
         if self.entries.len() <= token {
             self.entries.resize(token + 1, None);
         }
-        self.entries[token] = Some((t, user_data));
+        self.entries[token] = Some((t, user_data, events));
         self.by_target.insert(t, token);
         Ok(0)
     }
 
     fn modify(&mut self, t: Target, events: c_short) -> Result<c_int> {
+        check_events(events)?;
         let token = *self.by_target.get(&t).ok_or(Error::Invalid)?;
         self.inner.modify(token, events)?;
+        if let Some(Some(e)) = self.entries.get_mut(token) {
+            e.2 = events;
+        }
         Ok(0)
     }
 
@@ -231,8 +244,9 @@ pub unsafe extern "C" fn zmq_poller_add(
     guard(-1, || {
         // SAFETY: C contract: poller and socket handles.
         let pl = unsafe { poller(p)? };
-        // SAFETY: validates the handle (ENOTSOCK when closed); the borrow ends here.
-        unsafe { sock_mut(s)? };
+        // SAFETY: validates the handle (ENOTSOCK when closed), without holding a thread-safe
+        // socket's lock: the poller takes it itself.
+        unsafe { check_sock(s)? };
         pl.add(Target::Socket(s), user_data, events)
     })
 }
@@ -242,8 +256,8 @@ pub unsafe extern "C" fn zmq_poller_modify(p: *mut c_void, s: *mut c_void, event
     guard(-1, || {
         // SAFETY: C contract.
         let pl = unsafe { poller(p)? };
-        // SAFETY: validates the handle; the borrow ends here.
-        unsafe { sock_mut(s)? };
+        // SAFETY: validates the handle without holding a thread-safe socket's lock.
+        unsafe { check_sock(s)? };
         pl.modify(Target::Socket(s), events)
     })
 }
@@ -253,8 +267,8 @@ pub unsafe extern "C" fn zmq_poller_remove(p: *mut c_void, s: *mut c_void) -> c_
     guard(-1, || {
         // SAFETY: C contract.
         let pl = unsafe { poller(p)? };
-        // SAFETY: validates the handle; the borrow ends here.
-        unsafe { sock_mut(s)? };
+        // SAFETY: validates the handle without holding a thread-safe socket's lock.
+        unsafe { check_sock(s)? };
         pl.remove(Target::Socket(s))
     })
 }
@@ -326,8 +340,9 @@ pub unsafe extern "C" fn zmq_poller_wait_all(
         if n_events < 0 {
             return Err(Error::Invalid);
         }
-        if pl.by_target.is_empty() {
-            // As libzmq: waiting forever on nothing is a caller error; otherwise time out.
+        if pl.entries.iter().flatten().all(|e| e.2 == 0) {
+            // As libzmq: waiting forever on nothing (no item, or none asking for an event) is
+            // a caller error; otherwise time out.
             if timeout < 0 {
                 return Err(Error::Fault);
             }
@@ -341,7 +356,7 @@ pub unsafe extern "C" fn zmq_poller_wait_all(
         let mut n = 0;
         // Items beyond `n_events` stay ready (level-triggered) and are reported next time.
         for ev in ready.iter().take(out.len()) {
-            let Some(Some((t, user_data))) = pl.entries.get(ev.token) else { continue };
+            let Some(Some((t, user_data, _))) = pl.entries.get(ev.token) else { continue };
             let (socket, fd) = match *t {
                 Target::Socket(s) => (s, -1),
                 Target::Fd(fd) => (std::ptr::null_mut(), fd),

@@ -79,6 +79,16 @@ pub(crate) unsafe fn handle<'a>(p: *mut c_void) -> Result<Handle<'a>> {
     unsafe { (*(*h).sync.get()).as_ref() }.map(Handle::Sync).ok_or(Error::NotSock)
 }
 
+/// Checks that `p` is an open socket, without taking a thread-safe socket's lock (for calls
+/// that reach the socket again later in the same export: a second lock would deadlock).
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn check_sock(p: *mut c_void) -> Result<()> {
+    // SAFETY: caller's contract; the borrow ends here.
+    unsafe { handle(p) }.map(|_| ())
+}
+
 /// The socket behind a C handle, for calls that do not block. A thread-safe socket is locked
 /// until the export returns (`guard::hold`).
 ///
