@@ -148,6 +148,46 @@ static void test_poller_arguments (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+/* Thread-safe sockets in a poller: zmq_poller_fd exists once one is registered, and waits
+ * see their events, including across several rounds of the poller's own wait (which used to
+ * lock the socket a second time). */
+static void test_poller_thread_safe_sockets (void)
+{
+    void *ctx = zmq_ctx_new ();
+    void *server = zmq_socket (ctx, ZMQ_SERVER);
+    void *client = zmq_socket (ctx, ZMQ_CLIENT);
+    int linger = 0;
+    CHECK_RC (zmq_setsockopt (server, ZMQ_LINGER, &linger, sizeof linger));
+    CHECK_RC (zmq_setsockopt (client, ZMQ_LINGER, &linger, sizeof linger));
+    char ep[256];
+    size_t len = sizeof ep;
+    CHECK_RC (zmq_bind (server, "tcp://127.0.0.1:*"));
+    CHECK_RC (zmq_getsockopt (server, ZMQ_LAST_ENDPOINT, ep, &len));
+    void *poller = zmq_poller_new ();
+    int pfd = -1;
+    CHECK_ERR (zmq_poller_fd (poller, &pfd), EINVAL);
+    CHECK_RC (zmq_poller_add (poller, server, NULL, ZMQ_POLLIN));
+    CHECK_RC (zmq_poller_fd (poller, &pfd));
+    CHECK (pfd >= 0);
+    zmq_poller_event_t ev;
+    CHECK_ERR (zmq_poller_wait (poller, &ev, 0), EAGAIN);
+    CHECK_RC (zmq_connect (client, ep));
+    CHECK (zmq_send (client, "I", 1, 0) == 1);
+    CHECK_RC (zmq_poller_wait (poller, &ev, 5000));
+    CHECK (ev.socket == server && ev.fd == -1 && ev.events == ZMQ_POLLIN);
+    char buf[4];
+    CHECK (zmq_recv (server, buf, sizeof buf, 0) == 1);
+    CHECK_RC (zmq_poller_modify (poller, server, ZMQ_POLLIN | ZMQ_POLLOUT));
+    CHECK_RC (zmq_poller_wait (poller, &ev, 0));
+    CHECK (ev.socket == server && ev.events == ZMQ_POLLOUT);
+    CHECK_RC (zmq_poller_remove (poller, server));
+    CHECK_ERR (zmq_poller_fd (poller, &pfd), EINVAL);
+    CHECK_RC (zmq_poller_destroy (&poller));
+    CHECK_RC (zmq_close (client));
+    CHECK_RC (zmq_close (server));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 struct term_wait
 {
     void *ctx;
@@ -197,6 +237,7 @@ int main (int argc, char **argv)
 #ifdef ZMQ_BUILD_DRAFT_API
     RUN (test_poller);
     RUN (test_poller_arguments);
+    RUN (test_poller_thread_safe_sockets);
     RUN (test_poller_thread_safe_socket_and_term);
 #endif
     return test_main_end ();

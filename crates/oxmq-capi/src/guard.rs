@@ -39,6 +39,25 @@ pub(crate) unsafe fn hold<'a>(g: SyncGuard<'_>) -> &'a mut Socket {
     unsafe { &mut *p }
 }
 
+/// [`hold`] of `ts`'s lock, unless this export already holds it: then the same socket again
+/// (an export may reach a socket twice, as a poller's wait does across its epoll rounds; a
+/// second lock would deadlock on the first).
+///
+/// # Safety
+/// As [`hold`]; the caller uses one returned reference at a time.
+pub(crate) unsafe fn hold_sync<'a>(ts: &oxmq::SyncSocket) -> &'a mut Socket {
+    if HOLDERS.load(Ordering::Relaxed) != 0 && HOLDING.with(|c| c.get()) {
+        let again = HELD.with(|h| h.borrow_mut().iter_mut().find(|g| g.guards(ts)).map(|g| &mut **g as *mut Socket));
+        if let Some(p) = again {
+            // SAFETY: the lock is held by this thread until the export returns (`release`);
+            // the socket lives in the SyncSocket, not in the guard.
+            return unsafe { &mut *p };
+        }
+    }
+    // SAFETY: caller's contract.
+    unsafe { hold(ts.lock()) }
+}
+
 /// Threads holding locks from [`hold`] right now. Checked before the thread-local: in a
 /// shared library every thread-local access is a call (`__tls_get_addr`), too dear for each
 /// export when no thread-safe socket is in use.

@@ -318,11 +318,21 @@ pub unsafe extern "C" fn zmq_poller_remove_fd(p: *mut c_void, fd: c_int) -> c_in
 pub unsafe extern "C" fn zmq_poller_fd(p: *mut c_void, fd: *mut c_int) -> c_int {
     guard(-1, || {
         // SAFETY: C contract.
-        unsafe { poller(p)? };
+        let pl = unsafe { poller(p)? };
         non_null(fd)?;
-        // libzmq has a poller fd only when thread-safe sockets are registered; oxmq does not
-        // provide one yet, even for its thread-safe draft types.
-        Err(Error::Invalid)
+        // As libzmq: there is one only while a thread-safe socket is registered (libzmq's is
+        // their shared signaler; oxmq's is the epoll set, readable while an item may be ready).
+        let thread_safe = pl.entries.iter().flatten().any(|(t, _, _)| match *t {
+            // SAFETY: a registered socket handle (closed ones fail the check).
+            Target::Socket(s) => matches!(unsafe { crate::socket::handle(s) }, Ok(crate::socket::Handle::Sync(_))),
+            Target::Fd(_) => false,
+        });
+        if !thread_safe {
+            return Err(Error::Invalid);
+        }
+        // SAFETY: non-null, the caller's int.
+        unsafe { *fd = pl.inner.fd() };
+        Ok(0)
     })
 }
 

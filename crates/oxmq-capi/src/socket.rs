@@ -100,7 +100,7 @@ pub(crate) unsafe fn sock_mut<'a>(p: *mut c_void) -> Result<&'a mut Socket> {
     match unsafe { handle(p)? } {
         Handle::Plain(s) => Ok(s),
         // SAFETY: handle slots are never freed; the lock is released when this export returns.
-        Handle::Sync(ts) => Ok(unsafe { crate::guard::hold(ts.lock()) }),
+        Handle::Sync(ts) => Ok(unsafe { crate::guard::hold_sync(ts) }),
     }
 }
 

@@ -310,6 +310,12 @@ impl<S: AsSocket> Poller<S> {
         }
     }
 
+    /// The poller's own descriptor (an epoll set): readable while one of its items may be
+    /// ready, so the poller can itself be waited on by another loop (`zmq_poller_fd`).
+    pub fn fd(&self) -> RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.epfd)
+    }
+
     /// Watches a socket for `events` (`opt::POLLIN | opt::POLLOUT`); returns its token.
     /// `Error::Invalid` if the socket is already in this poller.
     pub fn add_socket(&mut self, mut socket: S, events: i16) -> Result<usize> {

@@ -1,7 +1,7 @@
 //! Socket and context options observed through their effect over real transports
 //! (zmq_setsockopt(3), zmq_ctx_set(3)): CONFLATE, PROBE_ROUTER, REQ_RELAXED, REQ_CORRELATE,
 //! ROUTER_NOTIFY, ROUTER_HANDOVER, CONNECT_ROUTING_ID, TOS, SNDBUF, RCVBUF, BACKLOG,
-//! MULTICAST_HOPS, BLOCKY, MAX_MSGSZ, ETERM for a blocked poll, and ROUTER's peer state.
+//! MULTICAST_HOPS, BLOCKY, MAX_MSGSZ, ETERM for a blocked poll, ROUTER's peer state, METADATA.
 
 mod common;
 
@@ -279,7 +279,43 @@ fn router_peer_state_follows_the_queue(t: Transport) {
     eventually("room again once the peer has read", || (router.peer_state(b"X") == Ok(opt::POLLOUT)).then_some(()));
 }
 
+/// METADATA (draft): "X-name:value" properties travel in the handshake and come out of the
+/// peer's messages (`gets`); malformed ones are EINVAL; a name keeps its first value.
+fn app_metadata_reaches_the_peer(t: Transport) {
+    let ctx = Context::new();
+    let mut rep = socket(&ctx, T::Rep);
+    rep.set_bytes(opt::METADATA, b"X-hello:world").unwrap();
+    for bad in [&b":"[..], b"key:", b":value", b"keyvalue", b"", b"X-", b"X-empty:", &[b'X'; 300]] {
+        assert_eq!(rep.set_bytes(opt::METADATA, bad), Err(Error::Invalid), "{:?}", String::from_utf8_lossy(bad));
+    }
+    let mut long = b"X-".to_vec();
+    long.extend([b'k'; 254]);
+    long.extend(b":v");
+    assert_eq!(rep.set_bytes(opt::METADATA, &long), Err(Error::Invalid), "a 256-byte name");
+    let ep = bind(&mut rep, t);
+    let mut req = socket(&ctx, T::Req);
+    req.set_bytes(opt::METADATA, b"X-hello:hello").unwrap();
+    req.set_bytes(opt::METADATA, b"X-hello:ignored").unwrap();
+    req.set_bytes(opt::METADATA, b"X-connection:primary").unwrap();
+    req.connect(&ep).unwrap();
+    req.send("q", 0).unwrap();
+    let m = rep.recv(0).unwrap();
+    if t.is_wire() {
+        assert_eq!(m.gets("X-hello"), Some(&b"hello"[..]));
+        assert_eq!(m.gets("X-connection"), Some(&b"primary"[..]));
+        assert_eq!(m.gets("X-foobar"), None);
+    }
+    rep.send("a", 0).unwrap();
+    let m = req.recv(0).unwrap();
+    if t.is_wire() {
+        assert_eq!(m.gets("X-hello"), Some(&b"world"[..]));
+    }
+    // ROUTER_NOTIFY reads "off" on any other socket type, as libzmq.
+    assert_eq!(req.get_int(opt::ROUTER_NOTIFY).unwrap(), 0);
+}
+
 per_transport!(
+    app_metadata_reaches_the_peer,
     router_peer_state_follows_the_queue,
     connect_routing_id_routes_before_the_peer_is_up,
     connect_routing_id_survives_a_reconnect,

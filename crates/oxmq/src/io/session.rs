@@ -683,7 +683,7 @@ impl Session {
             zap: super::zap::config(&self.options, &mechanism, &peer_address),
             mechanism,
             max_msg_size: self.options.max_msg_size(),
-            properties: Vec::new(),
+            properties: self.options.app_metadata.clone(),
         };
         let mut hs = zmtp::Handshake::new(config);
         let mut tx = Vec::with_capacity(256);

@@ -75,6 +75,9 @@ pub(crate) struct Options {
     pub socks_password: Vec<u8>,
     /// PRIORITY (draft): SO_PRIORITY for tcp connections; 0 leaves the kernel's default.
     pub priority: i32,
+    /// METADATA (draft): application properties ("X-" names) sent in each handshake, which
+    /// the peer's messages then carry (`zmq_msg_gets`).
+    pub app_metadata: Vec<(String, bytes::Bytes)>,
 }
 
 impl Options {
@@ -122,6 +125,7 @@ impl Options {
             socks_username: Vec::new(),
             socks_password: Vec::new(),
             priority: 0,
+            app_metadata: Vec::new(),
         }
     }
 
@@ -201,6 +205,18 @@ impl Options {
             opt::PROBE_ROUTER => self.probe_router = bool_val(v)?,
             opt::USE_FD => self.use_fd = int_min(v, -1)?,
             opt::PRIORITY => self.priority = int_min(v, 0)?,
+            opt::METADATA => {
+                // "X-name:value", as libzmq: a name of at most 255 bytes starting with "X-",
+                // a value that is not empty; a name set already keeps its first value.
+                let s = std::str::from_utf8(v).map_err(|_| Error::Invalid)?;
+                let (name, value) = s.split_once(':').ok_or(Error::Invalid)?;
+                if !name.starts_with("X-") || name.len() > 255 || value.is_empty() {
+                    return Err(Error::Invalid);
+                }
+                if !self.app_metadata.iter().any(|(n, _)| n == name) {
+                    self.app_metadata.push((name.to_string(), bytes::Bytes::copy_from_slice(value.as_bytes())));
+                }
+            }
             opt::BINDTODEVICE => {
                 // libzmq takes the bytes up to an optional trailing NUL; NULL/0 clears.
                 let v = v.strip_suffix(&[0]).unwrap_or(v);
@@ -263,6 +279,9 @@ impl Options {
             opt::PROBE_ROUTER => i(self.probe_router as i32),
             opt::USE_FD => i(self.use_fd),
             opt::PRIORITY => i(self.priority),
+            // A ROUTER answers with its flags (`router.rs`); any other type reads "off", as
+            // libzmq.
+            opt::ROUTER_NOTIFY => i(0),
             opt::BINDTODEVICE => {
                 let mut v = self.bound_device.clone();
                 v.push(0);

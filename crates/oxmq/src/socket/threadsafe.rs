@@ -211,6 +211,13 @@ pub struct SyncGuard<'a> {
     had_commands: bool,
 }
 
+impl SyncGuard<'_> {
+    /// True when this guard holds `s`'s lock.
+    pub fn guards(&self, s: &SyncSocket) -> bool {
+        std::ptr::eq(self.owner, s)
+    }
+}
+
 impl std::ops::Deref for SyncGuard<'_> {
     type Target = Socket;
     fn deref(&self) -> &Socket {
