@@ -407,6 +407,35 @@ fn tos_and_buffer_sizes_reach_the_kernel() {
     });
 }
 
+/// Small kernel buffers on both ends of a connect (SNDBUF and RCVBUF 4 KiB, 8 KiB messages):
+/// the connecting side's buffers are set before its connect, so the queues on both sides fill
+/// within moments (2 × 50 messages, 800 KiB through the 4 KiB buffers). Shrunk after the
+/// handshake instead, the stream crawled at one retransmission timeout per window, a few
+/// messages a second, and these sends timed out.
+#[test]
+fn small_kernel_buffers_still_carry_the_stream() {
+    let ctx = Context::new();
+    let mut push = socket(&ctx, T::Push);
+    push.set_int(opt::SNDHWM, 50).unwrap();
+    push.set_int(opt::SNDBUF, 4096).unwrap();
+    let ep = bind(&mut push, Transport::Tcp);
+    let mut pull = socket(&ctx, T::Pull);
+    pull.set_int(opt::RCVHWM, 50).unwrap();
+    pull.set_int(opt::RCVBUF, 4096).unwrap();
+    pull.connect(&ep).unwrap();
+    // All of them within 5 s, whatever each send waits (they take milliseconds; crawling,
+    // about 15 s).
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    for i in 0..100 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now()).as_millis().max(1);
+        push.set_int(opt::SNDTIMEO, left as i32).unwrap();
+        push.send_msg(&mut oxmq::Msg::with_size(8192), 0).unwrap_or_else(|e| panic!("message {i}: {e:?}"));
+    }
+    for _ in 0..100 {
+        assert_eq!(pull.recv(0).unwrap().len(), 8192);
+    }
+}
+
 #[test]
 fn backlog_is_the_listen_queue_length() {
     let ctx = Context::new();

@@ -582,7 +582,7 @@ impl Session {
 
     fn connect_addr(&mut self, ctx: &mut Ctx<'_>) -> bool {
         let Some(addr) = self.addr else { return self.schedule_reconnect(ctx) };
-        match connect_tcp(addr, &self.options.bound_device, self.connect_source()) {
+        match connect_tcp(addr, &self.options, self.connect_source()) {
             Ok(s) => {
                 let mut stream = Stream::Tcp(s);
                 if ctx.registry.register(&mut stream, Token(self.token), Interest::READABLE | Interest::WRITABLE).is_err() {
@@ -1749,14 +1749,25 @@ fn encode_internal(c: &mut Conn, m: &Msg) {
 }
 
 /// Starts a non-blocking TCP connect, bound to BINDTODEVICE's interface and to a source
-/// address when they are set.
-fn connect_tcp(addr: SocketAddr, device: &[u8], source: Option<SocketAddr>) -> std::io::Result<mio::net::TcpStream> {
-    if device.is_empty() && source.is_none() {
+/// address when they are set. SNDBUF and RCVBUF are set before the connect, as libzmq does
+/// (and as the listener does before `listen`): the window scale and clamp the handshake
+/// negotiates follow the receive buffer then, whereas a buffer shrunk on an established
+/// connection leaves a window the buffer cannot hold, and the stream crawls at one
+/// retransmission timeout per window (8 KiB messages through 4 KiB buffers: a few a second).
+fn connect_tcp(addr: SocketAddr, o: &Options, source: Option<SocketAddr>) -> std::io::Result<mio::net::TcpStream> {
+    let device = &o.bound_device;
+    if device.is_empty() && source.is_none() && o.sndbuf < 0 && o.rcvbuf < 0 {
         return mio::net::TcpStream::connect(addr);
     }
     let sock = socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, Some(socket2::Protocol::TCP))?;
     sock.set_cloexec(true)?;
     sock.set_nonblocking(true)?;
+    if o.sndbuf >= 0 {
+        sock.set_send_buffer_size(o.sndbuf as usize)?;
+    }
+    if o.rcvbuf >= 0 {
+        sock.set_recv_buffer_size(o.rcvbuf as usize)?;
+    }
     if !device.is_empty() {
         sock.bind_device(Some(device))?;
     }
