@@ -299,13 +299,7 @@ impl Monitor {
         if sink.version < 2 {
             return false;
         }
-        let mut frames = vec![Msg::copy_from(&ev.to_ne_bytes()), Msg::copy_from(&(values.len() as u64).to_ne_bytes())];
-        frames.extend(values.iter().map(|v| Msg::copy_from(&v.to_ne_bytes())));
-        frames.push(Msg::copy_from(at.local.as_bytes()));
-        frames.push(Msg::copy_from(at.remote.as_bytes()));
-        if sink.version >= 3 {
-            frames.push(Msg::copy_from(at.routing_id));
-        }
+        let frames = encode(sink.version, ev, values, at);
         let _ = sink.socket.send_multipart(frames, opt::DONTWAIT);
         true
     }
@@ -318,7 +312,7 @@ impl Monitor {
             return;
         }
         if let Some(sink) = g.as_mut() {
-            let frames = encode(sink.version, ev, value, at);
+            let frames = encode(sink.version, ev, &[value], at);
             // DONTWAIT: a reader that is absent or behind loses events; the caller (often an
             // I/O thread) never waits. A multi-part message is all or nothing: the first
             // frame is only accepted when the pipe has room for a whole message.
@@ -377,7 +371,7 @@ impl Monitor {
             let Some(mut sink) = g.take() else { return };
             let mask = self.mask.swap(0, Ordering::Relaxed);
             if mask & event::MONITOR_STOPPED != 0 {
-                let frames = encode(sink.version, event::MONITOR_STOPPED, 0, &Addrs::bound(""));
+                let frames = encode(sink.version, event::MONITOR_STOPPED, &[0], &Addrs::bound(""));
                 let _ = sink.socket.send_multipart(frames, opt::DONTWAIT);
             }
             sink
@@ -387,22 +381,20 @@ impl Monitor {
     }
 }
 
-/// The frames of one event message in format `version`.
-fn encode(version: u8, ev: u64, value: u64, at: &Addrs<'_>) -> Vec<Msg> {
+/// The frames of one event message in format `version`, with its `values` (one for every
+/// event but PIPES_STATS; version 1 carries the first only).
+fn encode(version: u8, ev: u64, values: &[u64], at: &Addrs<'_>) -> Vec<Msg> {
     if version == 1 {
         let mut head = [0u8; 6];
         head[..2].copy_from_slice(&(ev as u16).to_ne_bytes());
-        head[2..].copy_from_slice(&(value as u32).to_ne_bytes());
+        head[2..].copy_from_slice(&(values.first().copied().unwrap_or(0) as u32).to_ne_bytes());
         let ep = if at.bind_side { &at.local } else { &at.remote };
         return vec![Msg::copy_from(&head), Msg::copy_from(ep.as_bytes())];
     }
-    let mut v = vec![
-        Msg::copy_from(&ev.to_ne_bytes()),
-        Msg::copy_from(&1u64.to_ne_bytes()),
-        Msg::copy_from(&value.to_ne_bytes()),
-        Msg::copy_from(at.local.as_bytes()),
-        Msg::copy_from(at.remote.as_bytes()),
-    ];
+    let mut v = vec![Msg::copy_from(&ev.to_ne_bytes()), Msg::copy_from(&(values.len() as u64).to_ne_bytes())];
+    v.extend(values.iter().map(|x| Msg::copy_from(&x.to_ne_bytes())));
+    v.push(Msg::copy_from(at.local.as_bytes()));
+    v.push(Msg::copy_from(at.remote.as_bytes()));
     if version >= 3 {
         v.push(Msg::copy_from(at.routing_id));
     }
