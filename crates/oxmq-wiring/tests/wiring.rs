@@ -51,12 +51,25 @@ fn receiver(
     n: usize,
     setup: impl FnOnce(&mut Wiring) + Send + 'static,
 ) -> (std::thread::JoinHandle<Vec<String>>, std::sync::mpsc::Receiver<()>) {
+    receiver_until(service, move |got| got.len() == n, setup)
+}
+
+/// As `receiver`, receiving until `done` holds for what it has so far.
+fn receiver_until(
+    service: String,
+    done: impl Fn(&[String]) -> bool + Send + 'static,
+    setup: impl FnOnce(&mut Wiring) + Send + 'static,
+) -> (std::thread::JoinHandle<Vec<String>>, std::sync::mpsc::Receiver<()>) {
     let (tx, rx) = std::sync::mpsc::channel();
     let t = std::thread::spawn(move || {
         let mut w = Wiring::with_options(&service, opts()).expect("handle");
         setup(&mut w);
         tx.send(()).unwrap();
-        (0..n).map(|_| recv_str(&mut w)).collect()
+        let mut got = vec![];
+        while !done(&got) {
+            got.push(recv_str(&mut w));
+        }
+        got
     });
     rx.recv_timeout(Duration::from_secs(10)).expect("receiver ready");
     (t, rx)
@@ -67,9 +80,13 @@ fn global_names_across_handles_fan_out_to_every_queue() {
     let ns = server();
     let mut a = handle(&ns);
     let eid = a.create_exchange("E", Scope::Global, "").unwrap();
-    let (b, _) = receiver(ns.endpoint().into(), 3, |w| {
-        w.create_queue("QB", Scope::Global, "").unwrap();
-    });
+    let (b, _) = receiver_until(
+        ns.endpoint().into(),
+        |got| got.last().map(String::as_str) == Some("three"),
+        |w| {
+            w.create_queue("QB", Scope::Global, "").unwrap();
+        },
+    );
     // One wire made from the exchange's side, one from the queue's side.
     a.bind("E", "QB").unwrap();
     let mut c = handle(&ns);
@@ -78,18 +95,30 @@ fn global_names_across_handles_fan_out_to_every_queue() {
     let rec = a.lookup("E").unwrap();
     assert!(rec.endpoint.starts_with("tcp://127.0.0.1:"), "{rec:?}");
     assert_eq!(rec.kind, oxmq_wiring::Kind::Exchange);
+    // The queue-side wire is a SUB: it carries what E sends once its subscription has
+    // reached E, which `bind` does not wait for (the slow-joiner rule). Probe until it does.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        a.send(eid, &b"probe"[..]).unwrap();
+        if c.receive_timeout(Some(Duration::from_millis(20))).is_ok() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "C's subscription never reached E");
+    }
     for m in ["one", "two", "three"] {
         a.send(eid, m.as_bytes()).unwrap();
     }
-    // The exchange-side wire gets everything sent after bind returned.
-    assert_eq!(b.join().unwrap(), ["one", "two", "three"]);
-    // The queue-side wire got its subscription to the exchange during the handshake wait;
-    // what arrived is in order and ends with the last message.
+    // The exchange-side wire gets everything sent after bind returned, in order.
+    let got = b.join().unwrap();
+    let tail: Vec<&str> = got.iter().map(String::as_str).skip_while(|m| *m == "probe").collect();
+    assert_eq!(tail, ["one", "two", "three"], "{got:?}");
+    // The queue-side wire too, from its first delivery on.
     let mut got = vec![];
-    while let Ok(m) = c.receive_timeout(Some(Duration::from_millis(200))) {
-        got.push(String::from_utf8(m.as_slice().to_vec()).unwrap());
+    while got.last().map(String::as_str) != Some("three") {
+        got.push(recv_str(&mut c));
     }
-    assert_eq!(got.last().map(String::as_str), Some("three"), "{got:?}");
+    let tail: Vec<&str> = got.iter().map(String::as_str).skip_while(|m| *m == "probe").collect();
+    assert_eq!(tail, ["one", "two", "three"], "{got:?}");
 }
 
 #[test]
