@@ -438,10 +438,15 @@ impl Socket {
         let f = (flags & opt::SNDMORE) | opt::DONTWAIT;
         let mut g = self.lock(py)?;
         let Some(s) = g.as_mut() else { return Err(to_py(py, oxmq::Error::NotSock)) };
-        match s.send_msg(m, f) {
+        // A blocking send waits here, with the GIL released, between attempts that must each
+        // see the peers' progress afresh (`try_send_msg`); the caller's own DONTWAIT send is
+        // the core's, which reads it as libzmq does.
+        let block = flags & opt::DONTWAIT == 0;
+        let r = if block { s.try_send_msg(m, f) } else { s.send_msg(m, f) };
+        match r {
             Ok(()) => Ok(()),
             Err(oxmq::Error::Again) => {
-                wait_after_again(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(m, f))
+                wait_after_again(py, s, block, Limit::Option(opt::SNDTIMEO), |s| s.try_send_msg(m, f))
             }
             Err(e) => Err(to_py(py, e)),
         }
@@ -662,7 +667,10 @@ impl Socket {
         self.with(py, |s| {
             for (i, mut m) in parts.into_iter().enumerate() {
                 let f = opt::DONTWAIT | if i + 1 < n { opt::SNDMORE } else { flags & opt::SNDMORE };
-                wait_loop(py, s, block || i > 0, Limit::Option(opt::SNDTIMEO), |s| s.send_msg(&mut m, f))?;
+                let wait = block || i > 0;
+                wait_loop(py, s, wait, Limit::Option(opt::SNDTIMEO), |s| {
+                    if wait { s.try_send_msg(&mut m, f) } else { s.send_msg(&mut m, f) }
+                })?;
             }
             Ok(())
         })?;

@@ -300,7 +300,7 @@ impl Monitor {
             return false;
         }
         let frames = encode(sink.version, ev, values, at);
-        let _ = sink.socket.send_multipart(frames, opt::DONTWAIT);
+        post(&mut sink.socket, frames);
         true
     }
 
@@ -316,7 +316,7 @@ impl Monitor {
             // DONTWAIT: a reader that is absent or behind loses events; the caller (often an
             // I/O thread) never waits. A multi-part message is all or nothing: the first
             // frame is only accepted when the pipe has room for a whole message.
-            let _ = sink.socket.send_multipart(frames, opt::DONTWAIT);
+            post(&mut sink.socket, frames);
         }
     }
 
@@ -372,7 +372,7 @@ impl Monitor {
             let mask = self.mask.swap(0, Ordering::Relaxed);
             if mask & event::MONITOR_STOPPED != 0 {
                 let frames = encode(sink.version, event::MONITOR_STOPPED, &[0], &Addrs::bound(""));
-                let _ = sink.socket.send_multipart(frames, opt::DONTWAIT);
+                post(&mut sink.socket, frames);
             }
             sink
         };
@@ -383,6 +383,18 @@ impl Monitor {
 
 /// The frames of one event message in format `version`, with its `values` (one for every
 /// event but PIPES_STATS; version 1 carries the first only).
+/// Sends one event without waiting: a reader that is absent or a whole HWM behind loses it,
+/// one with room never does (`try_send_msg` reads its progress afresh).
+fn post(socket: &mut Socket, frames: Vec<Msg>) {
+    let n = frames.len();
+    for (i, mut f) in frames.into_iter().enumerate() {
+        let flags = if i + 1 < n { opt::SNDMORE } else { 0 };
+        if socket.try_send_msg(&mut f, flags).is_err() {
+            return;
+        }
+    }
+}
+
 fn encode(version: u8, ev: u64, values: &[u64], at: &Addrs<'_>) -> Vec<Msg> {
     if version == 1 {
         let mut head = [0u8; 6];

@@ -593,8 +593,12 @@ fn thread_options_name_and_pin_the_io_threads() {
 
 // --- SNDHWM/RCVHWM over inproc: the two sides' sum, whoever came first; later changes ------
 
-/// Sends empty messages with DONTWAIT until the queue refuses one; how many went.
+/// Waits for POLLOUT, as a non-blocking sender does before it tries again (a DONTWAIT send
+/// learns of the reader's progress at most once per millisecond, poll at once), then sends
+/// empty messages with DONTWAIT until the queue refuses one; how many went.
 fn fill(s: &mut Socket) -> usize {
+    let mut items = [oxmq::PollItem::socket(s, opt::POLLOUT)];
+    assert_eq!(oxmq::poll(&mut items, RCV_MS as i64).unwrap(), 1, "no room");
     let mut n = 0;
     while n < 10_000 && s.send("", opt::DONTWAIT).is_ok() {
         n += 1;

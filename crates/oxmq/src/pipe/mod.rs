@@ -82,6 +82,11 @@ struct Side {
 
 const NO_HWM_CHANGE: u64 = u64::MAX;
 
+/// How often a non-blocking send may re-read the reader's progress (see
+/// [`PipeEnd::check_write_lazy`]): libzmq's sender processes its commands, write activations
+/// included, at most about once per millisecond while it keeps sending.
+const LAZY_CREDIT: std::time::Duration = std::time::Duration::from_millis(1);
+
 impl Side {
     fn new() -> Side {
         Side {
@@ -143,6 +148,9 @@ pub(crate) struct PipeEnd {
     hwm: u64,
     written_msgs: u64,
     peer_read_cache: u64,
+    /// When [`PipeEnd::check_write_lazy`] last re-read the reader's progress, and the
+    /// owner's wait count then.
+    credit_read_at: Option<(std::time::Instant, u64)>,
     /// Inbound bookkeeping: messages read and the count last published to the writer.
     read_msgs: u64,
     read_published: u64,
@@ -175,6 +183,7 @@ pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
         hwm,
         written_msgs: 0,
         peer_read_cache: 0,
+        credit_read_at: None,
         read_msgs: 0,
         read_published: 0,
         // Publish progress to the writer every quarter of its window (at least every message
@@ -245,6 +254,47 @@ impl PipeEnd {
         self.peer().writer_waiting.store(true, Ordering::SeqCst);
         self.peer_read_cache = self.peer().read_msgs.load(Ordering::SeqCst);
         self.written_msgs - self.peer_read_cache < self.hwm
+    }
+
+    /// [`PipeEnd::check_write`] for a non-blocking send, whose refusal costs its caller an
+    /// EAGAIN and nothing else. At the HWM the reader's progress is re-read at most once per
+    /// [`LAZY_CREDIT`], or when `waits` (a count the owner bumps each time it waits or is
+    /// polled) has moved since the last look, as libzmq's sender learns of it only when it
+    /// processes commands: a
+    /// burst against a peer that does not read stops after about one HWM of messages, not
+    /// after whatever the kernel's socket buffers absorb (libzmq's `ROUTER_MANDATORY` and
+    /// HWM tests count on it). Blocking sends, `ZMQ_EVENTS` and poll always re-read it. A
+    /// refusal registers for the write activation as `check_write` does, and posts it itself
+    /// when the room is there already, so a pattern that parks the pipe until then is not
+    /// stranded.
+    #[inline]
+    pub(crate) fn check_write_lazy(&mut self, waits: u64) -> bool {
+        if self.out_mid || self.hwm == 0 || self.written_msgs - self.peer_read_cache < self.hwm {
+            return true;
+        }
+        self.check_write_lazy_slow(waits)
+    }
+
+    #[cold]
+    fn check_write_lazy_slow(&mut self, waits: u64) -> bool {
+        let now = std::time::Instant::now();
+        if self.credit_read_at.is_none_or(|(t, w)| w != waits || now.duration_since(t) >= LAZY_CREDIT) {
+            self.credit_read_at = Some((now, waits));
+            return self.check_write_slow();
+        }
+        if self.peer_closed() {
+            return false;
+        }
+        // Dekker handshake with the reader's publish, as in `check_write_slow`, leaving the
+        // cached progress as it was.
+        let peer = self.peer();
+        peer.writer_waiting.store(true, Ordering::SeqCst);
+        let read = peer.read_msgs.load(Ordering::SeqCst);
+        if self.written_msgs - read < self.hwm && peer.writer_waiting.swap(false, Ordering::SeqCst) {
+            // The reader published before the registration and will not wake this end.
+            self.me().wake(Wake::Write);
+        }
+        false
     }
 
     /// True when a new message fits under the HWM now, as [`PipeEnd::check_write`] but
@@ -712,6 +762,47 @@ mod tests {
         let mut m = Msg::from(s);
         m.set_more(more);
         m
+    }
+
+    /// A non-blocking check at the HWM re-reads the reader's progress once per LAZY_CREDIT:
+    /// room that appears sooner is refused, but the write activation still comes (posted by
+    /// the writer itself when the reader published before it registered), and a blocking
+    /// check sees the room at once.
+    #[test]
+    fn lazy_check_reads_progress_once_per_interval_and_still_activates() {
+        let (mut a, mut b) = pipe([1, 1]);
+        let log = Arc::new(Log::default());
+        a.set_owner(log.clone(), PipeId { slot: 0, serial: 0 });
+        let send = |a: &mut PipeEnd, b: &mut PipeEnd| {
+            a.write(m("x", false));
+            a.flush();
+            assert!(matches!(b.read(), Read::Msg(_)));
+        };
+        assert!(a.check_write_lazy(0), "an empty pipe has room");
+        send(&mut a, &mut b);
+        let t = std::time::Instant::now();
+        assert!(a.check_write_lazy(0), "the first look at the HWM reads the progress");
+        send(&mut a, &mut b);
+        assert!(log.0.lock().unwrap().is_empty());
+        let refused = !a.check_write_lazy(0);
+        // (A thread descheduled for the whole interval has nothing to check here.)
+        if t.elapsed() < LAZY_CREDIT {
+            assert!(refused, "the progress is not read again within the interval");
+            // Room was there already: the writer posted its own activation.
+            assert_eq!(*log.0.lock().unwrap(), vec![(0, Wake::Write)]);
+        }
+        let t = std::time::Instant::now();
+        assert!(a.check_write_lazy(1), "a look after the owner waited reads the progress");
+        send(&mut a, &mut b);
+        let refused = !a.check_write_lazy(1);
+        assert!(refused || t.elapsed() >= LAZY_CREDIT);
+        assert!(a.check_write(), "a blocking check reads the progress");
+        send(&mut a, &mut b);
+        let t = std::time::Instant::now();
+        while t.elapsed() < LAZY_CREDIT {
+            std::hint::spin_loop(); // the interval under test, not a settle wait
+        }
+        assert!(a.check_write_lazy(1), "after the interval the progress is read again");
     }
 
     #[test]

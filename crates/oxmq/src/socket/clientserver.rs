@@ -107,7 +107,7 @@ impl Pattern for Server {
         let Some(&slot) = self.by_id.get(&msg.routing_id()) else {
             return Err(Error::HostUnreach);
         };
-        if !pipes.check_write(slot) {
+        if !pipes.check_write_or_again(slot) {
             return Err(Error::Again);
         }
         let mut m = std::mem::take(msg);

@@ -39,7 +39,7 @@ impl Dist {
     pub(crate) fn all_writable(pipes: &mut Pipes, candidates: &mut Vec<usize>) -> bool {
         candidates.sort_unstable();
         candidates.dedup();
-        candidates.iter().all(|&s| pipes.check_write(s))
+        candidates.iter().all(|&s| pipes.check_write_or_again(s))
     }
 
     /// Writes a frame to the current targets.

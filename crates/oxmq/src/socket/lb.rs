@@ -69,10 +69,16 @@ impl Lb {
             *msg = Msg::new();
             return Ok(None);
         }
+        let lazy = pipes.nonblocking();
         while self.active > 0 {
             let slot = self.pipes[self.current];
             let end = pipes.end(slot);
-            if end.check_write() {
+            // A full pipe is an EAGAIN (never a drop): see `Pipes::check_write_or_again`.
+            let room = match lazy {
+                Some(waits) => end.check_write_lazy(waits),
+                None => end.check_write(),
+            };
+            if room {
                 let more = msg.more();
                 end.write_take(msg);
                 self.more = more;

@@ -198,11 +198,17 @@ pub(crate) struct Pipes {
     /// Slots whose peer closed and whose inbound side is drained: detached after the current
     /// operation.
     retired: Vec<usize>,
+    /// The send now being made will not wait: a full pipe is an EAGAIN for its caller (see
+    /// [`Pipes::check_write_or_again`]).
+    nonblocking: bool,
+    /// Bumped each time the socket waits or is polled: a non-blocking send after that reads
+    /// its peers' progress afresh, as libzmq's does after processing its commands.
+    waits: u64,
 }
 
 impl Pipes {
     fn new() -> Pipes {
-        Pipes { slots: Vec::new(), free: Vec::new(), next_serial: 1, retired: Vec::new() }
+        Pipes { slots: Vec::new(), free: Vec::new(), next_serial: 1, retired: Vec::new(), nonblocking: false, waits: 0 }
     }
 
     fn insert(&mut self, end: PipeEnd, endpoint: Option<String>) -> usize {
@@ -305,6 +311,23 @@ impl Pipes {
     #[inline]
     pub(crate) fn check_write(&mut self, i: usize) -> bool {
         self.get(i).end.check_write()
+    }
+
+    /// [`Pipes::check_write`] where a refusal becomes EAGAIN for the sender (never a drop):
+    /// in a non-blocking send the reader's progress is read lazily, as libzmq's sender sees
+    /// it ([`PipeEnd::check_write_lazy`]).
+    #[inline]
+    pub(crate) fn check_write_or_again(&mut self, i: usize) -> bool {
+        let (lazy, waits) = (self.nonblocking, self.waits);
+        let end = &mut self.get(i).end;
+        if lazy { end.check_write_lazy(waits) } else { end.check_write() }
+    }
+
+    /// While the send being made will not wait, the socket's wait count for
+    /// [`PipeEnd::check_write_lazy`] (see [`Pipes::check_write_or_again`]); None otherwise.
+    #[inline(always)]
+    pub(crate) fn nonblocking(&self) -> Option<u64> {
+        self.nonblocking.then_some(self.waits)
     }
 
     /// The pipe end of slot `i`, for a pattern that does several things with it in a row
@@ -799,6 +822,7 @@ impl Socket {
 
     /// Waits for a command until `deadline`; `Err(Again)` on timeout, `Err(Term)` on shutdown.
     fn wait(&mut self, deadline: Option<Instant>) -> Result<()> {
+        self.pipes.waits += 1;
         self.level_before_wait();
         if !self.shared.mailbox.has_pending() {
             let got = match self.shared.mailbox.wait(deadline) {
@@ -819,8 +843,25 @@ impl Socket {
 
     /// Sends one frame: `flags` is `opt::DONTWAIT` and/or `opt::SNDMORE`. On success `msg` is
     /// left empty; on error it is untouched (as `zmq_msg_send`).
+    ///
+    /// A non-blocking send (`DONTWAIT`, or `SNDTIMEO` 0) to a pipe at its HWM sees the reader's
+    /// progress as of at most a millisecond ago, as libzmq's does; see [`Socket::try_send_msg`].
     #[inline]
     pub fn send_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
+        let lazy = flags & opt::DONTWAIT != 0 || self.options.sndtimeo == 0;
+        self.send_msg_as(msg, flags, lazy)
+    }
+
+    /// Sends one frame without waiting (`flags` as [`Socket::send_msg`]; `DONTWAIT` is
+    /// implied), reading the peers' progress afresh: for a caller that waits between attempts
+    /// itself, such as a binding that releases its interpreter's lock while it waits, and
+    /// must not see a full pipe that has room.
+    pub fn try_send_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
+        self.send_msg_as(msg, flags | opt::DONTWAIT, false)
+    }
+
+    #[inline]
+    fn send_msg_as(&mut self, msg: &mut Msg, flags: i32, lazy: bool) -> Result<()> {
         self.check_term()?;
         self.process_commands();
         // A frame over the context's MAX_MSGSZ (INT_MAX unless lowered) is one no oxmq peer
@@ -836,7 +877,10 @@ impl Socket {
         // Counted before the pattern takes the frame, and taken back if it refuses it (a
         // refused frame is left untouched): nothing has to stay live across the call.
         self.counters.sent(msg.len(), msg.more());
-        let r = match self.pattern.send(&mut self.pipes, msg) {
+        self.pipes.nonblocking = lazy;
+        let r = self.pattern.send(&mut self.pipes, msg);
+        self.pipes.nonblocking = false;
+        let r = match r {
             Err(Error::Again) => self.send_blocking(msg, flags),
             r => r,
         };
@@ -933,6 +977,7 @@ impl Socket {
         let deadline = deadline(self.options.rcvtimeo);
         loop {
             self.wait_input(deadline)?;
+            self.pipes.waits += 1;
             match self.pattern.recv(&mut self.pipes) {
                 Err(Error::Again) => continue,
                 r => {
@@ -984,6 +1029,7 @@ impl Socket {
     pub fn events(&mut self) -> Result<i16> {
         self.check_term()?;
         self.process_commands();
+        self.pipes.waits += 1;
         let mut ev = 0;
         if self.pattern.has_in(&mut self.pipes) {
             ev |= opt::POLLIN;

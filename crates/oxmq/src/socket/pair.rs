@@ -34,7 +34,7 @@ impl Pattern for Pair {
     fn write_activated(&mut self, _pipes: &mut Pipes, _slot: usize) {}
     fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
         let Some(p) = self.pipe else { return Err(Error::Again) };
-        if !pipes.check_write(p) {
+        if !pipes.check_write_or_again(p) {
             return Err(Error::Again);
         }
         let more = msg.more();

@@ -141,7 +141,9 @@ impl Pattern for Router {
             self.out = None;
             match self.by_id.get(msg.as_slice()) {
                 Some(&slot) => {
-                    if pipes.check_write(slot) {
+                    // Full: EAGAIN under MANDATORY, otherwise the message is dropped.
+                    let room = if self.mandatory { pipes.check_write_or_again(slot) } else { pipes.check_write(slot) };
+                    if room {
                         self.out = Some(slot);
                     } else if self.mandatory {
                         return Err(Error::Again);

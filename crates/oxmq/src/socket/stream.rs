@@ -130,7 +130,7 @@ impl Pattern for Stream {
             // libzmq.
             if msg.more() {
                 let slot = *self.by_id.get(msg.as_slice()).ok_or(Error::HostUnreach)?;
-                if !pipes.check_write(slot) {
+                if !pipes.check_write_or_again(slot) {
                     return Err(Error::Again);
                 }
                 self.out = Some(Some(slot));

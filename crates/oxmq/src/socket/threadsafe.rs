@@ -121,7 +121,13 @@ impl SyncSocket {
     /// Sends one single-part message (SERVER/PEER: to `msg.routing_id()`). On error `msg` is
     /// untouched.
     pub fn send_msg(&self, msg: &mut Msg, flags: i32) -> Result<()> {
-        self.blocking(flags, true, |s| s.send_msg(msg, flags | opt::DONTWAIT))
+        // A blocking send waits in `blocking`, between attempts that must see the peers'
+        // progress afresh; the caller's own DONTWAIT send reads it as libzmq does.
+        if flags & opt::DONTWAIT != 0 {
+            self.blocking(flags, true, |s| s.send_msg(msg, flags))
+        } else {
+            self.blocking(flags, true, |s| s.try_send_msg(msg, flags))
+        }
     }
 
     /// Sends anything that converts into a [`Msg`].
