@@ -7,16 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  missing=()
-  for p in libjeromq-java libzmq-java libzmq-jni default-jdk-headless maven; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-  done
-  if [ "${#missing[@]}" -gt 0 ]; then
-    timeout 600 apt-get update -qq || true
-    timeout 1200 apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
-fi
+. scripts/apt-install.sh
+missing=()
+for p in libjeromq-java libzmq-java libzmq-jni default-jdk-headless maven; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+apt_install ${missing[@]+"${missing[@]}"}
 for artifact in io.netty:netty-all:4.0.56.Final com.spotify:netty4-zmtp:0.4.0; do
   g=${artifact%%:*}; rest=${artifact#*:}; a=${rest%%:*}; v=${rest#*:}
   [ -f "$HOME/.m2/repository/${g//.//}/$a/$v/$a-$v.jar" ] \

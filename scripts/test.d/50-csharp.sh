@@ -5,10 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-if ! command -v mcs >/dev/null 2>&1; then
-  timeout 600 apt-get update -qq >/dev/null || true
-  DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -qq mono-devel >/dev/null
-fi
+. "$root/scripts/apt-install.sh"
+command -v mcs >/dev/null 2>&1 || apt_install mono-devel
 python3 -c "import zmq" 2>/dev/null || timeout 600 python3 -m pip install -q pyzmq
 [ -f dist/lib/libzmq.so.5 ] || timeout 1200 bash scripts/build-dist.sh
 echo "== 50-csharp: build"

@@ -30,16 +30,8 @@ fi
 [ -f /usr/lib/x86_64-linux-gnu/libzmq.so.5 ] || apt_need+=(libzmq5)
 [ -f /usr/share/java/zmq.jar ] || apt_need+=(libzmq-java)
 [ -f /usr/lib/x86_64-linux-gnu/jni/libjzmq.so ] || apt_need+=(libzmq-jni)
-if [ ${#apt_need[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "installing ${apt_need[*]}"
-    timeout 600 apt-get update -qq >/dev/null || true
-    DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -qq "${apt_need[@]}" >/dev/null
-  else
-    echo "missing ${apt_need[*]} and cannot apt-get install" >&2
-    exit 1
-  fi
-fi
+. "$root/scripts/apt-install.sh"
+apt_install ${apt_need[@]+"${apt_need[@]}"}
 python3 -c "import zmq" 2>/dev/null || timeout 600 python3 -m pip install -q pyzmq
 
 # The jar carries oxmq's library from dist/.

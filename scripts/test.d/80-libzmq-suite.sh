@@ -13,16 +13,8 @@ apt_need=()
 command -v g++ >/dev/null || apt_need+=(g++)
 command -v make >/dev/null || apt_need+=(make)
 command -v curl >/dev/null || apt_need+=(curl)
-if [ ${#apt_need[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "installing ${apt_need[*]}"
-    timeout 600 apt-get update -qq >/dev/null || true
-    DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -qq "${apt_need[@]}" >/dev/null
-  else
-    echo "missing ${apt_need[*]} and cannot apt-get install" >&2
-    exit 1
-  fi
-fi
+. "$root/scripts/apt-install.sh"
+apt_install ${apt_need[@]+"${apt_need[@]}"}
 
 [ -f dist/lib/libzmq.so.5 ] || timeout 900 bash scripts/build-dist.sh >/dev/null
 
