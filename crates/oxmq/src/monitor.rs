@@ -381,8 +381,6 @@ impl Monitor {
     }
 }
 
-/// The frames of one event message in format `version`, with its `values` (one for every
-/// event but PIPES_STATS; version 1 carries the first only).
 /// Sends one event without waiting: a reader that is absent or a whole HWM behind loses it,
 /// one with room never does (`try_send_msg` reads its progress afresh).
 fn post(socket: &mut Socket, frames: Vec<Msg>) {
@@ -395,6 +393,8 @@ fn post(socket: &mut Socket, frames: Vec<Msg>) {
     }
 }
 
+/// The frames of one event message in format `version`, with its `values` (one for every
+/// event but PIPES_STATS; version 1 carries the first only).
 fn encode(version: u8, ev: u64, values: &[u64], at: &Addrs<'_>) -> Vec<Msg> {
     if version == 1 {
         let mut head = [0u8; 6];

@@ -256,14 +256,23 @@ impl PipeEnd {
         self.written_msgs - self.peer_read_cache < self.hwm
     }
 
+    /// `check_write_lazy(waits)` for `Some(waits)`, `check_write` for None (as a socket's
+    /// `Pipes::nonblocking` gives it).
+    #[inline]
+    pub(crate) fn check_write_as(&mut self, lazy: Option<u64>) -> bool {
+        match lazy {
+            Some(waits) => self.check_write_lazy(waits),
+            None => self.check_write(),
+        }
+    }
+
     /// [`PipeEnd::check_write`] for a non-blocking send, whose refusal costs its caller an
     /// EAGAIN and nothing else. At the HWM the reader's progress is re-read at most once per
     /// [`LAZY_CREDIT`], or when `waits` (a count the owner bumps each time it waits or is
     /// polled) has moved since the last look, as libzmq's sender learns of it only when it
-    /// processes commands: a
-    /// burst against a peer that does not read stops after about one HWM of messages, not
-    /// after whatever the kernel's socket buffers absorb (libzmq's `ROUTER_MANDATORY` and
-    /// HWM tests count on it). Blocking sends, `ZMQ_EVENTS` and poll always re-read it. A
+    /// processes commands: a burst against a peer that does not read stops after about one
+    /// HWM of messages, not after whatever the kernel's socket buffers absorb (libzmq's
+    /// `ROUTER_MANDATORY` and HWM tests count on it). Blocking sends, `ZMQ_EVENTS` and poll always re-read it. A
     /// refusal registers for the write activation as `check_write` does, and posts it itself
     /// when the room is there already, so a pattern that parks the pipe until then is not
     /// stranded.

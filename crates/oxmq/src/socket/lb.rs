@@ -74,11 +74,7 @@ impl Lb {
             let slot = self.pipes[self.current];
             let end = pipes.end(slot);
             // A full pipe is an EAGAIN (never a drop): see `Pipes::check_write_or_again`.
-            let room = match lazy {
-                Some(waits) => end.check_write_lazy(waits),
-                None => end.check_write(),
-            };
-            if room {
+            if end.check_write_as(lazy) {
                 let more = msg.more();
                 end.write_take(msg);
                 self.more = more;

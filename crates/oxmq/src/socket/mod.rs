@@ -318,9 +318,8 @@ impl Pipes {
     /// it ([`PipeEnd::check_write_lazy`]).
     #[inline]
     pub(crate) fn check_write_or_again(&mut self, i: usize) -> bool {
-        let (lazy, waits) = (self.nonblocking, self.waits);
-        let end = &mut self.get(i).end;
-        if lazy { end.check_write_lazy(waits) } else { end.check_write() }
+        let lazy = self.nonblocking();
+        self.get(i).end.check_write_as(lazy)
     }
 
     /// While the send being made will not wait, the socket's wait count for
