@@ -54,3 +54,6 @@ class ZMQ(_oxmq.Wiring):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+_oxmq._install_wiring_fast_methods(ZMQ)

@@ -1,5 +1,5 @@
-//! Fast calls for `Socket.send` and `Socket.recv`, the two methods a messaging loop calls per
-//! message.
+//! Fast calls for the methods a messaging loop calls per message: `Socket.send` and
+//! `Socket.recv`, and the wiring API's `Wiring.send` and `Wiring.receive`.
 //!
 //! The wheel targets the stable ABI from CPython 3.9, where a native method can only take its
 //! arguments as a tuple and a dict (`METH_VARARGS | METH_KEYWORDS`): each `send(data)` then
@@ -16,11 +16,12 @@
 //! errors are identical on both paths.
 
 use crate::socket::{done_tracker, to_py_frame, Socket};
+use crate::wiring::Wiring;
 use pyo3::exceptions::{PyTypeError, PySystemError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
-use pyo3::Borrowed;
+use pyo3::{Borrowed, PyRefMut};
 use std::ffi::c_int;
 use std::panic::AssertUnwindSafe;
 use std::ptr::null_mut;
@@ -41,12 +42,16 @@ const METH_FASTCALL: c_int = 0x0080;
 /// The ordinary PyO3 methods `(recv, send)`, for calls the fast path does not take.
 static SLOW: OnceLock<(Py<PyAny>, Py<PyAny>)> = OnceLock::new();
 
+/// The ordinary PyO3 methods `(receive, send)` of `Wiring`, for calls the fast path does not take.
+static WIRING_SLOW: OnceLock<(Py<PyAny>, Py<PyAny>)> = OnceLock::new();
+
 /// The method definitions must outlive every descriptor made from them: created once, never freed.
 struct Defs([ffi::PyMethodDef; 2]);
 // SAFETY: the definitions are immutable after creation and only hold pointers to static data.
 unsafe impl Send for Defs {}
 unsafe impl Sync for Defs {}
 static DEFS: OnceLock<Defs> = OnceLock::new();
+static WIRING_DEFS: OnceLock<Defs> = OnceLock::new();
 
 fn def(name: &'static std::ffi::CStr, f: FastFn, doc: &'static std::ffi::CStr) -> ffi::PyMethodDef {
     ffi::PyMethodDef {
@@ -79,9 +84,37 @@ pub fn _install_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResul
             def(c"send", send_fast, c"send(data, flags=0, copy=True, track=False)\n--\n\nSends one frame."),
         ])
     });
+    install(cls, &base, defs)
+}
+
+/// Installs the fast `send`/`receive` on `cls` (a subclass of `_oxmq.Wiring`), as
+/// [`_install_fast_methods`] does for sockets.
+#[pyfunction]
+pub fn _install_wiring_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<bool> {
+    if py.version_info() < (3, 10) {
+        return Ok(false);
+    }
+    let base = py.get_type::<Wiring>();
+    if !cls.is_subclass(&base)? {
+        return Err(PyTypeError::new_err("expected a subclass of _oxmq.Wiring"));
+    }
+    let _ = WIRING_SLOW.set((base.getattr("receive")?.unbind(), base.getattr("send")?.unbind()));
+    let defs = WIRING_DEFS.get_or_init(|| {
+        Defs([
+            def(c"receive", wiring_receive_fast,
+                c"receive(timeout=None)\n--\n\nThe next message from any queue of the handle, as bytes."),
+            def(c"send", wiring_send_fast, c"send(eid, message)\n--\n\nSends a message through exchange eid."),
+        ])
+    });
+    install(cls, &base, defs)
+}
+
+/// Sets a method descriptor of `base` on `cls` for each definition.
+fn install(cls: &Bound<'_, PyType>, base: &Bound<'_, PyType>, defs: &'static Defs) -> PyResult<bool> {
+    let py = cls.py();
     for d in &defs.0 {
-        // SAFETY: `d` lives forever (DEFS) and `base` is a valid type object. The descriptor
-        // checks that `self` is an instance of `base` before calling us.
+        // SAFETY: `d` lives forever (a static) and `base` is a valid type object. The
+        // descriptor checks that `self` is an instance of `base` before calling us.
         let descr = unsafe {
             Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewMethod(base.as_type_ptr(), d as *const _ as *mut _))?
         };
@@ -204,6 +237,49 @@ unsafe extern "C" fn send_fast(
             if track {
                 return Ok(done_tracker(py)?.into_ptr());
             }
+            Ok(py.None().into_ptr())
+        })
+    }
+}
+
+unsafe extern "C" fn wiring_receive_fast(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
+    unsafe {
+        guard(|py| {
+            let slf = Bound::from_borrowed_ptr(py, slf);
+            if !kwnames.is_null() || nargs > 1 {
+                return slow(py, &WIRING_SLOW.get().expect("installed").0, &slf, args, nargs, kwnames);
+            }
+            let timeout = if nargs == 1 { Bound::from_borrowed_ptr(py, *args).extract::<Option<f64>>()? } else { None };
+            // The borrow and thread checks PyO3's own method makes.
+            let mut w = slf.extract::<PyRefMut<'_, Wiring>>()?;
+            Ok(w.receive_impl(py, timeout)?.into_ptr())
+        })
+    }
+}
+
+unsafe extern "C" fn wiring_send_fast(
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: CPython calls us with the GIL held and the FASTCALL argument layout.
+    unsafe {
+        guard(|py| {
+            let slf = Bound::from_borrowed_ptr(py, slf);
+            if !kwnames.is_null() || nargs != 2 {
+                return slow(py, &WIRING_SLOW.get().expect("installed").1, &slf, args, nargs, kwnames);
+            }
+            let eid = Bound::from_borrowed_ptr(py, *args).extract::<usize>()?;
+            let message = Bound::from_borrowed_ptr(py, *args.offset(1));
+            let mut w = slf.extract::<PyRefMut<'_, Wiring>>()?;
+            w.send_impl(py, eid, &message)?;
             Ok(py.None().into_ptr())
         })
     }

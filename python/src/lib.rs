@@ -26,6 +26,7 @@ fn _oxmq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error::_set_error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(error::strerror, m)?)?;
     m.add_function(wrap_pyfunction!(fast::_install_fast_methods, m)?)?;
+    m.add_function(wrap_pyfunction!(fast::_install_wiring_fast_methods, m)?)?;
     m.add_function(wrap_pyfunction!(socket::zmq_poll, m)?)?;
     m.add_function(wrap_pyfunction!(socket::proxy, m)?)?;
     m.add_function(wrap_pyfunction!(socket::proxy_steerable, m)?)?;

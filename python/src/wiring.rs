@@ -3,6 +3,7 @@
 //! front end reports; waits release the GIL and run in slices so Ctrl-C gets through.
 
 use crate::error::errno_err;
+use crate::socket::msg_from_any;
 use oxmq::Msg;
 use oxmq_wiring::{Scope, Style, WiringError};
 use pyo3::prelude::*;
@@ -32,51 +33,13 @@ impl Wiring {
     fn get(&mut self, py: Python<'_>) -> PyResult<&mut oxmq_wiring::Wiring> {
         self.w.as_mut().ok_or_else(|| err(py, WiringError::Terminated))
     }
-}
 
-#[pymethods]
-impl Wiring {
-    #[new]
-    #[pyo3(signature = (hostname = ""))]
-    fn new(py: Python<'_>, hostname: &str) -> PyResult<Self> {
-        let host = hostname.to_string();
-        let w = py.detach(move || oxmq_wiring::Wiring::new(&host)).map_err(|e| err(py, e))?;
-        Ok(Wiring { w: Some(w), msg: Msg::default() })
-    }
-
-    fn create_exchange(&mut self, py: Python<'_>, name: &str, scope_: i32, location: &str, style: i32) -> PyResult<usize> {
-        let sc = scope(py, scope_)?;
-        let st = match style {
-            0 => Style::FanOut,
-            1 => Style::LoadBalance,
-            _ => return Err(err(py, WiringError::Invalid(format!("unknown style {style}")))),
-        };
-        let w = self.get(py)?;
-        py.detach(|| w.create_exchange_with(name, sc, location, st)).map_err(|e| err(py, e))
-    }
-
-    fn create_queue(&mut self, py: Python<'_>, name: &str, scope_: i32, location: &str) -> PyResult<usize> {
-        let sc = scope(py, scope_)?;
-        let w = self.get(py)?;
-        py.detach(|| w.create_queue(name, sc, location)).map_err(|e| err(py, e))
-    }
-
-    fn bind(&mut self, py: Python<'_>, exchange: &str, queue: &str) -> PyResult<()> {
-        let w = self.get(py)?;
-        py.detach(|| w.bind(exchange, queue)).map_err(|e| err(py, e))
-    }
-
-    /// Sends `message` (bytes-like, copied; `str` as UTF-8) through exchange `eid`.
-    fn send(&mut self, py: Python<'_>, eid: usize, message: &Bound<'_, PyAny>) -> PyResult<()> {
-        let mut m = if let Ok(b) = message.cast::<PyBytes>() {
-            Msg::copy_from(b.as_bytes())
-        } else if let Ok(t) = message.cast::<PyString>() {
-            Msg::copy_from(t.to_cow()?.as_bytes())
-        } else {
-            // bytearray, memoryview, any buffer (the limited API has no buffer access):
-            // memoryview(message) refuses what is not one with TypeError, as pyzmq does.
-            let b = py.get_type::<pyo3::types::PyMemoryView>().call1((message,))?.call_method0("tobytes")?;
-            Msg::copy_from(b.cast::<PyBytes>()?.as_bytes())
+    /// Sends `message` through exchange `eid`: `bytes` (shared from 1 KiB on, as a socket's
+    /// send does), a `Frame`, any other buffer (copied), or `str` (as UTF-8).
+    pub(crate) fn send_impl(&mut self, py: Python<'_>, eid: usize, message: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut m = match message.cast::<PyString>() {
+            Ok(t) => Msg::copy_from(t.to_cow()?.as_bytes()),
+            Err(_) => msg_from_any(message)?,
         };
         let w = self.get(py)?;
         // Most sends find room at once: try without giving up the GIL first.
@@ -88,8 +51,7 @@ impl Wiring {
 
     /// The next message from any queue, as bytes: waits forever, or `timeout` seconds (then
     /// raises `Again`).
-    #[pyo3(signature = (timeout = None))]
-    fn receive<'py>(&mut self, py: Python<'py>, timeout: Option<f64>) -> PyResult<Bound<'py, PyBytes>> {
+    pub(crate) fn receive_impl<'py>(&mut self, py: Python<'py>, timeout: Option<f64>) -> PyResult<Bound<'py, PyBytes>> {
         let timeout_ms = timeout.map_or(-1, |t| (t * 1000.0) as i64);
         let deadline = (timeout_ms >= 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
         let mut msg = std::mem::take(&mut self.msg);
@@ -131,6 +93,51 @@ impl Wiring {
                 }
             }
         }
+    }
+}
+
+#[pymethods]
+impl Wiring {
+    #[new]
+    #[pyo3(signature = (hostname = ""))]
+    fn new(py: Python<'_>, hostname: &str) -> PyResult<Self> {
+        let host = hostname.to_string();
+        let w = py.detach(move || oxmq_wiring::Wiring::new(&host)).map_err(|e| err(py, e))?;
+        Ok(Wiring { w: Some(w), msg: Msg::default() })
+    }
+
+    fn create_exchange(&mut self, py: Python<'_>, name: &str, scope_: i32, location: &str, style: i32) -> PyResult<usize> {
+        let sc = scope(py, scope_)?;
+        let st = match style {
+            0 => Style::FanOut,
+            1 => Style::LoadBalance,
+            _ => return Err(err(py, WiringError::Invalid(format!("unknown style {style}")))),
+        };
+        let w = self.get(py)?;
+        py.detach(|| w.create_exchange_with(name, sc, location, st)).map_err(|e| err(py, e))
+    }
+
+    fn create_queue(&mut self, py: Python<'_>, name: &str, scope_: i32, location: &str) -> PyResult<usize> {
+        let sc = scope(py, scope_)?;
+        let w = self.get(py)?;
+        py.detach(|| w.create_queue(name, sc, location)).map_err(|e| err(py, e))
+    }
+
+    fn bind(&mut self, py: Python<'_>, exchange: &str, queue: &str) -> PyResult<()> {
+        let w = self.get(py)?;
+        py.detach(|| w.bind(exchange, queue)).map_err(|e| err(py, e))
+    }
+
+    /// Sends `message` (bytes-like, copied; `str` as UTF-8) through exchange `eid`.
+    fn send(&mut self, py: Python<'_>, eid: usize, message: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.send_impl(py, eid, message)
+    }
+
+    /// The next message from any queue, as bytes: waits forever, or `timeout` seconds (then
+    /// raises `Again`).
+    #[pyo3(signature = (timeout = None))]
+    fn receive<'py>(&mut self, py: Python<'py>, timeout: Option<f64>) -> PyResult<Bound<'py, PyBytes>> {
+        self.receive_impl(py, timeout)
     }
 
     /// `(kind, endpoint, style)` of a global name.

@@ -4,6 +4,7 @@ changed, errors as exceptions, and libzmq peers (pyzmq) on a global exchange and
 import errno
 import socket
 import time
+import types
 
 import pytest
 
@@ -115,9 +116,50 @@ def test_send_takes_buffers_and_refuses_the_rest(embedded):
                 w.send(eid, bad)
         with pytest.raises(oxmq.Again):
             w.receive(timeout=0.05)
-        # The seed's two methods are the native ones: no Python frame per message.
-        assert type(w).send is oxmq._oxmq.Wiring.send
-        assert type(w).receive is oxmq._oxmq.Wiring.receive
+        # The seed's two methods are native: no Python frame per message.
+        for name in ("send", "receive"):
+            m = getattr(type(w), name)
+            assert isinstance(m, types.MethodDescriptorType) and m.__objclass__ is oxmq._oxmq.Wiring
+
+
+def test_send_and_receive_take_every_call_shape(embedded):
+    # The fast calls take positional arguments; keywords and wrong shapes go to the ordinary
+    # methods, which accept or refuse them the same way.
+    with pyzmq.ZMQ(embedded) as w:
+        eid = w.create_exchange("E")
+        w.create_queue("Q")
+        w.bind("E", "Q")
+        w.send(eid, b"a")
+        w.send(eid=eid, message=b"b")
+        w.send(eid, message="c\u00e9")
+        big = bytes(range(256)) * 64  # shared, not copied, from 1 KiB on
+        w.send(eid, big)
+        w.send(eid, oxmq.Frame(b"frame"))
+        assert w.receive() == b"a"
+        assert w.receive(5) == b"b"
+        assert w.receive(timeout=5) == "c\u00e9".encode()
+        assert w.receive(None) == big
+        assert w.receive(timeout=None) == b"frame"
+        with pytest.raises(oxmq.Again):
+            w.receive(0.05)
+        with pytest.raises(TypeError):
+            w.receive(1, 2)
+        with pytest.raises(TypeError):
+            w.receive(nope=1)
+        with pytest.raises(TypeError):
+            w.send(eid)
+        with pytest.raises(TypeError):
+            w.send(eid, b"x", b"y")
+        with pytest.raises(TypeError):
+            w.send("not an id", b"x")
+        with pytest.raises(oxmq.ZMQError) as e:
+            w.send(99, b"x")
+        assert e.value.errno == errno.EINVAL
+        # Nothing the refused calls carried was sent.
+        with pytest.raises(oxmq.Again):
+            w.receive(timeout=0.05)
+    with pytest.raises(oxmq.ZMQError):
+        w.send(eid, b"after close")
 
 
 def test_libzmq_peers_on_global_names(embedded):
