@@ -85,6 +85,49 @@ int main (int argc, char *argv[])
     CHECK (size == 4 && memcmp (data, "abc", 4) == 0 && ffn != NULL);
     if (ffn) ffn (data);
 
+    /* A body small enough to live inside the message is copied, and its buffer freed before
+       czmq_send returns. */
+    freed = 0;
+    char *sb = malloc (8);
+    memcpy (sb, "tiny", 5);
+    CHECK (czmq_send_ex (h, eid, sb, 5, count_free) == 0);
+    CHECK (freed == 1 && freed_ptr == sb);
+    CHECK (czmq_receive_ex (h, &data, &size, &ffn, 5000) == 0);
+    CHECK (size == 5 && memcmp (data, "tiny", 5) == 0);
+    if (ffn) ffn (data);
+
+    /* czmq_try_send: a copy, sent at once when that needs no wait. */
+    char tb[4] = "try";
+    CHECK (czmq_try_send (h, eid, tb, 4) == 0);
+    tb[0] = 'X';
+    void *tdata; size_t tsize; czmq_free_fn *tffn;
+    CHECK (czmq_receive_ex (h, &tdata, &tsize, &tffn, 5000) == 0 && tsize == 4 && memcmp (tdata, "try", 4) == 0);
+    if (tffn) tffn (tdata);
+    CHECK (czmq_try_send (h, 42, tb, 4) == -1 && errno == EINVAL);
+    CHECK (czmq_try_send (h, eid, NULL, 4) == -1 && errno == EFAULT);
+    /* A full queue: EAGAIN, and what was refused was not sent. */
+    long accepted = 0;
+    while (accepted < 1000000 && czmq_try_send (h, eid, "f", 1) == 0)
+        accepted++;
+    CHECK (errno == EAGAIN && accepted > 0 && accepted < 1000000);
+    long drained = 0;
+    while (czmq_receive_ex (h, &tdata, &tsize, &tffn, 0) == 0) {
+        drained++;
+        if (tffn) tffn (tdata);
+    }
+    CHECK (drained == accepted);
+    /* An exchange with two queues: not tried (EAGAIN, nothing sent); czmq_send_ex sends. */
+    int meid = czmq_create_exchange (h, "M", CZMQ_SCOPE_LOCAL, NULL);
+    CHECK (czmq_create_queue (h, "Q2", CZMQ_SCOPE_LOCAL, NULL) >= 0);
+    CHECK (czmq_bind_ex (h, "M", "Q") == 0 && czmq_bind_ex (h, "M", "Q2") == 0);
+    CHECK (czmq_try_send (h, meid, "m", 1) == -1 && errno == EAGAIN);
+    CHECK (czmq_receive_ex (h, &tdata, &tsize, &tffn, 50) == -1 && errno == EAGAIN);
+    CHECK (czmq_send_ex (h, meid, "m", 1, NULL) == 0);
+    for (int i = 0; i < 2; i++) {
+        CHECK (czmq_receive_ex (h, &tdata, &tsize, &tffn, 5000) == 0 && tsize == 1 && *(char *) tdata == 'm');
+        if (tffn) tffn (tdata);
+    }
+
     /* An empty message. */
     CHECK (czmq_send_ex (h, eid, NULL, 0, NULL) == 0);
     CHECK (czmq_receive_ex (h, &data, &size, &ffn, 5000) == 0);
@@ -111,7 +154,7 @@ int main (int argc, char *argv[])
     /* Over tcp (global queue G of this handle, bound from a global exchange): the sender's
        buffer is freed once written. */
     int geid = czmq_create_exchange (h, "GE", CZMQ_SCOPE_GLOBAL, "");
-    CHECK (geid == 1);
+    CHECK (geid == meid + 1);
     CHECK (czmq_bind_ex (h, "GE", "G") == 0);
     char ep[256];
     CHECK (czmq_lookup (h, "GE", ep, sizeof ep) > 0 && strncmp (ep, "tcp://", 6) == 0);

@@ -56,6 +56,10 @@ int czmq_create_exchange_ex (void *obj_, const char *exchange_, int scope_,
 int czmq_bind_ex (void *obj_, const char *exchange_, const char *queue_);
 int czmq_send_ex (void *obj_, int eid_, void *data_, size_t size_,
     czmq_free_fn *ffn_);
+/*  oxmq: sends a copy of size_ bytes at data_ if that needs no wait: 0. Otherwise -1 with
+    EAGAIN and nothing sent (a full queue, or an exchange with several destinations or
+    reachable from other handles): send with czmq_send_ex then.  */
+int czmq_try_send (void *obj_, int eid_, const void *data_, size_t size_);
 /*  timeout_ms_ -1 waits forever; EAGAIN when it runs out.  */
 int czmq_receive_ex (void *obj_, void **data_, size_t *size_,
     czmq_free_fn **ffn_, int timeout_ms_);

@@ -5,8 +5,10 @@
 //!
 //! Memory: `czmq_send` with a free function hands the buffer over without copying (it becomes
 //! the body of a shared `Bytes` whose owner calls the function once, when the last reference,
-//! on this thread or an I/O thread, is dropped); without one the buffer is copied, since the
-//! caller keeps it. `czmq_receive` hands out a buffer the caller releases with the returned
+//! on this thread or an I/O thread, is dropped), except a body of at most `INLINE_CAP` bytes,
+//! which every message stores inline: it is copied and the function called before
+//! `czmq_send` returns. Without a free function the buffer is copied, since the caller keeps
+//! it. `czmq_receive` hands out a buffer the caller releases with the returned
 //! function: bodies up to `COPY_MAX` bytes are copied into `malloc`ed memory (`ffn` keeps one
 //! spare buffer for the next receive and frees the rest),
 //! larger ones are lent without copying (`ffn` is `release_lent`, which finds the message by
@@ -14,7 +16,7 @@
 
 use crate::guard::set_errno;
 use bytes::Bytes;
-use oxmq::Msg;
+use oxmq::{Msg, INLINE_CAP};
 use oxmq_wiring::{Scope, Style, Wiring, WiringError};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -38,6 +40,9 @@ struct Handle {
     /// A message `czmq_receive_into` found too large for the caller's buffer: the next
     /// receive of any kind returns it.
     pending: Option<Msg>,
+    /// What `czmq_receive_ex` receives into: reused, so a receive neither builds nor drops a
+    /// `Msg` of its own.
+    scratch: Msg,
 }
 
 /// Runs `body`; an error sets errno and returns `fail`, a panic sets EFAULT. Success leaves
@@ -92,13 +97,14 @@ unsafe fn handle_full<'a>(obj: *mut c_void) -> Result<&'a mut Handle, WiringErro
 }
 
 /// The next message of the handle: the one held back by `czmq_receive_into`, else a receive.
-fn next_message(h: &mut Handle, msg: &mut Msg, timeout: Option<Duration>) -> Result<(), WiringError> {
-    match h.pending.take() {
+#[inline(always)]
+fn next_message(w: &mut Wiring, pending: &mut Option<Msg>, msg: &mut Msg, timeout: Option<Duration>) -> Result<(), WiringError> {
+    match pending.take() {
         Some(m) => {
             *msg = m;
             Ok(())
         }
-        None => h.w.receive_into(msg, timeout),
+        None => w.receive_into(msg, timeout),
     }
 }
 
@@ -124,7 +130,7 @@ pub unsafe extern "C" fn czmq_create(host: *const c_char) -> *mut c_void {
         // SAFETY: C contract.
         let host = unsafe { text(host, true) }?;
         let w = Wiring::new(host)?;
-        Ok(Box::into_raw(Box::new(Handle { tag: LIVE, w, pending: None })).cast())
+        Ok(Box::into_raw(Box::new(Handle { tag: LIVE, w, pending: None, scratch: Msg::new() })).cast())
     })
 }
 
@@ -249,6 +255,15 @@ pub unsafe extern "C" fn czmq_send_ex(obj: *mut c_void, eid: c_int, data: *mut c
             match ffn {
                 // SAFETY: C contract: `data` has `size` readable bytes (until ffn, if given).
                 None => Msg::copy_from(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size) }),
+                // A body this small is stored inside the message either way: copy it and
+                // give the buffer back now, rather than wrap it only to copy it out.
+                Some(ffn) if size <= INLINE_CAP => {
+                    // SAFETY: C contract: `data` has `size` readable bytes until `ffn` runs.
+                    let m = Msg::copy_from(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size) });
+                    // SAFETY: the caller's free function, called once with its own buffer.
+                    unsafe { ffn(data) };
+                    m
+                }
                 Some(ffn) => Msg::from_bytes(Bytes::from_owner(CallerBuf { data: data.cast(), len: size, ffn })),
             }
         };
@@ -257,6 +272,34 @@ pub unsafe extern "C" fn czmq_send_ex(obj: *mut c_void, eid: c_int, data: *mut c
         let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
         w.send_msg(eid, &mut msg)?;
         Ok(0)
+    })
+}
+
+/// `int czmq_try_send (void *obj, int eid, const void *data, size_t size)` (an oxmq extension,
+/// for bindings whose calls must not block): sends a copy of the `size` bytes at `data` if that
+/// needs no wait: 0. Otherwise -1 with `EAGAIN` and nothing sent (a full queue, or an exchange
+/// with several destinations or reachable from other handles): the caller then sends with
+/// `czmq_send_ex`. Other errors as `czmq_send_ex`.
+#[no_mangle]
+pub unsafe extern "C" fn czmq_try_send(obj: *mut c_void, eid: c_int, data: *const c_void, size: usize) -> c_int {
+    wguard(-1, || {
+        let body = if size == 0 {
+            &[][..]
+        } else if data.is_null() {
+            return Err(WiringError::Socket(oxmq::Error::Fault));
+        } else {
+            // SAFETY: C contract: `data` has `size` readable bytes for the call.
+            unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size) }
+        };
+        // SAFETY: C contract.
+        let w = unsafe { handle(obj) }?;
+        let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
+        let mut msg = Msg::copy_from(body);
+        if w.try_send_msg(eid, &mut msg)? {
+            Ok(0)
+        } else {
+            Err(WiringError::Socket(oxmq::Error::Again))
+        }
     })
 }
 
@@ -322,8 +365,8 @@ pub unsafe extern "C" fn czmq_receive_ex(
         // SAFETY: C contract.
         let h = unsafe { handle_full(obj) }?;
         let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
-        let mut msg = Msg::new();
-        next_message(h, &mut msg, timeout)?;
+        let Handle { w, pending, scratch: msg, .. } = h;
+        next_message(w, pending, msg, timeout)?;
         let len = msg.len();
         let (p, f): (*mut c_void, Option<czmq_free_fn>) = if len == 0 {
             (std::ptr::null_mut(), None)
@@ -332,14 +375,18 @@ pub unsafe extern "C" fn czmq_receive_ex(
             if p.is_null() {
                 return Err(WiringError::Socket(oxmq::Error::NoMem));
             }
-            // SAFETY: `p` has `len` writable bytes; the body has `len` readable ones.
-            unsafe { std::ptr::copy_nonoverlapping(msg.as_slice().as_ptr(), p.cast::<u8>(), len) };
+            match msg.inline_body() {
+                // SAFETY: `p` has COPY_MAX >= INLINE_CAP writable bytes.
+                Some((_, buf)) => unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), p.cast::<u8>(), INLINE_CAP) },
+                // SAFETY: `p` has `len` writable bytes; the body has `len` readable ones.
+                None => unsafe { std::ptr::copy_nonoverlapping(msg.as_slice().as_ptr(), p.cast::<u8>(), len) },
+            }
             (p, Some(free_copy as czmq_free_fn))
         } else {
             // Bodies this large live outside the Msg (a shared buffer or a chunk piece), so
             // the pointer stays valid while the Msg sits in the table.
             let p = msg.as_slice().as_ptr() as *mut c_void;
-            lent().lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize, msg);
+            lent().lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize, std::mem::take(msg));
             (p, Some(release_lent as czmq_free_fn))
         };
         // SAFETY: non-null out-pointers (checked above).
@@ -368,7 +415,7 @@ pub unsafe extern "C" fn czmq_receive_into(obj: *mut c_void, buf: *mut c_void, l
         let h = unsafe { handle_full(obj) }?;
         let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
         let mut msg = Msg::new();
-        next_message(h, &mut msg, timeout)?;
+        next_message(&mut h.w, &mut h.pending, &mut msg, timeout)?;
         let n = msg.len();
         // SAFETY: non-null (checked above).
         unsafe { *size = n };

@@ -610,7 +610,42 @@ impl Wiring {
     }
 
     /// [`send`](Self::send) taking a `Msg` by reference (left empty on success).
+    #[inline(always)]
     pub fn send_msg(&mut self, eid: usize, msg: &mut Msg) -> Result<()> {
+        // The usual case, inlined into the front ends: an exchange no other handle can attach
+        // to, feeding one queue.
+        if !self.client.has_moves() {
+            if let Some(ex) = self.exchanges.get_mut(eid) {
+                if !ex.reachable && ex.style == Style::FanOut && ex.legs.len() == 1 {
+                    return ex.legs[0].send_msg(msg, 0).map_err(send_err);
+                }
+            }
+        }
+        self.send_general(eid, msg)
+    }
+
+    /// Sends `msg` through exchange `eid` if that needs no wait: `Ok(true)`. `Ok(false)` when
+    /// it would have to wait, or when the exchange is one this call does not try (several
+    /// destinations, or reachable from other handles): nothing was sent, `msg` is unchanged,
+    /// and [`send_msg`](Self::send_msg) sends it. For bindings that may not block in a call.
+    #[inline(always)]
+    pub fn try_send_msg(&mut self, eid: usize, msg: &mut Msg) -> Result<bool> {
+        if self.client.has_moves() {
+            return Ok(false);
+        }
+        let ex = self.exchanges.get_mut(eid).ok_or_else(|| WiringError::Invalid(format!("no exchange {eid}")))?;
+        if ex.reachable || ex.style != Style::FanOut || ex.legs.len() != 1 {
+            return Ok(false);
+        }
+        match ex.legs[0].try_send_msg(msg, 0) {
+            Ok(()) => Ok(true),
+            Err(oxmq::Error::Again) => Ok(false),
+            Err(e) => Err(send_err(e)),
+        }
+    }
+
+    #[inline(never)]
+    fn send_general(&mut self, eid: usize, msg: &mut Msg) -> Result<()> {
         if self.client.has_moves() {
             self.apply_moves();
         }
@@ -676,7 +711,22 @@ impl Wiring {
     }
 
     /// [`receive_timeout`](Self::receive_timeout) into a reused `Msg`.
+    #[inline(always)]
     pub fn receive_into(&mut self, msg: &mut Msg, timeout: Option<Duration>) -> Result<()> {
+        // The usual case, inlined into the front ends: queues fed only by PUSH legs, a
+        // message already queued.
+        if self.sub.is_none() && !self.client.has_moves() {
+            if let Some(p) = self.pull.as_mut() {
+                if p.recv_msg(msg, opt::DONTWAIT).is_ok() {
+                    return Ok(());
+                }
+            }
+        }
+        self.receive_general(msg, timeout)
+    }
+
+    #[inline(never)]
+    fn receive_general(&mut self, msg: &mut Msg, timeout: Option<Duration>) -> Result<()> {
         if self.queues.is_empty() {
             return Err(WiringError::Invalid("this handle has no queue".into()));
         }

@@ -195,10 +195,10 @@ impl Msg {
     }
 
     /// An inline body as its length and the whole fixed-size buffer (only the first `len`
-    /// bytes are the body): lets an encoder copy a constant 38 bytes instead of calling memcpy
-    /// for a length known only at run time.
+    /// bytes are the body; the rest is unspecified): lets a caller copy a constant
+    /// [`INLINE_CAP`] bytes instead of calling memcpy for a length known only at run time.
     #[inline]
-    pub(crate) fn inline_body(&self) -> Option<(u8, &[u8; INLINE_CAP])> {
+    pub fn inline_body(&self) -> Option<(u8, &[u8; INLINE_CAP])> {
         match &self.body {
             Body::Inline { len, buf } => Some((*len, buf)),
             _ => None,
