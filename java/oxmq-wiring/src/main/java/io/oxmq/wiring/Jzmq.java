@@ -76,6 +76,14 @@ public final class Jzmq implements AutoCloseable {
     private static final MethodHandle RECEIVE_INTO = bind("czmq_receive_into",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT));
     private static final MethodHandle LOOKUP = bind("czmq_lookup", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+    /** czmq_receive_into with timeout 0 (it never waits), as a critical downcall: it may write
+     *  a Java array in place. Its errno is read with {@link #ERRNO_NOW} right after it. */
+    private static final MethodHandle RECEIVE_NOW = critical("czmq_receive_into",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT));
+    /** czmq_try_send (it never waits), as a critical downcall: it may read a Java array in place. */
+    private static final MethodHandle TRY_SEND = critical("czmq_try_send",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle ERRNO_NOW = critical("zmq_errno", FunctionDescriptor.of(JAVA_INT));
     /** Calls a {@code czmq_free_fn} the library handed out with a received message. */
     private static final MethodHandle CALL_FREE = LINKER.downcallHandle(FunctionDescriptor.ofVoid(ADDRESS));
 
@@ -83,6 +91,12 @@ public final class Jzmq implements AutoCloseable {
         MemorySegment fn = Zmq.symbols().find(name).orElseThrow(() -> new UnsatisfiedLinkError(
                 name + " is not in " + Zmq.library() + ": the wiring API needs oxmq's libzmq.so.5"));
         return LINKER.downcallHandle(fn, fd, ERRNO_OPT);
+    }
+
+    private static MethodHandle critical(String name, FunctionDescriptor fd) {
+        MemorySegment fn = Zmq.symbols().find(name).orElseThrow(() -> new UnsatisfiedLinkError(
+                name + " is not in " + Zmq.library() + ": the wiring API needs oxmq's libzmq.so.5"));
+        return LINKER.downcallHandle(fn, fd, Linker.Option.critical(true));
     }
 
     private final Arena arena = Arena.ofShared();
@@ -173,6 +187,9 @@ public final class Jzmq implements AutoCloseable {
     public void send(int eid, byte[] message, int offset, int length) {
         java.util.Objects.checkFromIndexSize(offset, length, nonNull(message, "message").length);
         MemorySegment h = live();
+        if (trySend(h, eid, MemorySegment.ofArray(message).asSlice(offset, length))) {
+            return;
+        }
         if (sendBuf.byteSize() < length) {
             sendBuf = arena.allocate(Math.max(length, sendBuf.byteSize() * 2), 8);
         }
@@ -189,9 +206,33 @@ public final class Jzmq implements AutoCloseable {
      *  {@code eid}; the library copies them during the call. */
     public void send(int eid, MemorySegment message) {
         MemorySegment h = live();
+        if (trySend(h, eid, message)) {
+            return;
+        }
         try {
             int rc = (int) SEND.invokeExact(state, h, eid, message, message.byteSize(), MemorySegment.NULL);
             check(rc, "send(" + eid + ")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Sends a copy of {@code message} (heap or native) if that needs no wait: true. False when
+     * it would wait or the exchange is one the quick path does not take; nothing was sent and
+     * the blocking call sends it.
+     */
+    private boolean trySend(MemorySegment h, int eid, MemorySegment message) {
+        try {
+            int rc = (int) TRY_SEND.invokeExact(h, eid, message, message.byteSize());
+            if (rc == 0) {
+                return true;
+            }
+            int e = (int) ERRNO_NOW.invokeExact();
+            if (e != ZmqException.EAGAIN) {
+                throw new ZmqException("send(" + eid + ")", e);
+            }
+            return false;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -215,7 +256,10 @@ public final class Jzmq implements AutoCloseable {
 
     /** Waits up to {@code timeoutMs} (-1: forever) for the next message; {@code null} when none came. */
     public byte[] receive(int timeoutMs) {
-        long n = nextInto(timeoutMs);
+        long n = receiveNow(recvBuf);
+        if (n == -1) {
+            n = nextInto(timeoutMs);
+        }
         if (n < 0) {
             return null;
         }
@@ -229,7 +273,10 @@ public final class Jzmq implements AutoCloseable {
      */
     public int receive(byte[] buffer) {
         nonNull(buffer, "buffer");
-        long n;
+        long n = receiveNow(MemorySegment.ofArray(buffer));
+        if (n >= 0) {
+            return (int) Math.min(n, Integer.MAX_VALUE);
+        }
         while ((n = nextInto(RECEIVE_SLICE_MS)) < 0) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new ZmqInterruptedException("receive");
@@ -240,6 +287,29 @@ public final class Jzmq implements AutoCloseable {
             MemorySegment.copy(recvBuf, JAVA_BYTE, 0, buffer, 0, k);
         }
         return (int) Math.min(n, Integer.MAX_VALUE);
+    }
+
+    /**
+     * A message already queued, copied straight into {@code dst} (heap or native) without
+     * waiting: its length; -1 when none is queued or it is longer than {@code dst} (the handle
+     * then keeps it for the next receive, which {@link #nextInto} makes).
+     */
+    private long receiveNow(MemorySegment dst) {
+        MemorySegment h = live();
+        int rc;
+        try {
+            rc = (int) RECEIVE_NOW.invokeExact(h, dst, dst.byteSize(), out, 0);
+            if (rc == 0) {
+                return out.get(JAVA_LONG, 0);
+            }
+            int e = (int) ERRNO_NOW.invokeExact();
+            if (e != ZmqException.EAGAIN && e != ZmqException.EMSGSIZE) {
+                throw new ZmqException("receive", e);
+            }
+            return -1;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** One czmq_receive_into into {@code recvBuf}, grown and asked again when the message is

@@ -186,6 +186,46 @@ class JzmqTest {
     }
 
     @Test
+    void aSenderAheadOfItsReceiverWaitsAndLosesNothing() throws Exception {
+        // More than the queue and the kernel's socket buffers hold (about 20 MB on the wire):
+        // the sender's quick (non-blocking) send is refused once they are full, and the
+        // blocking send takes over; every message arrives, in order.
+        int n = 2_000_000;
+        try (Jzmq a = new Jzmq(host); Jzmq b = new Jzmq(host)) {
+            String q = unique("PQ");
+            a.createQueue(q, Jzmq.SCOPE_PROCESS, "");
+            String e = unique("LE");
+            int eid = b.createExchange(e, Jzmq.SCOPE_LOCAL, "");
+            b.bind(e, q);
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread sender = new Thread(() -> {
+                try {
+                    byte[] m = new byte[4];
+                    for (int i = 0; i < n; i++) {
+                        java.nio.ByteBuffer.wrap(m).putInt(i);
+                        b.send(eid, m);
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            sender.start();
+            sender.join(1_000); // a bounded queue holds it back for good; an unbounded one would not
+            assertNull(failed.get());
+            assertTrue(sender.isAlive(), "the sender finished before anything was received: no queue limit reached");
+            byte[] buf = new byte[8];
+            for (int i = 0; i < n; i++) {
+                assertEquals(4, a.receive(buf));
+                assertEquals(i, java.nio.ByteBuffer.wrap(buf).getInt());
+            }
+            sender.join(30_000);
+            assertTrue(!sender.isAlive(), "the sender is still blocked after its last message was received");
+            assertNull(failed.get());
+            assertNull(a.receive(50), "nothing beyond what was sent");
+        }
+    }
+
+    @Test
     void errorsComeBackAsExceptionsWithErrno() throws IOException {
         try (Jzmq obj = new Jzmq(host)) {
             ZmqException unknown = assertThrows(ZmqException.class, () -> obj.bind(unique("nope"), unique("nada")));
