@@ -41,29 +41,39 @@ fn etcd() -> Option<Etcd> {
         eprintln!("skipped: no etcd binary (apt-get install etcd-server)");
         return None;
     }
-    let dir = std::env::temp_dir().join(format!("oxmq-wiring-etcd-{}-{}", std::process::id(), free_port()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cp, pp) = (free_port(), free_port());
-    let url = format!("http://127.0.0.1:{cp}");
-    let child = Command::new("etcd")
-        .args(["--data-dir", dir.to_str().unwrap(), "--name", "oxmq-test"])
-        .args(["--listen-client-urls", &url, "--advertise-client-urls", &url])
-        .args(["--listen-peer-urls", &format!("http://127.0.0.1:{pp}")])
-        .args(["--initial-advertise-peer-urls", &format!("http://127.0.0.1:{pp}")])
-        .args(["--initial-cluster", &format!("oxmq-test=http://127.0.0.1:{pp}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start etcd");
-    let e = Etcd { child, url, _dir: TempDir(dir) };
-    // Ready when a lease can be granted (with a deadline).
-    let client = oxmq_wiring::etcd::Etcd::new(&e.url).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while client.grant(5).is_err() {
-        assert!(Instant::now() < deadline, "etcd did not come up");
-        std::thread::sleep(Duration::from_millis(50)); // polling for readiness, with a deadline
+    // The ports are free when chosen but may be taken before etcd binds them (another test's
+    // etcd, an outgoing connection): an etcd that exits is started again on new ports.
+    for _attempt in 0..5 {
+        let dir = std::env::temp_dir().join(format!("oxmq-wiring-etcd-{}-{}", std::process::id(), free_port()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cp, pp) = (free_port(), free_port());
+        let url = format!("http://127.0.0.1:{cp}");
+        let child = Command::new("etcd")
+            .args(["--data-dir", dir.to_str().unwrap(), "--name", "oxmq-test"])
+            .args(["--listen-client-urls", &url, "--advertise-client-urls", &url])
+            .args(["--listen-peer-urls", &format!("http://127.0.0.1:{pp}")])
+            .args(["--initial-advertise-peer-urls", &format!("http://127.0.0.1:{pp}")])
+            .args(["--initial-cluster", &format!("oxmq-test=http://127.0.0.1:{pp}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start etcd");
+        let mut e = Etcd { child, url, _dir: TempDir(dir) };
+        // Ready when a lease can be granted (with a deadline).
+        let client = oxmq_wiring::etcd::Etcd::new(&e.url).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if client.grant(5).is_ok() {
+                return Some(e);
+            }
+            if e.child.try_wait().ok().flatten().is_some() {
+                break; // exited: most likely a port taken meanwhile; try new ones
+            }
+            assert!(Instant::now() < deadline, "etcd did not come up");
+            std::thread::sleep(Duration::from_millis(50)); // polling for readiness, with a deadline
+        }
     }
-    Some(e)
+    panic!("etcd exited at start five times");
 }
 
 #[test]
