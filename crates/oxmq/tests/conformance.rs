@@ -19,6 +19,7 @@ per_transport!(
     pair_large_bodies_held_while_more_arrive,
     pub_sub_prefix_subscriptions,
     pub_sub_unsubscribe,
+    sub_filters_into_a_reused_msg,
     pub_sub_many_topics,
     pub_sub_two_subscribers,
     pub_sub_multipart_subscribe_before_connect,
@@ -208,6 +209,63 @@ fn pub_sub_prefix_subscriptions(t: Transport) {
         }
     }
     assert_eq!(rest, vec![Vec::<u8>::new()]);
+}
+
+/// `recv_msg` (zmq_msg_recv's path, which reads each frame straight into the caller's `Msg`)
+/// filters as `recv` does: whole multipart messages skipped, prefetched ones after a poll
+/// kept, and when only skipped frames were there the `Msg` is left empty, as libzmq leaves it.
+fn sub_filters_into_a_reused_msg(t: Transport) {
+    let ctx = ctx();
+    let (mut publ, mut sub, _) = pair(&ctx, t, T::Pub, T::Sub);
+    sub.set_bytes(opt::SUBSCRIBE, b"k").unwrap();
+    sync_pub_sub(&mut publ, &mut sub, b"k-probe");
+    send_parts(&mut publ, &[b"x-skip", b"k-in-a-skipped-message"]);
+    send_parts(&mut publ, &[b"k1", b"tail"]);
+    publ.send("y-skip", 0).unwrap();
+    publ.send("k2", 0).unwrap();
+    publ.send("k-end", 0).unwrap();
+    let mut m = Msg::copy_from(b"previous");
+    let mut got = Vec::new();
+    loop {
+        sub.recv_msg(&mut m, 0).unwrap();
+        let body = String::from_utf8(m.to_vec()).unwrap();
+        if body == "k-probe" {
+            continue;
+        }
+        got.push((body.clone(), m.more()));
+        if body == "k-end" {
+            break;
+        }
+    }
+    assert_eq!(
+        got,
+        [("k1".into(), true), ("tail".into(), false), ("k2".into(), false), ("k-end".into(), false)]
+    );
+    // A message seen by poll (prefetched) is the next one received.
+    publ.send("k3", 0).unwrap();
+    let mut items = [oxmq::PollItem::Socket { socket: &mut sub, events: opt::POLLIN, revents: 0 }];
+    assert_eq!(oxmq::poll(&mut items, 5000).unwrap(), 1);
+    sub.recv_msg(&mut m, opt::DONTWAIT).unwrap();
+    assert_eq!(&m[..], b"k3");
+    // Only non-matching frames queued: EAGAIN, and the Msg holds none of them (empty, or
+    // still the last message when nothing at all had arrived).
+    send_parts(&mut publ, &[b"z-skip", b"k-tail-of-a-skipped-message"]);
+    publ.send("k-mark", 0).unwrap();
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        match sub.recv_msg(&mut m, opt::DONTWAIT) {
+            Ok(()) => {
+                assert_eq!(&m[..], b"k-mark", "nothing but the mark matches");
+                break;
+            }
+            Err(Error::Again) => {
+                assert!(m.is_empty() || &m[..] == b"k3", "a skipped frame was left in the Msg: {:?}", &m[..])
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+        assert!(Instant::now() < end, "k-mark never arrived");
+        std::thread::yield_now();
+    }
 }
 
 fn pub_sub_unsubscribe(t: Transport) {

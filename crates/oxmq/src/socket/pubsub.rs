@@ -455,6 +455,39 @@ impl Pattern for Sub {
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
         self.next_matching(pipes)
     }
+    /// [`Sub::next_matching`] reading each frame straight into `out`, the throughput path.
+    /// When only frames that do not match were there, `out` is left empty (as libzmq's
+    /// `fq_t::recvpipe` leaves it).
+    fn recv_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
+        if let Some(m) = self.prefetched.take() {
+            out.replace_with(m);
+            return Ok(());
+        }
+        let mut skipped = false;
+        loop {
+            if let Err(e) = self.fq.recv_into(pipes, out) {
+                if skipped {
+                    out.replace_with(Msg::new());
+                }
+                return Err(e);
+            }
+            if self.more {
+                self.more = out.more();
+                return Ok(());
+            }
+            if self.skipping {
+                self.skipping = out.more();
+                skipped = true;
+                continue;
+            }
+            if self.xsub || self.subs.matches(out) != self.invert {
+                self.more = out.more();
+                return Ok(());
+            }
+            self.skipping = out.more();
+            skipped = true;
+        }
+    }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
         if self.prefetched.is_some() || self.more {
             return true;
