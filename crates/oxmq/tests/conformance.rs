@@ -20,6 +20,7 @@ per_transport!(
     pub_sub_prefix_subscriptions,
     pub_sub_unsubscribe,
     sub_filters_into_a_reused_msg,
+    pub_sub_overlapping_prefixes_deliver_once,
     pub_sub_many_topics,
     pub_sub_two_subscribers,
     pub_sub_multipart_subscribe_before_connect,
@@ -266,6 +267,42 @@ fn sub_filters_into_a_reused_msg(t: Transport) {
         assert!(Instant::now() < end, "k-mark never arrived");
         std::thread::yield_now();
     }
+}
+
+/// A subscriber whose prefixes overlap ("", "a", "ab") gets each message once, however many
+/// of its prefixes match; a second subscriber with one prefix gets its share.
+fn pub_sub_overlapping_prefixes_deliver_once(t: Transport) {
+    let ctx = ctx();
+    let (mut publ, mut sub, ep) = pair(&ctx, t, T::Pub, T::Sub);
+    let mut other = socket(&ctx, T::Sub);
+    other.connect(&ep).unwrap();
+    for p in ["", "a", "ab"] {
+        sub.set_bytes(opt::SUBSCRIBE, p.as_bytes()).unwrap();
+    }
+    other.set_bytes(opt::SUBSCRIBE, b"ab").unwrap();
+    sync_pub_sub(&mut publ, &mut sub, b"ab-probe");
+    sync_pub_sub(&mut publ, &mut other, b"ab-probe");
+    for m in ["abc", "x", "a", "ab", "ab-end"] {
+        publ.send(m, 0).unwrap();
+    }
+    let mut got = Vec::new();
+    loop {
+        let m = recv_skipping(&mut sub, b"ab-probe");
+        got.push(String::from_utf8(m).unwrap());
+        if got.last().unwrap() == "ab-end" {
+            break;
+        }
+    }
+    assert_eq!(got, ["abc", "x", "a", "ab", "ab-end"]);
+    let mut got = Vec::new();
+    loop {
+        let m = recv_skipping(&mut other, b"ab-probe");
+        got.push(String::from_utf8(m).unwrap());
+        if got.last().unwrap() == "ab-end" {
+            break;
+        }
+    }
+    assert_eq!(got, ["abc", "ab", "ab-end"]);
 }
 
 fn pub_sub_unsubscribe(t: Transport) {

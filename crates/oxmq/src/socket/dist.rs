@@ -20,10 +20,8 @@ impl Dist {
         self.more
     }
 
-    /// Starts a message for `candidates` (duplicates allowed; removed here).
-    pub(crate) fn begin(&mut self, pipes: &mut Pipes, candidates: &mut Vec<usize>) {
-        candidates.sort_unstable();
-        candidates.dedup();
+    /// Starts a message for `candidates`, each pipe at most once.
+    pub(crate) fn begin(&mut self, pipes: &mut Pipes, candidates: &[usize]) {
         self.targets.clear();
         for &s in candidates.iter() {
             if pipes.check_write(s) {
@@ -35,10 +33,8 @@ impl Dist {
     }
 
     /// True when every candidate can take a new message now (XPUB_NODROP's test before a
-    /// message is sent). Removes duplicates from `candidates`.
-    pub(crate) fn all_writable(pipes: &mut Pipes, candidates: &mut Vec<usize>) -> bool {
-        candidates.sort_unstable();
-        candidates.dedup();
+    /// message is sent).
+    pub(crate) fn all_writable(pipes: &mut Pipes, candidates: &[usize]) -> bool {
         candidates.iter().all(|&s| pipes.check_write_or_again(s))
     }
 

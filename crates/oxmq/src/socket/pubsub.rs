@@ -121,7 +121,8 @@ impl Pub {
     /// The pipes a message goes to: the subscribers of a prefix of it (all the others with
     /// INVERT_MATCHING), or, right after a manual last-value subscription, that one pipe if it
     /// matches. Duplicates are allowed; `Dist::begin` removes them.
-    fn targets(&mut self, msg: &[u8], out: &mut Vec<usize>) {
+    /// Collects the pipes `msg` goes to; returns false when `out` may hold a pipe twice.
+    fn targets(&mut self, msg: &[u8], out: &mut Vec<usize>) -> bool {
         if let Some(last) = self.last_pipe.filter(|_| self.send_last_pipe) {
             self.last_pipe = None; // one message only, as libzmq
             let mut hit = false;
@@ -129,15 +130,17 @@ impl Pub {
             if hit != self.invert {
                 out.push(last);
             }
-            return;
+            return true;
         }
-        self.subs.matches(msg, |s| out.push(s));
+        let nodes = self.subs.matches(msg, |s| out.push(s));
         if self.invert {
             out.sort_unstable();
             out.dedup();
             let matched = std::mem::take(out);
             out.extend(self.pipes.iter().copied().filter(|p| matched.binary_search(p).is_err()));
+            return true;
         }
+        nodes <= 1
     }
 
     /// Applies every subscription message waiting in a pipe (and, for XPUB, queues what the
@@ -245,13 +248,17 @@ impl Pattern for Pub {
             let mut c = std::mem::take(&mut self.scratch);
             c.clear();
             let last = self.last_pipe;
-            self.targets(msg, &mut c);
-            if self.nodrop && !Dist::all_writable(pipes, &mut c) {
+            let unique = self.targets(msg, &mut c);
+            if !unique {
+                c.sort_unstable();
+                c.dedup();
+            }
+            if self.nodrop && !Dist::all_writable(pipes, &c) {
                 self.last_pipe = last; // not sent: the last-value target still pending
                 self.scratch = c;
                 return Err(Error::Again);
             }
-            self.dist.begin(pipes, &mut c);
+            self.dist.begin(pipes, &c);
             self.scratch = c;
         }
         self.dist.send(pipes, std::mem::take(msg));
@@ -278,7 +285,7 @@ impl Pattern for Pub {
         let mut all = std::mem::take(&mut self.scratch);
         all.clear();
         all.extend_from_slice(&self.pipes);
-        let ok = Dist::all_writable(pipes, &mut all);
+        let ok = Dist::all_writable(pipes, &all);
         self.scratch = all;
         ok
     }

@@ -102,7 +102,9 @@ impl Pattern for Radio {
             c.extend_from_slice(v);
         }
         c.extend_from_slice(&self.all);
-        self.dist.begin(pipes, &mut c);
+        c.sort_unstable();
+        c.dedup();
+        self.dist.begin(pipes, &c);
         self.scratch = c;
         let mut g = Msg::copy_from(group);
         g.set_more(true);

@@ -184,21 +184,29 @@ impl MTrie {
 
     /// Calls `f` for each pipe subscribed to a prefix of `data` (a pipe may be reported more
     /// than once if it subscribed to several matching prefixes; the caller de-duplicates).
+    /// Returns how many matching prefixes had pipes: with at most one, no pipe was reported
+    /// twice.
     #[inline]
-    pub(crate) fn matches(&self, data: &[u8], mut f: impl FnMut(usize)) {
+    pub(crate) fn matches(&self, data: &[u8], mut f: impl FnMut(usize)) -> usize {
         let mut n = &self.root;
-        for (s, _) in &n.value {
-            f(*s);
-        }
+        let mut nodes = 0;
+        let mut visit = |n: &Node<Vec<(usize, u32)>>, nodes: &mut usize| {
+            if !n.value.is_empty() {
+                *nodes += 1;
+                for (s, _) in &n.value {
+                    f(*s);
+                }
+            }
+        };
+        visit(n, &mut nodes);
         for &b in data {
             match n.child(b) {
                 Some(c) => n = c,
-                None => return,
+                None => return nodes,
             }
-            for (s, _) in &n.value {
-                f(*s);
-            }
+            visit(n, &mut nodes);
         }
+        nodes
     }
 }
 
