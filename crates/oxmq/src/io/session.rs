@@ -1762,12 +1762,7 @@ fn connect_tcp(addr: SocketAddr, o: &Options, source: Option<SocketAddr>) -> std
     let sock = socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, Some(socket2::Protocol::TCP))?;
     sock.set_cloexec(true)?;
     sock.set_nonblocking(true)?;
-    if o.sndbuf >= 0 {
-        sock.set_send_buffer_size(o.sndbuf as usize)?;
-    }
-    if o.rcvbuf >= 0 {
-        sock.set_recv_buffer_size(o.rcvbuf as usize)?;
-    }
+    crate::transport::set_buffer_sizes(&sock, o)?;
     if !device.is_empty() {
         sock.bind_device(Some(device))?;
     }

@@ -76,12 +76,7 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
                 // "*" with IPv6 on: accept IPv4 too, as libzmq does.
                 let _ = sock.set_only_v6(false);
             }
-            if options.sndbuf >= 0 {
-                sock.set_send_buffer_size(options.sndbuf as usize)?;
-            }
-            if options.rcvbuf >= 0 {
-                sock.set_recv_buffer_size(options.rcvbuf as usize)?;
-            }
+            super::set_buffer_sizes(&sock, options)?;
             if !options.bound_device.is_empty() {
                 sock.bind_device(Some(&options.bound_device))?;
             }

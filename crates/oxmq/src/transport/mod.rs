@@ -12,3 +12,17 @@ pub(crate) mod listen;
 pub(crate) mod socks;
 pub(crate) mod stream;
 pub(crate) mod udp;
+
+use crate::socket::options::Options;
+
+/// Applies SO_SNDBUF and SO_RCVBUF where the options set them (-1 keeps the kernel's). Set
+/// before `connect` or `listen`, the window scale the handshake negotiates follows them.
+pub(crate) fn set_buffer_sizes(sock: &socket2::Socket, o: &Options) -> std::io::Result<()> {
+    if o.sndbuf >= 0 {
+        sock.set_send_buffer_size(o.sndbuf as usize)?;
+    }
+    if o.rcvbuf >= 0 {
+        sock.set_recv_buffer_size(o.rcvbuf as usize)?;
+    }
+    Ok(())
+}

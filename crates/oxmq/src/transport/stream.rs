@@ -41,12 +41,7 @@ impl Stream {
         } else if o.tcp_keepalive == 0 {
             let _ = sock.set_keepalive(false);
         }
-        if o.sndbuf >= 0 {
-            let _ = sock.set_send_buffer_size(o.sndbuf as usize);
-        }
-        if o.rcvbuf >= 0 {
-            let _ = sock.set_recv_buffer_size(o.rcvbuf as usize);
-        }
+        let _ = super::set_buffer_sizes(&sock, o);
         if o.tos > 0 {
             let _ = sock.set_tos_v4(o.tos as u32);
         }
