@@ -42,11 +42,14 @@ impl Wiring {
             Err(_) => msg_from_any(message)?,
         };
         let w = self.get(py)?;
-        // Most sends find room at once: try without giving up the GIL first.
-        match w.send_msg(eid, &mut m) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(err(py, e)),
+        // Most sends find room at once: try without giving up the GIL; wait (up to the
+        // wiring's send timeout) only with it released, so other threads run meanwhile.
+        match w.try_send_msg(eid, &mut m) {
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            Err(e) => return Err(err(py, e)),
         }
+        py.detach(|| w.send_msg(eid, &mut m)).map_err(|e| err(py, e))
     }
 
     /// The next message from any queue, as bytes: waits forever, or `timeout` seconds (then

@@ -162,6 +162,47 @@ def test_send_and_receive_take_every_call_shape(embedded):
         w.send(eid, b"after close")
 
 
+def test_a_send_waiting_for_room_lets_other_threads_run(embedded):
+    # The sender fills the queue and the kernel's buffers (2 M messages, about 12 MB on the
+    # wire) while this thread only sleeps, so the sender ends up waiting for room. This thread
+    # then needs the interpreter back to notice and to drain the queue: a send that waited
+    # holding the GIL would hang here until pytest-timeout fails the test.
+    import threading
+    n = 2_000_000
+    a = pyzmq.ZMQ(embedded)
+    a.create_queue("PQ", pyzmq.SCOPE_PROCESS, "")
+    ready, failed, sent = threading.Event(), [], [0]
+
+    def sender():
+        try:
+            with pyzmq.ZMQ(embedded) as b:
+                eid = b.create_exchange("E")
+                b.bind("E", "PQ")
+                ready.set()
+                for i in range(n):
+                    b.send(eid, i.to_bytes(4, "big"))
+                    if i % 1000 == 0:
+                        sent[0] = i
+        except Exception as e:  # noqa: BLE001 - reported below
+            failed.append(e)
+            ready.set()
+
+    t = threading.Thread(target=sender)
+    t.start()
+    assert ready.wait(30)
+    last, still = -1, 0
+    while still < 5:  # no progress for 5 looks in a row: the sender waits for room
+        time.sleep(0.05)
+        still = still + 1 if sent[0] == last else 0
+        last = sent[0]
+    assert t.is_alive() and not failed, "the sender never had to wait: the test needs more messages"
+    for i in range(n):
+        assert a.receive(30) == i.to_bytes(4, "big")
+    t.join(30)
+    assert not t.is_alive() and not failed
+    a.close()
+
+
 def test_libzmq_peers_on_global_names(embedded):
     zmq = pytest.importorskip("zmq")
     ctx = zmq.Context()
