@@ -70,56 +70,55 @@ fn def(name: &'static std::ffi::CStr, f: FastFn, doc: &'static std::ffi::CStr) -
 /// changes nothing, on CPython 3.9, where METH_FASTCALL is not in the stable ABI.
 #[pyfunction]
 pub fn _install_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<bool> {
-    if py.version_info() < (3, 10) {
-        return Ok(false);
-    }
-    let base = py.get_type::<Socket>();
-    if !cls.is_subclass(&base)? {
-        return Err(PyTypeError::new_err("expected a subclass of _oxmq.Socket"));
-    }
-    let _ = SLOW.set((base.getattr("recv")?.unbind(), base.getattr("send")?.unbind()));
-    let defs = DEFS.get_or_init(|| {
+    install(cls, py.get_type::<Socket>(), &SLOW, &DEFS, || {
         Defs([
             def(c"recv", recv_fast, c"recv(flags=0, copy=True, track=False)\n--\n\nReceives one frame."),
             def(c"send", send_fast, c"send(data, flags=0, copy=True, track=False)\n--\n\nSends one frame."),
         ])
-    });
-    install(cls, &base, defs)
+    })
 }
 
-/// Installs the fast `send`/`receive` on `cls` (a subclass of `_oxmq.Wiring`), as
+/// Installs the fast `receive`/`send` on `cls` (a subclass of `_oxmq.Wiring`), as
 /// [`_install_fast_methods`] does for sockets.
 #[pyfunction]
 pub fn _install_wiring_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<bool> {
-    if py.version_info() < (3, 10) {
-        return Ok(false);
-    }
-    let base = py.get_type::<Wiring>();
-    if !cls.is_subclass(&base)? {
-        return Err(PyTypeError::new_err("expected a subclass of _oxmq.Wiring"));
-    }
-    let _ = WIRING_SLOW.set((base.getattr("receive")?.unbind(), base.getattr("send")?.unbind()));
-    let defs = WIRING_DEFS.get_or_init(|| {
+    install(cls, py.get_type::<Wiring>(), &WIRING_SLOW, &WIRING_DEFS, || {
         Defs([
             def(c"receive", wiring_receive_fast,
                 c"receive(timeout=None)\n--\n\nThe next message from any queue of the handle, as bytes."),
             def(c"send", wiring_send_fast, c"send(eid, message)\n--\n\nSends a message through exchange eid."),
         ])
-    });
-    install(cls, &base, defs)
+    })
 }
 
-/// Sets a method descriptor of `base` on `cls` for each definition.
-fn install(cls: &Bound<'_, PyType>, base: &Bound<'_, PyType>, defs: &'static Defs) -> PyResult<bool> {
+/// Sets a method descriptor of `base` for each definition on `cls`, keeping `base`'s own
+/// methods of those names in `slow` (in the definitions' order) for the calls the fast ones
+/// hand over. Nothing on CPython 3.9 (False).
+fn install(
+    cls: &Bound<'_, PyType>,
+    base: Bound<'_, PyType>,
+    slow: &OnceLock<(Py<PyAny>, Py<PyAny>)>,
+    defs: &'static OnceLock<Defs>,
+    make: fn() -> Defs,
+) -> PyResult<bool> {
     let py = cls.py();
+    if py.version_info() < (3, 10) {
+        return Ok(false);
+    }
+    if !cls.is_subclass(&base)? {
+        return Err(PyTypeError::new_err(format!("expected a subclass of _oxmq.{}", base.name()?)));
+    }
+    let defs = defs.get_or_init(make);
+    // SAFETY: every `ml_name` is one of the static C strings given to `def`.
+    let name = |d: &ffi::PyMethodDef| unsafe { std::ffi::CStr::from_ptr(d.ml_name) }.to_str().expect("ASCII name");
+    let _ = slow.set((base.getattr(name(&defs.0[0]))?.unbind(), base.getattr(name(&defs.0[1]))?.unbind()));
     for d in &defs.0 {
         // SAFETY: `d` lives forever (a static) and `base` is a valid type object. The
         // descriptor checks that `self` is an instance of `base` before calling us.
         let descr = unsafe {
             Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewMethod(base.as_type_ptr(), d as *const _ as *mut _))?
         };
-        let name = unsafe { std::ffi::CStr::from_ptr(d.ml_name) }.to_str().expect("ASCII name");
-        cls.setattr(name, descr)?;
+        cls.setattr(name(d), descr)?;
     }
     Ok(true)
 }
