@@ -41,7 +41,8 @@ struct Handle {
     /// receive of any kind returns it.
     pending: Option<Msg>,
     /// What `czmq_receive_ex` receives into: reused, so a receive neither builds nor drops a
-    /// `Msg` of its own.
+    /// `Msg` of its own. Between receives it holds at most an inline body (a copied shared
+    /// body is let go at once, a lent one moves to the table).
     scratch: Msg,
 }
 
@@ -378,8 +379,12 @@ pub unsafe extern "C" fn czmq_receive_ex(
             match msg.inline_body() {
                 // SAFETY: `p` has COPY_MAX >= INLINE_CAP writable bytes.
                 Some((_, buf)) => unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), p.cast::<u8>(), INLINE_CAP) },
-                // SAFETY: `p` has `len` writable bytes; the body has `len` readable ones.
-                None => unsafe { std::ptr::copy_nonoverlapping(msg.as_slice().as_ptr(), p.cast::<u8>(), len) },
+                None => {
+                    // SAFETY: `p` has `len` writable bytes; the body has `len` readable ones.
+                    unsafe { std::ptr::copy_nonoverlapping(msg.as_slice().as_ptr(), p.cast::<u8>(), len) };
+                    // The handle keeps no hold on the buffer the body lives in.
+                    *msg = Msg::new();
+                }
             }
             (p, Some(free_copy as czmq_free_fn))
         } else {
