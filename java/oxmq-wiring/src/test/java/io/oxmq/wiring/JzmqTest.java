@@ -158,14 +158,21 @@ class JzmqTest {
         }
     }
 
+    /** Creates the process-scope queue {@code queue} on {@code a} and a local exchange on
+     *  {@code b} bound to it; returns the exchange's id. */
+    private static int wireProcessQueue(Jzmq a, String queue, Jzmq b) {
+        a.createQueue(queue, Jzmq.SCOPE_PROCESS, "");
+        String le = unique("LE");
+        int eid = b.createExchange(le, Jzmq.SCOPE_LOCAL, "");
+        b.bind(le, queue);
+        return eid;
+    }
+
     @Test
     void localAndProcessScopesNeedNoNameServiceRoundTrip() {
         try (Jzmq a = new Jzmq(host); Jzmq b = new Jzmq(host)) {
             String pq = unique("PQ");
-            a.createQueue(pq, Jzmq.SCOPE_PROCESS, "");
-            String le = unique("LE");
-            int eid = b.createExchange(le, Jzmq.SCOPE_LOCAL, "");
-            b.bind(le, pq);
+            int eid = wireProcessQueue(a, pq, b);
             byte[] big = new byte[100_000];
             big[99_999] = 7;
             b.send(eid, big);
@@ -192,11 +199,7 @@ class JzmqTest {
         // blocking send takes over; every message arrives, in order.
         int n = 2_000_000;
         try (Jzmq a = new Jzmq(host); Jzmq b = new Jzmq(host)) {
-            String q = unique("PQ");
-            a.createQueue(q, Jzmq.SCOPE_PROCESS, "");
-            String e = unique("LE");
-            int eid = b.createExchange(e, Jzmq.SCOPE_LOCAL, "");
-            b.bind(e, q);
+            int eid = wireProcessQueue(a, unique("PQ"), b);
             AtomicReference<Throwable> failed = new AtomicReference<>();
             Thread sender = new Thread(() -> {
                 try {
