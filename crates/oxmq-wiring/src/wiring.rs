@@ -612,14 +612,9 @@ impl Wiring {
     /// [`send`](Self::send) taking a `Msg` by reference (left empty on success).
     #[inline(always)]
     pub fn send_msg(&mut self, eid: usize, msg: &mut Msg) -> Result<()> {
-        // The usual case, inlined into the front ends: an exchange no other handle can attach
-        // to, feeding one queue.
-        if !self.client.has_moves() {
-            if let Some(ex) = self.exchanges.get_mut(eid) {
-                if !ex.reachable && ex.style == Style::FanOut && ex.legs.len() == 1 {
-                    return ex.legs[0].send_msg(msg, 0).map_err(send_err);
-                }
-            }
+        // The usual case, inlined into the front ends.
+        if let Some(leg) = self.direct_leg(eid) {
+            return leg.send_msg(msg, 0).map_err(send_err);
         }
         self.send_general(eid, msg)
     }
@@ -630,18 +625,29 @@ impl Wiring {
     /// and [`send_msg`](Self::send_msg) sends it. For bindings that may not block in a call.
     #[inline(always)]
     pub fn try_send_msg(&mut self, eid: usize, msg: &mut Msg) -> Result<bool> {
-        if self.client.has_moves() {
-            return Ok(false);
-        }
-        let ex = self.exchanges.get_mut(eid).ok_or_else(|| WiringError::Invalid(format!("no exchange {eid}")))?;
-        if ex.reachable || ex.style != Style::FanOut || ex.legs.len() != 1 {
-            return Ok(false);
-        }
-        match ex.legs[0].try_send_msg(msg, 0) {
+        let Some(leg) = self.direct_leg(eid) else {
+            return match self.exchanges.get(eid) {
+                Some(_) => Ok(false),
+                None => Err(WiringError::Invalid(format!("no exchange {eid}"))),
+            };
+        };
+        match leg.try_send_msg(msg, 0) {
             Ok(()) => Ok(true),
             Err(oxmq::Error::Again) => Ok(false),
             Err(e) => Err(send_err(e)),
         }
+    }
+
+    /// The one leg of exchange `eid` when a message can go straight to it: no moved names to
+    /// apply, an exchange no other handle can attach to, feeding one queue. None otherwise,
+    /// and for an unknown `eid`.
+    #[inline(always)]
+    fn direct_leg(&mut self, eid: usize) -> Option<&mut Socket> {
+        if self.client.has_moves() {
+            return None;
+        }
+        let ex = self.exchanges.get_mut(eid)?;
+        (!ex.reachable && ex.style == Style::FanOut && ex.legs.len() == 1).then(|| &mut ex.legs[0])
     }
 
     #[inline(never)]
