@@ -396,27 +396,47 @@ impl Sub {
         pipes.flush(slot);
     }
 
+    /// The next frame that passes the filter (a prefetched one first), by value.
     fn next_matching(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        let mut m = Msg::new();
+        self.recv_matching_into(pipes, &mut m)?;
+        Ok(m)
+    }
+
+    /// The next frame that passes the filter (a prefetched one first), read straight into
+    /// `out`: the whole of a message whose first frame matches, nothing of one whose first
+    /// frame does not. When only frames that do not match were there, `out` is left empty
+    /// (as libzmq's `fq_t::recvpipe` leaves it), never holding a skipped frame.
+    fn recv_matching_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
         if let Some(m) = self.prefetched.take() {
-            return Ok(m);
+            out.replace_with(m);
+            return Ok(());
         }
+        let mut skipped = false;
         loop {
-            let (m, _) = self.fq.recv(pipes)?;
+            if let Err(e) = self.fq.recv_into(pipes, out) {
+                if skipped {
+                    out.replace_with(Msg::new());
+                }
+                return Err(e);
+            }
             if self.more {
-                self.more = m.more();
-                return Ok(m);
+                self.more = out.more();
+                return Ok(());
             }
             if self.skipping {
-                self.skipping = m.more();
+                self.skipping = out.more();
+                skipped = true;
                 continue;
             }
             // XSUB passes everything up (libzmq filters only for SUB: `options.filter`); its
             // publisher may send what it was told to by other means (XPUB_MANUAL).
-            if self.xsub || self.subs.matches(&m) != self.invert {
-                self.more = m.more();
-                return Ok(m);
+            if self.xsub || self.subs.matches(out) != self.invert {
+                self.more = out.more();
+                return Ok(());
             }
-            self.skipping = m.more();
+            self.skipping = out.more();
+            skipped = true;
         }
     }
 }
@@ -462,38 +482,8 @@ impl Pattern for Sub {
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
         self.next_matching(pipes)
     }
-    /// [`Sub::next_matching`] reading each frame straight into `out`, the throughput path.
-    /// When only frames that do not match were there, `out` is left empty (as libzmq's
-    /// `fq_t::recvpipe` leaves it).
     fn recv_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
-        if let Some(m) = self.prefetched.take() {
-            out.replace_with(m);
-            return Ok(());
-        }
-        let mut skipped = false;
-        loop {
-            if let Err(e) = self.fq.recv_into(pipes, out) {
-                if skipped {
-                    out.replace_with(Msg::new());
-                }
-                return Err(e);
-            }
-            if self.more {
-                self.more = out.more();
-                return Ok(());
-            }
-            if self.skipping {
-                self.skipping = out.more();
-                skipped = true;
-                continue;
-            }
-            if self.xsub || self.subs.matches(out) != self.invert {
-                self.more = out.more();
-                return Ok(());
-            }
-            self.skipping = out.more();
-            skipped = true;
-        }
+        self.recv_matching_into(pipes, out)
     }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
         if self.prefetched.is_some() || self.more {
