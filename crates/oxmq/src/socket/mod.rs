@@ -1001,8 +1001,10 @@ impl Socket {
 
     /// Receives one frame into `buf` (as `zmq_recv`): copies at most `buf.len()` bytes and
     /// returns the frame's full length, which may be larger (the rest is discarded).
+    /// Goes through the patterns' `recv_into`, as `zmq_msg_recv` does, not `recv`.
     pub fn recv_into(&mut self, buf: &mut [u8], flags: i32) -> Result<usize> {
-        let m = self.recv(flags)?;
+        let mut m = Msg::new();
+        self.recv_msg(&mut m, flags)?;
         let n = m.len().min(buf.len());
         buf[..n].copy_from_slice(&m[..n]);
         Ok(m.len())
