@@ -131,6 +131,7 @@ namespace ZeroMQ
             {
                 if (done) return;
                 preloaded = Preload();
+                FastCalls.Register(preloaded);
                 done = true;
             }
         }

@@ -4,6 +4,7 @@
 
 using System;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
@@ -86,7 +87,32 @@ namespace ZeroMQ
         {
             if (Interlocked.Exchange(ref disposed, 1) != 0) return;
             handle.Disposing = true;
-            handle.Dispose();
+            if (Interlocked.Increment(ref gate) == 1) handle.Dispose();
+        }
+
+        // The guard of the per-message calls, cheaper than a SafeHandle lease: twice the number
+        // of such calls in progress, plus 1 once Dispose has run. Dispose closes the handle at
+        // once when no call is in progress, else the last call to leave does (closing twice is
+        // a no-op), so a Dispose racing a call on another thread never frees the socket under it.
+        int gate;
+
+        // Enter and Leave are written out in the per-message methods (Mono inlines neither a
+        // method that throws nor a call in a finally block); these are their other paths.
+        void Enter()
+        {
+            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+        }
+
+        void Leave()
+        {
+            if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        void EnterDisposed()
+        {
+            Leave();
+            throw new ObjectDisposedException("ZSocket");
         }
 
         // ------------------------------------------------------------------ endpoints
@@ -190,24 +216,62 @@ namespace ZeroMQ
 
         // The receive call: the length, or -errno. Retries EINTR, keeping the deadline of a
         // timeout; reads the clock only when a timeout is set.
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         unsafe int Recv(byte* p, int count, int flags)
         {
-            if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("ZSocket");
-            bool added = false;
+            return FastCalls.Enabled ? RecvFast(p, count, flags) : RecvPlain(p, count, flags);
+        }
+
+        // A raw call first (see FastCalls); the P/Invoke when it cannot proceed. Only compiled
+        // where the raw calls are registered.
+        unsafe int RecvFast(byte* p, int count, int flags)
+        {
+            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
             try
             {
-                handle.DangerousAddRef(ref added);
                 IntPtr s = handle.DangerousGetHandle();
-                long start = receiveTimeoutMs > 0 ? Stopwatch.GetTimestamp() : 0;
-                int n = Native.zmq_recv(s, p, (UIntPtr)(uint)count, flags);
-                if (n >= 0) return n;
-                int e = Native.LastErrno();
-                return e == EINTR ? RecvAgain(s, p, count, flags, start) : -e;
+                int n = FastCalls.zmq_recv(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
+                return n >= 0 ? n : RecvWait(s, p, count, flags);
             }
             finally
             {
-                if (added) handle.DangerousRelease();
+                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
             }
+        }
+
+        unsafe int RecvPlain(byte* p, int count, int flags)
+        {
+            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            try
+            {
+                return RecvWait(handle.DangerousGetHandle(), p, count, flags);
+            }
+            finally
+            {
+                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            }
+        }
+
+        unsafe int RecvWait(IntPtr s, byte* p, int count, int flags)
+        {
+            long start = receiveTimeoutMs > 0 ? Stopwatch.GetTimestamp() : 0;
+            int n = Native.zmq_recv(s, p, (UIntPtr)(uint)count, flags);
+            if (n >= 0) return n;
+            int e = Native.LastErrno();
+            return e == EINTR ? RecvAgain(s, p, count, flags, start) : -e;
+        }
+
+        // The raw calls (see FastCalls) for frames: one if queued, else -1 with nothing done.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int MsgRecvNow(IntPtr m, IntPtr s, int flags)
+        {
+            return FastCalls.zmq_msg_recv(m, s, flags | Native.ZMQ_DONTWAIT);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int MsgSendNow(IntPtr m, IntPtr s, int flags)
+        {
+            return FastCalls.zmq_msg_send(m, s, flags | Native.ZMQ_DONTWAIT);
         }
 
         unsafe int RecvAgain(IntPtr s, byte* p, int count, int flags, long start)
@@ -315,28 +379,52 @@ namespace ZeroMQ
             using (ZFrame f = ReceiveFrame()) return f.ReadString();
         }
 
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         unsafe int Send(byte* p, int count, int flags)
         {
-            if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("ZSocket");
-            bool added = false;
+            return FastCalls.Enabled ? SendFast(p, count, flags) : SendPlain(p, count, flags);
+        }
+
+        // As RecvFast.
+        unsafe int SendFast(byte* p, int count, int flags)
+        {
+            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
             try
             {
-                handle.DangerousAddRef(ref added);
                 IntPtr s = handle.DangerousGetHandle();
-                long start = sendTimeoutMs > 0 ? Stopwatch.GetTimestamp() : 0;
-                while (true)
-                {
-                    int n = Native.zmq_send(s, p, (UIntPtr)(uint)count, flags);
-                    if (n >= 0) return n;
-                    int e = Native.LastErrno();
-                    if (e != EINTR) return -e;
-                    // Interrupted: retry within what is left of the timeout (rare path).
-                    if (Remaining(sendTimeoutMs, flags, start) == 0) return -EAGAIN;
-                }
+                int n = FastCalls.zmq_send(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
+                return n >= 0 ? n : SendWait(s, p, count, flags);
             }
             finally
             {
-                if (added) handle.DangerousRelease();
+                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            }
+        }
+
+        unsafe int SendPlain(byte* p, int count, int flags)
+        {
+            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            try
+            {
+                return SendWait(handle.DangerousGetHandle(), p, count, flags);
+            }
+            finally
+            {
+                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            }
+        }
+
+        unsafe int SendWait(IntPtr s, byte* p, int count, int flags)
+        {
+            long start = sendTimeoutMs > 0 ? Stopwatch.GetTimestamp() : 0;
+            while (true)
+            {
+                int n = Native.zmq_send(s, p, (UIntPtr)(uint)count, flags);
+                if (n >= 0) return n;
+                int e = Native.LastErrno();
+                if (e != EINTR) return -e;
+                // Interrupted: retry within what is left of the timeout (rare path).
+                if (Remaining(sendTimeoutMs, flags, start) == 0) return -EAGAIN;
             }
         }
 
@@ -392,11 +480,15 @@ namespace ZeroMQ
             if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("ZSocket");
             using (var m = frame.Lease())
             {
-                bool added = false;
+                Enter();
                 try
                 {
-                    handle.DangerousAddRef(ref added);
                     IntPtr s = handle.DangerousGetHandle();
+                    if (FastCalls.Enabled)
+                    {
+                        int q = MsgRecvNow(m.Ptr, s, flags);
+                        if (q >= 0) return q;
+                    }
                     long start = receiveTimeoutMs > 0 ? Stopwatch.GetTimestamp() : 0;
                     while (true)
                     {
@@ -409,7 +501,7 @@ namespace ZeroMQ
                 }
                 finally
                 {
-                    if (added) handle.DangerousRelease();
+                    Leave();
                 }
             }
         }
@@ -435,13 +527,13 @@ namespace ZeroMQ
             int n;
             using (var m = frame.Lease())
             {
-                bool added = false;
+                Enter();
                 try
                 {
-                    handle.DangerousAddRef(ref added);
                     IntPtr s = handle.DangerousGetHandle();
+                    n = FastCalls.Enabled ? MsgSendNow(m.Ptr, s, (int)flags) : -1;
                     long start = sendTimeoutMs > 0 ? Stopwatch.GetTimestamp() : 0;
-                    while (true)
+                    while (n < 0)
                     {
                         n = Native.zmq_msg_send(m.Ptr, s, (int)flags);
                         if (n >= 0) break;
@@ -453,7 +545,7 @@ namespace ZeroMQ
                 }
                 finally
                 {
-                    if (added) handle.DangerousRelease();
+                    Leave();
                 }
             }
             if (n < 0) { error = ZError.FromErrno(-n); return false; }

@@ -7,9 +7,10 @@ order, so all see the same machine weather):
 
   cs-buffer          csharp/perf tools on oxmq's libzmq.so.5, local_thr receiving with
                      ReceiveBytes into one buffer
-  cs-buffer-pre      the same under MONO_THREADS_SUSPEND=preemptive: Mono's default (hybrid)
-                     suspend makes every P/Invoke a GC-safe-region transition (~90 ns a call
-                     here, ~30 ns preemptive); .NET's P/Invoke is cheaper than either
+  cs-pinvoke         the same with OXMQ_CS_FASTCALLS=0: every per-message call a P/Invoke,
+                     which under Mono's default (hybrid) thread suspend enters and leaves a
+                     GC-safe region; cs-buffer calls libzmq as a raw internal call first
+                     (csharp/src/FastCalls.cs)
   cs-frame           the buffer tools with local_thr receiving a ZFrame per message
                      (OXMQ_CS_RECV=frame)
   cs-libzmq          the buffer tools on Debian's libzmq 4.3 (OXMQ_LIBZMQ=<path>): the binding's
@@ -76,8 +77,7 @@ class Column:
 
 COLUMNS = [
     Column("cs-buffer", "C# on oxmq, buffer receive", "cs"),
-    Column("cs-buffer-pre", "C# on oxmq, buffer receive, Mono's preemptive thread suspend", "cs",
-           {"MONO_THREADS_SUSPEND": "preemptive"}),
+    Column("cs-pinvoke", "C# on oxmq, buffer receive, P/Invoke only", "cs", {"OXMQ_CS_FASTCALLS": "0"}),
     Column("cs-frame", "C# on oxmq, frame per message", "cs", {"OXMQ_CS_RECV": "frame"}),
     Column("cs-libzmq", "C# on Debian's libzmq 4.3, buffer receive", "cs",
            {"OXMQ_LIBZMQ": str(DEBIAN_LIBZMQ)}, needs=[DEBIAN_LIBZMQ]),
@@ -90,7 +90,7 @@ def run_pair(col, kind, size, count):
     port = bench.free_port()
     addr = f"tcp://127.0.0.1:{port}"
     local, remote = ("local_thr", "remote_thr") if kind == "thr" else ("local_lat", "remote_lat")
-    env = {k: v for k, v in os.environ.items() if k not in ("OXMQ_CS_RECV", "MONO_THREADS_SUSPEND", "OXMQ_LIBZMQ")}
+    env = {k: v for k, v in os.environ.items() if k not in ("OXMQ_CS_RECV", "OXMQ_CS_FASTCALLS", "OXMQ_LIBZMQ")}
     env.update(col.env)
     if col.kind == "c":
         env["LD_LIBRARY_PATH"] = str(ROOT / "dist" / "lib")
@@ -222,10 +222,10 @@ def main():
     allocs = [get("cs-buffer", "thr", s, "alloc") for s in sizes]
     lines += ["", f"Targets: cs-buffer allocations per message at every size: "
               f"{', '.join(fmt(a, 3) for a in allocs)} B (target 0); receiver CPU / c at {s0} B: cs-buffer "
-              f"{bench.ratio(get('cs-buffer', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))}, cs-buffer-pre "
-              f"{bench.ratio(get('cs-buffer-pre', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))} (target ≤ 1.5×); "
+              f"{bench.ratio(get('cs-buffer', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))}, cs-pinvoke "
+              f"{bench.ratio(get('cs-pinvoke', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))} (target ≤ 1.5×); "
               f"throughput / c at {s0} B: cs-buffer {bench.ratio(get('cs-buffer', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))}, "
-              f"cs-buffer-pre {bench.ratio(get('cs-buffer-pre', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))} (target ≥ 0.6×).", ""]
+              f"cs-pinvoke {bench.ratio(get('cs-pinvoke', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))} (target ≥ 0.6×).", ""]
     text = "\n".join(lines)
     print(text)
     md = Path(args.result_md)

@@ -13,5 +13,7 @@ echo "== 50-csharp: build"
 timeout 600 bash csharp/build.sh
 echo "== 50-csharp: tests"
 timeout 900 mono csharp/build/tests.exe
+echo "== 50-csharp: tests of the per-message calls through P/Invoke only (no raw internal calls)"
+OXMQ_CS_FASTCALLS=0 timeout 600 mono csharp/build/tests.exe BufferTests FastCallTests PatternTests
 echo "== 50-csharp: examples"
 timeout 180 mono csharp/build/examples.exe all
