@@ -194,6 +194,15 @@ impl Msg {
         }
     }
 
+    /// Drops a body that is not inline (it may be large), keeping the flags and properties:
+    /// for a frame kept to be received into again.
+    #[inline]
+    pub fn release_body(&mut self) {
+        if !matches!(self.body, Body::Inline { .. }) {
+            self.body = Body::Inline { len: 0, buf: [0; INLINE_CAP] };
+        }
+    }
+
     /// An inline body as its length and the whole fixed-size buffer (only the first `len`
     /// bytes are the body; the rest is unspecified): lets a caller copy a constant
     /// [`INLINE_CAP`] bytes instead of calling memcpy for a length known only at run time.

@@ -483,6 +483,11 @@ pub struct Socket {
     counters: stats::AppCounters,
     /// How long a blocking receive polls before it sleeps (`direct.rs`).
     spin: direct::Spin,
+    /// The frame `recv_into` receives into before copying out, reused as a `zmq_msg_recv`
+    /// loop reuses its `zmq_msg_t`: the connection's properties pass from one frame to the
+    /// next without a reference count up and down per message.
+    /// Boxed, so taking it out for the call and putting it back moves a pointer, not a frame.
+    recv_buf: Option<Box<Msg>>,
 }
 
 
@@ -518,6 +523,7 @@ impl Socket {
             level: Default::default(),
             counters: Default::default(),
             spin: direct::Spin::new(),
+            recv_buf: None,
         })
     }
 
@@ -929,6 +935,11 @@ impl Socket {
     /// Receives one frame into `msg` (as `zmq_msg_recv`); on error `msg` is untouched.
     #[inline]
     pub fn recv_msg(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
+        self.recv_msg_inline(msg, flags)
+    }
+
+    #[inline(always)]
+    fn recv_msg_inline(&mut self, msg: &mut Msg, flags: i32) -> Result<()> {
         self.check_term()?;
         self.process_commands();
         match self.pattern.recv_into(&mut self.pipes, msg) {
@@ -1002,12 +1013,26 @@ impl Socket {
     /// Receives one frame into `buf` (as `zmq_recv`): copies at most `buf.len()` bytes and
     /// returns the frame's full length, which may be larger (the rest is discarded).
     /// Goes through the patterns' `recv_into`, as `zmq_msg_recv` does, not `recv`.
+    #[inline]
     pub fn recv_into(&mut self, buf: &mut [u8], flags: i32) -> Result<usize> {
-        let mut m = Msg::new();
-        self.recv_msg(&mut m, flags)?;
-        let n = m.len().min(buf.len());
-        buf[..n].copy_from_slice(&m[..n]);
-        Ok(m.len())
+        let mut m = self.recv_buf.take().unwrap_or_default();
+        let r = self.recv_msg_inline(&mut m, flags);
+        let r = r.map(|()| {
+            let body: &[u8] = &m;
+            let n = body.len().min(buf.len());
+            if n <= 16 {
+                // A call to memcpy costs more than the copy itself at these sizes.
+                for (d, s) in buf[..n].iter_mut().zip(&body[..n]) {
+                    *d = *s;
+                }
+            } else {
+                buf[..n].copy_from_slice(&body[..n]);
+            }
+            body.len()
+        });
+        m.release_body();
+        self.recv_buf = Some(m);
+        r
     }
 
     /// Receives every frame of the next message.
