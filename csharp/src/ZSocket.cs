@@ -223,15 +223,25 @@ namespace ZeroMQ
         }
 
         // A raw call first (see FastCalls); the P/Invoke when it cannot proceed. Only compiled
-        // where the raw calls are registered.
+        // where the raw calls are registered (hence NoInlining). A raw call neither throws nor
+        // waits, so its success needs no finally block; the P/Invoke's wait may end in an
+        // exception (Thread.Interrupt), so that path leaves the gate in one.
+        [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe int RecvFast(byte* p, int count, int flags)
         {
             if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            IntPtr s = handle.DangerousGetHandle();
+            int n = FastCalls.zmq_recv(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
+            if (n < 0) return RecvEntered(s, p, count, flags);
+            if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            return n;
+        }
+
+        unsafe int RecvEntered(IntPtr s, byte* p, int count, int flags)
+        {
             try
             {
-                IntPtr s = handle.DangerousGetHandle();
-                int n = FastCalls.zmq_recv(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
-                return n >= 0 ? n : RecvWait(s, p, count, flags);
+                return RecvWait(s, p, count, flags);
             }
             finally
             {
@@ -311,11 +321,19 @@ namespace ZeroMQ
             return -1;
         }
 
+        // The checks inline (Mono does not inline a method that throws); the throws do not.
         static void CheckRange(byte[] buffer, int offset, int count)
+        {
+            if (buffer == null || (uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
+                BadRange(buffer, offset);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void BadRange(byte[] buffer, int offset)
         {
             if (buffer == null) throw new ArgumentNullException("buffer");
             if ((uint)offset > (uint)buffer.Length) throw new ArgumentOutOfRangeException("offset");
-            if ((uint)count > (uint)(buffer.Length - offset)) throw new ArgumentOutOfRangeException("count");
+            throw new ArgumentOutOfRangeException("count");
         }
 
         // ------------------------------------------------------------------ send from buffers
@@ -386,14 +404,22 @@ namespace ZeroMQ
         }
 
         // As RecvFast.
+        [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe int SendFast(byte* p, int count, int flags)
         {
             if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            IntPtr s = handle.DangerousGetHandle();
+            int n = FastCalls.zmq_send(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
+            if (n < 0) return SendEntered(s, p, count, flags);
+            if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            return n;
+        }
+
+        unsafe int SendEntered(IntPtr s, byte* p, int count, int flags)
+        {
             try
             {
-                IntPtr s = handle.DangerousGetHandle();
-                int n = FastCalls.zmq_send(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
-                return n >= 0 ? n : SendWait(s, p, count, flags);
+                return SendWait(s, p, count, flags);
             }
             finally
             {
