@@ -130,6 +130,18 @@ impl Msg {
         }
     }
 
+    /// An inline frame of the first `len` bytes of `window` (`len <= INLINE_CAP`), taken with
+    /// one fixed-size copy of the whole window: for a decoder whose buffer holds more bytes
+    /// after the body. The bytes past `len` are kept in the inline buffer, unspecified as
+    /// [`Msg::inline_body`] says, and never part of the body. `copy_from` zeroes the buffer
+    /// and then calls memcpy for the length, and moving the frame right after loads across
+    /// those overlapping stores: a store-forwarding stall per small frame.
+    #[inline(always)]
+    pub(crate) fn inline_from_window(window: &[u8; INLINE_CAP], len: usize) -> Msg {
+        debug_assert!(len <= INLINE_CAP);
+        Msg { body: Body::Inline { len: len as u8, buf: *window }, flags: 0, routing_id: 0, props: None }
+    }
+
     /// `copy_from` for bodies that do not fit inline: out of line, so the small case stays
     /// small enough to inline into decoders.
     #[inline(never)]

@@ -1163,7 +1163,11 @@ impl Session {
                 }
             } else if len <= INLINE_CAP {
                 pos = body_at + len;
-                Msg::copy_from(&c.rx[body_at..pos])
+                match c.rx.get(body_at..body_at + INLINE_CAP) {
+                    // More bytes follow in the buffer (a stream): one fixed-size copy.
+                    Some(w) => Msg::inline_from_window(w.try_into().expect("INLINE_CAP bytes"), len),
+                    None => Msg::copy_from(&c.rx[body_at..pos]),
+                }
             } else if len <= crate::chunk::MAX_PIECE {
                 pos = body_at + len;
                 Msg::from_piece(c.carver.copy(&c.rx[body_at..pos]))
