@@ -256,8 +256,13 @@ impl Session {
         if !pace::may_write_direct(reply, since_write, pace::since_direct(now)) {
             return false;
         }
-        pace::wrote_direct(now);
-        self.write_side(true).is_ok()
+        let ok = self.write_side(true).is_ok();
+        // Stamped when the write is over: a write can take longer than QUIET (loopback runs
+        // the receiver's protocol processing inside it), and stamped at its start, the
+        // thread's next message would find it quiet again and write directly too, one
+        // system call per message to each connection of a round.
+        pace::wrote_direct(Instant::now());
+        ok
     }
 
     /// A waiting receiver takes this connection's input over (see [`Session::direct_read`]):
