@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Scale: oxmq vs libzmq side by side with many peers, in several processes as a deployment
 would have them (issue 14). One C source per program in perf/c (fanout_pub/fanout_sub,
-router_srv/dealer_cli, fanin_pull/fanin_push, churn_srv/churn_cli, slow_pub/slow_sub),
+spread_push/spread_pull, router_srv/dealer_cli, fanin_pull/fanin_push, churn_srv/churn_cli, slow_pub/slow_sub),
 compiled against each library; this script runs the same scenario for both in interleaved
 rounds (A B, then B A, ...) and reports medians with min-max:
 
   fanout  one XPUB (SNDHWM 0) to N SUB sockets spread over processes (zmq_poll), 100 B
           messages, every message checked: deliveries/s, CPU per delivery (user+sys of
           every process over the sending span), peak RSS of the publisher and subscribers
+  spread  one PUSH (SNDHWM 0) dealing round robin to N PULL sockets spread over processes
+          (zmq_poll), 100 B messages, each PULL's share checked: messages/s, CPU per message,
+          peak RSS of the sender
   router  one ROUTER, N DEALERs over processes: time until all N said hello, RSS per
           connection, request/reply round trips per second with all connected, errors
   fanin   N PUSH (over processes) -> 1 PULL: messages/s, CPU per message, order per sender
@@ -16,8 +19,8 @@ rounds (A B, then B A, ...) and reports medians with min-max:
   slow    PUB with SNDHWM 1,000 to a SUB that reads slowly: the publisher's RSS stays
           bounded, drops are counted (gaps in the sequence numbers)
 
-Plans: --quick (fan-out to 1-100 over tcp, 200 DEALERs, 20 PUSH, 300 cycles, one round);
-the default (fan-out to 1-1,000 over tcp and ipc, 1,000 DEALERs, 100 PUSH, 1,000 cycles,
+Plans: --quick (fan-out to 1-100 over tcp, spread to 10-100, 200 DEALERs, 20 PUSH, 300 cycles, one round);
+the default (fan-out to 1-1,000 over tcp and ipc, spread to 10-1,000 over tcp, 1,000 DEALERs, 100 PUSH, 1,000 cycles,
 three rounds, about three minutes); --scale-full (the issue's counts: 10,000 DEALERs, 1,000
 PUSH, 10,000 cycles, 2 M deliveries per fan-out run; the ROUTER and churn runs once).
 
@@ -56,18 +59,20 @@ BUILD = ROOT / "perf" / "c" / "build"
 DIST = Path(os.environ.get("DIST", ROOT / "dist"))
 RESULTS = ROOT / "perf" / "results"
 LIBS = ["oxmq", "libzmq"]
-PROGRAMS = ["fanout_pub", "fanout_sub", "router_srv", "dealer_cli", "fanin_pull", "fanin_push",
+PROGRAMS = ["fanout_pub", "fanout_sub", "spread_push", "spread_pull", "router_srv", "dealer_cli", "fanin_pull", "fanin_push",
             "churn_srv", "churn_cli", "slow_pub", "slow_sub"]
 MSG_SIZE = 100
 RUN_TIMEOUT = 300  # seconds for any one run, whatever its size
 
 # (quick, default, full) parameters of each scenario
 PLANS = {
-    "quick": dict(rounds=1, fanout=[1, 10, 100], deliveries=200_000, transports=["tcp"],
+    "quick": dict(rounds=1, fanout=[1, 10, 100], deliveries=200_000, transports=["tcp"], spread=[10, 100],
                   router=(200, 2, 10), fanin=(20, 2, 2_000), churn=(50, 300), slow=200_000),
     "default": dict(rounds=3, fanout=[1, 10, 100, 1000], deliveries=1_000_000, transports=["tcp", "ipc"],
+                    spread=[10, 100, 1000],
                     router=(1_000, 2, 20), fanin=(100, 2, 5_000), churn=(100, 1_000), slow=1_000_000),
     "full": dict(rounds=3, fanout=[1, 10, 100, 1000], deliveries=2_000_000, transports=["tcp", "ipc"],
+                 spread=[10, 100, 1000],
                  router=(10_000, 10, 10), fanin=(1_000, 10, 1_000), churn=(200, 10_000), slow=2_000_000),
 }
 SLOW_HWM = 1_000
@@ -202,6 +207,27 @@ def run_fanout(lib, tmp, seq, n, deliveries, transport):
             "sub_kb_per_socket": sum(r["maxrss_kb"] for r in subs) / n, "count": count, "procs": k}
 
 
+def run_spread(lib, tmp, seq, n, messages, transport):
+    count = max(1_000, messages // n)
+    k = fanout_procs(n)
+    with Procs(lib, time.monotonic() + RUN_TIMEOUT) as ps:
+        push = ps.start("spread_push", bind_ep(transport, tmp, seq), n, k, count, MSG_SIZE)
+        eps = ps.read_labels(push, ["endpoint", "sync"])
+        for share in split(n, k):
+            ps.start("spread_pull", eps["endpoint"], eps["sync"], share, count)
+        res = ps.results()
+    p = res[0][1]
+    peers = [r for _, r in res[1:]]
+    total = n * count
+    got = sum(r["received"] for r in peers)
+    errors = p["errors"] + sum(r["errors"] for r in peers)
+    if got != total or errors:
+        raise RunError(f"{got:.0f} of {total} messages, {errors:.0f} errors")
+    cpu = p["cpu_us"] + sum(r["cpu_us"] for r in peers)
+    return {"rate": total / (p["elapsed_us"] / 1e6), "cpu_ns": cpu * 1e3 / total,
+            "push_rss_mb": p["maxrss_kb"] / 1024, "count": count, "procs": k}
+
+
 def run_router(lib, tmp, seq, peers, procs, rounds):
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if limit != resource.RLIM_INFINITY and limit < peers + 64:
@@ -299,6 +325,8 @@ def cells(plan: dict) -> list[tuple]:
     for t in plan["transports"]:
         for n in plan["fanout"]:
             out.append(("fanout", t, n))
+    for n in plan["spread"]:
+        out.append(("spread", "tcp", n))
     out.append(("router", "tcp", plan["router"][0]))
     out.append(("fanin", "tcp", plan["fanin"][0]))
     out.append(("churn", "tcp", plan["churn"][1]))
@@ -310,6 +338,8 @@ def run_cell(cell, lib, plan, tmp, seq):
     kind, t, n = cell
     if kind == "fanout":
         return run_fanout(lib, tmp, seq, n, plan["deliveries"], t)
+    if kind == "spread":
+        return run_spread(lib, tmp, seq, n, plan["deliveries"], t)
     if kind == "router":
         return run_router(lib, tmp, seq, *plan["router"])
     if kind == "fanin":
@@ -414,6 +444,25 @@ def report(plan, name, rounds, samples, failures, mach, only=frozenset()) -> str
             count = max(1_000, plan["deliveries"] // n)
             L.append(f"| {n} ({fanout_procs(n)}) | {count:,} | {ta} | {tb} | {ratio(a, b)} | {tca} | {tcb} "
                      f"| {ratio(ca, cb)} | {pr[0]} / {pr[1]} | {sr[0]} / {sr[1]} |")
+        L.append("")
+    # spread
+    if wanted("spread") and plan["spread"]:
+        L += ["### PUSH spreading over many PULLs over tcp (SNDHWM 0, round robin; PULL sockets read "
+              "with zmq_poll, ≤ 100 per process)", "",
+              "| peers (processes) | messages per peer | oxmq messages/s | libzmq messages/s | oxmq/libzmq "
+              "| oxmq CPU ns/message | libzmq CPU ns/message | CPU oxmq/libzmq | sender peak RSS MiB "
+              "oxmq / libzmq |",
+              "|---|---|---|---|---|---|---|---|---|"]
+        for n in plan["spread"]:
+            c = ("spread", "tcp", n)
+            a, ta = cellr(samples, (c, "oxmq"), "rate")
+            b, tb = cellr(samples, (c, "libzmq"), "rate")
+            ca, tca = cellr(samples, (c, "oxmq"), "cpu_ns", lambda v: f"{v:.0f}")
+            cb, tcb = cellr(samples, (c, "libzmq"), "cpu_ns", lambda v: f"{v:.0f}")
+            pr = [fmt(med(samples, (c, lib), "push_rss_mb")[0], "{:.1f}") for lib in LIBS]
+            count = max(1_000, plan["deliveries"] // n)
+            L.append(f"| {n} ({fanout_procs(n)}) | {count:,} | {ta} | {tb} | {ratio(a, b)} | {tca} | {tcb} "
+                     f"| {ratio(ca, cb)} | {pr[0]} / {pr[1]} |")
         L.append("")
     # router
     peers, procs, rts = plan["router"]
@@ -524,6 +573,20 @@ def targets(plan, samples, failures, wanted) -> list[str]:
                      "met" if not slow else "not met: " + ", ".join(slow)))
         rows.append(("fan-out CPU per delivery ≤ ½ libzmq's",
                      "met" if not heavy else "not met: " + ", ".join(heavy)))
+    if wanted("spread") and plan["spread"]:
+        slow, heavy = [], []
+        for n in plan["spread"]:
+            c = ("spread", "tcp", n)
+            a, b = med(samples, (c, "oxmq"), "rate")[0], med(samples, (c, "libzmq"), "rate")[0]
+            ca, cb = med(samples, (c, "oxmq"), "cpu_ns")[0], med(samples, (c, "libzmq"), "cpu_ns")[0]
+            if a is None or b is None or a < 2 * b:
+                slow.append(f"{n}: {ratio(a, b)}")
+            if ca is None or cb is None or ca > 0.5 * cb:
+                heavy.append(f"{n}: {ratio(ca, cb)}")
+        rows.append(("PUSH spreading over many peers: messages/s ≥ 2× libzmq's, CPU ≤ ½ (the fan-out "
+                     "targets applied to the load balancer)",
+                     "met" if not slow and not heavy else
+                     "not met: " + ", ".join(["rate " + x for x in slow] + ["CPU " + x for x in heavy])))
     if wanted("router"):
         c = ("router", "tcp", plan["router"][0])
         a, b = med(samples, (c, "oxmq"), "bytes_per_conn")[0], med(samples, (c, "libzmq"), "bytes_per_conn")[0]
@@ -607,7 +670,7 @@ def main():
     ap.add_argument("--scale-full", action="store_true",
                     help="the issue's counts: 10,000 DEALERs, 1,000 PUSH, 10,000 churn cycles, tcp and ipc")
     ap.add_argument("--scale-rounds", type=int, default=None)
-    ap.add_argument("--scale-only", default="", help="comma list of scenarios: fanout,router,fanin,churn,slow")
+    ap.add_argument("--scale-only", default="", help="comma list of scenarios: fanout,spread,router,fanin,churn,slow")
     ap.add_argument("--append", default=None, help="append the tables to this Markdown file (a harness run)")
     ap.add_argument("--out", default=str(RESULTS), help="directory of a standalone run's files")
     ap.add_argument("--no-chart", action="store_true")
