@@ -1,9 +1,12 @@
 /* spread_pull <connect-to> <sync> <sockets> <count>
    Peers of the spread scenario: <sockets> PULL sockets in this process (RCVHWM 0), read with
-   zmq_poll. The sender deals its messages round robin, so each socket must see exactly
-   <count> of them, in increasing order of their sequence numbers, then one end marker.
-   Reports its CPU from the first message to the last and its peak RSS, and sends its error
-   count to the sender's sync socket ("done"). */
+   zmq_poll. The sender deals its messages round robin: each socket must see its messages in
+   increasing order of their sequence numbers, then one end marker (sent to every peer after
+   the last message). About <count> each, not exactly: a pipe joins the sender's round robin
+   when its socket thread takes the attach command, which can be a few hundred messages after
+   the handshake the sender waited for; the driver checks that the total is exact. Reports
+   what it received, its CPU from the first message to the last and its peak RSS, and sends
+   its error count to the sender's sync socket ("done"). */
 #include "scale_util.h"
 
 int main (int argc, char *argv[])
@@ -13,7 +16,7 @@ int main (int argc, char *argv[])
         return 1;
     }
     long n = parse_count (argv[3], "sockets");
-    long count = parse_count (argv[4], "count");
+    (void) parse_count (argv[4], "count"); /* each socket's nominal share, for the usage */
     proc_init ();
     void *ctx = zctx ((int) n + 1);
     void **pulls = calloc ((size_t) n, sizeof *pulls);
@@ -54,8 +57,6 @@ int main (int argc, char *argv[])
                 }
                 uint64_t seq = get_u64 (zmq_msg_data (&msg));
                 if (seq == SEQ_END) {
-                    if (got[i] != count)
-                        errors++;
                     items[i].events = 0;
                     open--;
                     break;

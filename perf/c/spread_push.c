@@ -2,7 +2,7 @@
    The sender of the spread scenario: one PUSH (SNDHWM 0) load-balancing over <peers> PULL
    sockets in other processes (spread_pull), and a PULL for their processes' "done". Prints
    "endpoint" and "sync", waits until a monitor has seen <peers> handshakes (every peer
-   attached, so the round robin deals to all of them from the first message), sends
+   connected; each joins the round robin when this thread takes its attach command), sends
    <peers> x <count> messages of <size> bytes numbered 0.. in their first 8 bytes, then one
    end marker (SEQ_END) per peer, and stops the clock when all <peer-processes> have said
    done: every peer has received and checked its share. Reports elapsed time, its CPU over

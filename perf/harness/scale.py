@@ -9,8 +9,8 @@ rounds (A B, then B A, ...) and reports medians with min-max:
           messages, every message checked: deliveries/s, CPU per delivery (user+sys of
           every process over the sending span), peak RSS of the publisher and subscribers
   spread  one PUSH (SNDHWM 0) dealing round robin to N PULL sockets spread over processes
-          (zmq_poll), 100 B messages, each PULL's share checked: messages/s, CPU per message,
-          peak RSS of the sender
+          (zmq_poll), 100 B messages, each PULL's order and the total checked: messages/s, CPU
+          per message, peak RSS of the sender
   router  one ROUTER, N DEALERs over processes: time until all N said hello, RSS per
           connection, request/reply round trips per second with all connected, errors
   fanin   N PUSH (over processes) -> 1 PULL: messages/s, CPU per message, order per sender
