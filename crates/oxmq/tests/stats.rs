@@ -1,10 +1,10 @@
 //! Socket counters (`Socket::stats`, `Socket::peer_stats`) with exact numbers: drops on
 //! purpose (PUB at HWM, ROUTER with no route, a frame over MAXMSGSIZE from a raw peer),
-//! messages and bytes both ways over tcp, connections, reconnects, handshake failures.
+//! messages and bytes both ways over tcp, connections, reconnects (over ipc), handshake failures.
 
 mod common;
 
-use common::unique;
+use common::{ipc_path, unique};
 use oxmq::{opt, Context, Error, Socket, SocketStats, SocketType};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -233,7 +233,9 @@ fn queue_depth_per_peer_over_tcp() {
 fn reconnects_are_counted() {
     let ctx = Context::new();
     let mut pull = ctx.socket(SocketType::Pull).unwrap();
-    pull.bind("tcp://127.0.0.1:*").unwrap();
+    // ipc: binding a tcp port again after closing it races with other tests' binds to "*",
+    // which may be handed that very port meanwhile.
+    pull.bind(&format!("ipc://{}", ipc_path())).unwrap();
     let ep = pull.last_endpoint().unwrap();
     let mut push = ctx.socket(SocketType::Push).unwrap();
     push.set_int(opt::RECONNECT_IVL, 10).unwrap();
