@@ -924,6 +924,13 @@ impl Conn {
     /// one back when nothing else holds it any more: no allocation, no free, no fault.
     fn grow_rx(&mut self, want: usize) {
         if self.read_chunk < LARGE_READ_CHUNK {
+            // A stream of small frames leaves a partial frame at the end of the buffer: moved
+            // to the front, the same allocation takes the next reads. `reserve` reclaims only
+            // room for all of `want`, so it would allocate anew at every refill, twice the size
+            // (past glibc's mmap threshold: fresh pages, one fault per page read into).
+            if self.rx.try_reclaim(want.min(READ_CHUNK / 2)) {
+                return;
+            }
             self.rx_alloc = None; // `reserve` may reallocate
             return self.rx.reserve(want);
         }
