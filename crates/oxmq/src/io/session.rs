@@ -361,6 +361,9 @@ impl Session {
                 break;
             }
         }
+        if let State::Connected(c) = &mut self.state {
+            c.release_rx();
+        }
         if let Some(p) = &mut self.pipe {
             p.flush();
             p.publish_written();
@@ -924,6 +927,10 @@ impl Conn {
     /// one back when nothing else holds it any more: no allocation, no free, no fault.
     fn grow_rx(&mut self, want: usize) {
         if self.read_chunk < LARGE_READ_CHUNK {
+            if self.rx.capacity() == 0 {
+                // Given back to the pool after the last read (`release_rx`): take one there.
+                self.rx = rx_pool::take();
+            }
             // A stream of small frames leaves a partial frame at the end of the buffer: moved
             // to the front, the same allocation takes the next reads. `reserve` reclaims only
             // room for all of `want`, so it would allocate anew at every refill, twice the size
@@ -957,6 +964,17 @@ impl Conn {
             _ => {}
         }
     }
+
+    /// After a read batch: a small-frame connection with nothing left in its receive buffer
+    /// (no partial frame) gives the buffer to its thread's pool until its next read, so a
+    /// thread reading many connections reads into a few buffers, warm in its cache, rather
+    /// than one of up to 64 KiB per connection, each page faulted in on first use and kept.
+    fn release_rx(&mut self) {
+        if self.rx.is_empty() && self.read_chunk < LARGE_READ_CHUNK && self.rx.capacity() > 0 {
+            self.rx_alloc = None;
+            rx_pool::give(std::mem::take(&mut self.rx));
+        }
+    }
 }
 
 /// Send buffers of connections with nothing left to write, kept by the thread that wrote
@@ -986,6 +1004,35 @@ mod tx_pool {
             return;
         }
         buf.clear();
+        let _ = POOL.try_with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() < KEEP {
+                p.push(buf);
+            }
+        });
+    }
+}
+
+/// Receive buffers of connections with nothing buffered, kept per thread (see
+/// [`Conn::release_rx`]).
+mod rx_pool {
+    use bytes::BytesMut;
+    use std::cell::RefCell;
+
+    const KEEP: usize = 4;
+
+    thread_local! {
+        static POOL: RefCell<Vec<BytesMut>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// An empty buffer: a kept one if any, else a new, unallocated one.
+    pub(super) fn take() -> BytesMut {
+        POOL.try_with(|p| p.borrow_mut().pop()).ok().flatten().unwrap_or_default()
+    }
+
+    /// Keeps the empty buffer `buf` for the next `take` on this thread, unless enough are kept.
+    pub(super) fn give(buf: BytesMut) {
+        debug_assert!(buf.is_empty());
         let _ = POOL.try_with(|p| {
             let mut p = p.borrow_mut();
             if p.len() < KEEP {
@@ -1097,6 +1144,9 @@ impl Session {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return lost(c, e.raw_os_error().unwrap_or(libc::EIO)),
             }
+        }
+        if let State::Connected(c) = &mut self.state {
+            c.release_rx();
         }
         if let Some(p) = &mut self.pipe {
             p.flush();
