@@ -201,4 +201,32 @@ static inline void result (const char *fmt, ...)
     va_end (ap);
 }
 
+/* The one-to-many scenarios' end (fanout_*, spread_*): each receiving process reports its
+   error count on the sender's sync socket ("done") ... */
+static inline void send_done (void *ctx, const char *sync_ep, long errors)
+{
+    void *sync = zsock (ctx, ZMQ_PUSH);
+    zcheck (zmq_connect (sync, sync_ep), "zmq_connect sync");
+    char done[32];
+    int len = snprintf (done, sizeof done, "%ld", errors);
+    zcheck (zmq_send (sync, done, (size_t) len, 0), "zmq_send done");
+    zmq_close (sync); /* linger: the done is delivered before the context ends */
+}
+
+/* ... and the sender waits for all <procs> of them (up to 10 minutes), summing their errors. */
+static inline long wait_done (void *sync, long procs, const char *who)
+{
+    char buf[64];
+    zsetint (sync, ZMQ_RCVTIMEO, 600000, "ZMQ_RCVTIMEO");
+    long errors = 0;
+    for (long d = 0; d < procs; d++) {
+        int n = zmq_recv (sync, buf, sizeof buf - 1, 0);
+        if (n < 0)
+            die (who, zmq_strerror (zmq_errno ()));
+        buf[n < (int) sizeof buf - 1 ? n : (int) sizeof buf - 1] = 0;
+        errors += strtol (buf, NULL, 10);
+    }
+    return errors;
+}
+
 #endif

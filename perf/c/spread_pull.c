@@ -74,12 +74,7 @@ int main (int argc, char *argv[])
     result ("sockets=%ld received=%ld errors=%ld cpu_us=%lld maxrss_kb=%ld", n, received, errors,
             cpu1 - (cpu0 < 0 ? cpu1 : cpu0), maxrss_kb ());
 
-    void *sync = zsock (ctx, ZMQ_PUSH);
-    zcheck (zmq_connect (sync, argv[2]), "zmq_connect sync");
-    char done[32];
-    int len = snprintf (done, sizeof done, "%ld", errors);
-    zcheck (zmq_send (sync, done, (size_t) len, 0), "zmq_send done");
-    zmq_close (sync); /* linger: the done is delivered before the context ends */
+    send_done (ctx, argv[2], errors);
     for (long i = 0; i < n; i++)
         zmq_close (pulls[i]);
     zmq_ctx_term (ctx);

@@ -64,15 +64,7 @@ int main (int argc, char *argv[])
         zcheck (zmq_send (push, body, 8, 0), "zmq_send end");
     double t_sent = now_us ();
 
-    zsetint (sync, ZMQ_RCVTIMEO, 600000, "ZMQ_RCVTIMEO");
-    long errors = 0;
-    for (long d = 0; d < procs; d++) {
-        int n = zmq_recv (sync, buf, sizeof buf - 1, 0);
-        if (n < 0)
-            die ("waiting for the peers' done", zmq_strerror (zmq_errno ()));
-        buf[n < (int) sizeof buf - 1 ? n : (int) sizeof buf - 1] = 0;
-        errors += strtol (buf, NULL, 10);
-    }
+    long errors = wait_done (sync, procs, "waiting for the peers' done");
     double t1 = now_us ();
     long long cpu1 = cpu_us ();
     result ("peers=%ld count=%ld size=%ld messages=%ld elapsed_us=%.0f send_us=%.0f attach_us=%.0f "

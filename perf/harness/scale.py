@@ -185,45 +185,40 @@ def fanout_procs(n: int) -> int:
     return 1 if n == 1 else max(2, math.ceil(n / 100))
 
 
-def run_fanout(lib, tmp, seq, n, deliveries, transport):
+def run_one_to_many(lib, tmp, seq, n, deliveries, transport, sender, receiver, got_key):
+    """One sender (fanout_pub, spread_push) and n receiving sockets over fanout_procs(n)
+    processes; every message counted. Returns the sender's result, the receivers' results,
+    the total expected and the CPU of every process."""
     count = max(1_000, deliveries // n)
     k = fanout_procs(n)
     with Procs(lib, time.monotonic() + RUN_TIMEOUT) as ps:
-        pub = ps.start("fanout_pub", bind_ep(transport, tmp, seq), n, k, count, MSG_SIZE)
-        eps = ps.read_labels(pub, ["endpoint", "sync"])
+        snd = ps.start(sender, bind_ep(transport, tmp, seq), n, k, count, MSG_SIZE)
+        eps = ps.read_labels(snd, ["endpoint", "sync"])
         for share in split(n, k):
-            ps.start("fanout_sub", eps["endpoint"], eps["sync"], share, count)
+            ps.start(receiver, eps["endpoint"], eps["sync"], share, count)
         res = ps.results()
     p = res[0][1]
-    subs = [r for _, r in res[1:]]
+    recv = [r for _, r in res[1:]]
     total = n * count
-    got = sum(r["deliveries"] for r in subs)
-    errors = p["errors"] + sum(r["errors"] for r in subs)
+    got = sum(r[got_key] for r in recv)
+    errors = p["errors"] + sum(r["errors"] for r in recv)
     if got != total or errors:
-        raise RunError(f"{got:.0f} of {total} deliveries, {errors:.0f} errors")
-    cpu = p["cpu_us"] + sum(r["cpu_us"] for r in subs)
+        raise RunError(f"{got:.0f} of {total} {got_key}, {errors:.0f} errors")
+    cpu = p["cpu_us"] + sum(r["cpu_us"] for r in recv)
+    return p, recv, total, cpu, count, k
+
+
+def run_fanout(lib, tmp, seq, n, deliveries, transport):
+    p, subs, total, cpu, count, k = run_one_to_many(lib, tmp, seq, n, deliveries, transport,
+                                                    "fanout_pub", "fanout_sub", "deliveries")
     return {"rate": total / (p["elapsed_us"] / 1e6), "cpu_ns": cpu * 1e3 / total,
             "pub_rss_mb": p["maxrss_kb"] / 1024, "sub_rss_mb": max(r["maxrss_kb"] for r in subs) / 1024,
             "sub_kb_per_socket": sum(r["maxrss_kb"] for r in subs) / n, "count": count, "procs": k}
 
 
 def run_spread(lib, tmp, seq, n, messages, transport):
-    count = max(1_000, messages // n)
-    k = fanout_procs(n)
-    with Procs(lib, time.monotonic() + RUN_TIMEOUT) as ps:
-        push = ps.start("spread_push", bind_ep(transport, tmp, seq), n, k, count, MSG_SIZE)
-        eps = ps.read_labels(push, ["endpoint", "sync"])
-        for share in split(n, k):
-            ps.start("spread_pull", eps["endpoint"], eps["sync"], share, count)
-        res = ps.results()
-    p = res[0][1]
-    peers = [r for _, r in res[1:]]
-    total = n * count
-    got = sum(r["received"] for r in peers)
-    errors = p["errors"] + sum(r["errors"] for r in peers)
-    if got != total or errors:
-        raise RunError(f"{got:.0f} of {total} messages, {errors:.0f} errors")
-    cpu = p["cpu_us"] + sum(r["cpu_us"] for r in peers)
+    p, _, total, cpu, count, k = run_one_to_many(lib, tmp, seq, n, messages, transport,
+                                                 "spread_push", "spread_pull", "received")
     return {"rate": total / (p["elapsed_us"] / 1e6), "cpu_ns": cpu * 1e3 / total,
             "push_rss_mb": p["maxrss_kb"] / 1024, "count": count, "procs": k}
 
