@@ -252,14 +252,7 @@ namespace ZeroMQ
         unsafe int RecvPlain(byte* p, int count, int flags)
         {
             if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
-            try
-            {
-                return RecvWait(handle.DangerousGetHandle(), p, count, flags);
-            }
-            finally
-            {
-                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
-            }
+            return RecvEntered(handle.DangerousGetHandle(), p, count, flags);
         }
 
         unsafe int RecvWait(IntPtr s, byte* p, int count, int flags)
@@ -430,14 +423,7 @@ namespace ZeroMQ
         unsafe int SendPlain(byte* p, int count, int flags)
         {
             if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
-            try
-            {
-                return SendWait(handle.DangerousGetHandle(), p, count, flags);
-            }
-            finally
-            {
-                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
-            }
+            return SendEntered(handle.DangerousGetHandle(), p, count, flags);
         }
 
         unsafe int SendWait(IntPtr s, byte* p, int count, int flags)
