@@ -553,31 +553,26 @@ def targets(plan, samples, failures, wanted) -> list[str]:
     def failed(kind, lib="oxmq"):
         return any(f["cell"][0] == kind and f["lib"] == lib for f in failures)
 
-    if wanted("fanout"):
+    def judge(cells):
+        """The cells (label, cell) whose rate is under 2x libzmq's, and those whose CPU is over half."""
         slow, heavy = [], []
-        for t in plan["transports"]:
-            for n in plan["fanout"]:
-                c = ("fanout", t, n)
-                a, b = med(samples, (c, "oxmq"), "rate")[0], med(samples, (c, "libzmq"), "rate")[0]
-                ca, cb = med(samples, (c, "oxmq"), "cpu_ns")[0], med(samples, (c, "libzmq"), "cpu_ns")[0]
-                if a is None or b is None or a < 2 * b:
-                    slow.append(f"{t} {n}: {ratio(a, b)}")
-                if ca is None or cb is None or ca > 0.5 * cb:
-                    heavy.append(f"{t} {n}: {ratio(ca, cb)}")
+        for label, c in cells:
+            a, b = med(samples, (c, "oxmq"), "rate")[0], med(samples, (c, "libzmq"), "rate")[0]
+            ca, cb = med(samples, (c, "oxmq"), "cpu_ns")[0], med(samples, (c, "libzmq"), "cpu_ns")[0]
+            if a is None or b is None or a < 2 * b:
+                slow.append(f"{label}: {ratio(a, b)}")
+            if ca is None or cb is None or ca > 0.5 * cb:
+                heavy.append(f"{label}: {ratio(ca, cb)}")
+        return slow, heavy
+
+    if wanted("fanout"):
+        slow, heavy = judge([(f"{t} {n}", ("fanout", t, n)) for t in plan["transports"] for n in plan["fanout"]])
         rows.append(("fan-out deliveries/s ≥ 2× libzmq's at every subscriber count",
                      "met" if not slow else "not met: " + ", ".join(slow)))
         rows.append(("fan-out CPU per delivery ≤ ½ libzmq's",
                      "met" if not heavy else "not met: " + ", ".join(heavy)))
     if wanted("spread") and plan["spread"]:
-        slow, heavy = [], []
-        for n in plan["spread"]:
-            c = ("spread", "tcp", n)
-            a, b = med(samples, (c, "oxmq"), "rate")[0], med(samples, (c, "libzmq"), "rate")[0]
-            ca, cb = med(samples, (c, "oxmq"), "cpu_ns")[0], med(samples, (c, "libzmq"), "cpu_ns")[0]
-            if a is None or b is None or a < 2 * b:
-                slow.append(f"{n}: {ratio(a, b)}")
-            if ca is None or cb is None or ca > 0.5 * cb:
-                heavy.append(f"{n}: {ratio(ca, cb)}")
+        slow, heavy = judge([(f"{n}", ("spread", "tcp", n)) for n in plan["spread"]])
         rows.append(("PUSH spreading over many peers: messages/s ≥ 2× libzmq's, CPU ≤ ½ (the fan-out "
                      "targets applied to the load balancer)",
                      "met" if not slow and not heavy else
