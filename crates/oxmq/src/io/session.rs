@@ -929,7 +929,7 @@ impl Conn {
         if self.read_chunk < LARGE_READ_CHUNK {
             if self.rx.capacity() == 0 {
                 // Given back to the pool after the last read (`release_rx`): take one there.
-                self.rx = rx_pool::take();
+                self.rx = pool::take(&pool::RX);
             }
             // A stream of small frames leaves a partial frame at the end of the buffer: moved
             // to the front, the same allocation takes the next reads. `reserve` reclaims only
@@ -966,74 +966,43 @@ impl Conn {
     }
 
     /// After a read batch: a small-frame connection with nothing left in its receive buffer
-    /// (no partial frame) gives the buffer to its thread's pool until its next read, so a
-    /// thread reading many connections reads into a few buffers, warm in its cache, rather
-    /// than one of up to 64 KiB per connection, each page faulted in on first use and kept.
+    /// (no partial frame) gives the buffer to its thread's pool (`pool`) until its next read.
     fn release_rx(&mut self) {
         if self.rx.is_empty() && self.read_chunk < LARGE_READ_CHUNK && self.rx.capacity() > 0 {
             self.rx_alloc = None;
-            rx_pool::give(std::mem::take(&mut self.rx));
+            pool::give(&pool::RX, std::mem::take(&mut self.rx));
         }
     }
 }
 
-/// Send buffers of connections with nothing left to write, kept by the thread that wrote
-/// them for the next connection it encodes for. A thread writing many connections (a
-/// fan-out to 1,000 subscribers) then encodes into a few buffers, warm in its cache, instead
-/// of one per connection: 1,000 buffers of up to a batch each, every page faulted in on first
-/// use and kept for the connection's life. Only a connection with bytes the kernel has not
-/// taken yet holds a buffer of its own.
-mod tx_pool {
+/// Empty send and receive buffers of connections that have nothing in them, kept by the
+/// thread that emptied them for the next connection it serves. A thread serving many
+/// connections (a fan-out to 1,000 subscribers) then works in a few buffers, warm in its
+/// cache, instead of one of each per connection: up to a batch each, every page faulted in on
+/// first use and kept for the connection's life. Only a connection with bytes the kernel has
+/// not taken, or a partial frame, holds a buffer of its own.
+mod pool {
     use std::cell::RefCell;
+    use std::thread::LocalKey;
 
-    /// Buffers kept per thread.
+    /// Buffers kept per thread and kind.
     const KEEP: usize = 4;
 
+    pub(super) type Pool<T> = RefCell<Vec<T>>;
+
     thread_local! {
-        static POOL: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+        pub(super) static TX: Pool<Vec<u8>> = const { RefCell::new(Vec::new()) };
+        pub(super) static RX: Pool<bytes::BytesMut> = const { RefCell::new(Vec::new()) };
     }
 
     /// An empty buffer: a kept one if any (its capacity with it), else a new, unallocated one.
-    pub(super) fn take() -> Vec<u8> {
-        POOL.try_with(|p| p.borrow_mut().pop()).ok().flatten().unwrap_or_default()
-    }
-
-    /// Keeps `buf` (cleared) for the next `take` on this thread, unless enough are kept.
-    pub(super) fn give(mut buf: Vec<u8>) {
-        if buf.capacity() == 0 {
-            return;
-        }
-        buf.clear();
-        let _ = POOL.try_with(|p| {
-            let mut p = p.borrow_mut();
-            if p.len() < KEEP {
-                p.push(buf);
-            }
-        });
-    }
-}
-
-/// Receive buffers of connections with nothing buffered, kept per thread (see
-/// [`Conn::release_rx`]).
-mod rx_pool {
-    use bytes::BytesMut;
-    use std::cell::RefCell;
-
-    const KEEP: usize = 4;
-
-    thread_local! {
-        static POOL: RefCell<Vec<BytesMut>> = const { RefCell::new(Vec::new()) };
-    }
-
-    /// An empty buffer: a kept one if any, else a new, unallocated one.
-    pub(super) fn take() -> BytesMut {
-        POOL.try_with(|p| p.borrow_mut().pop()).ok().flatten().unwrap_or_default()
+    pub(super) fn take<T: Default>(pool: &'static LocalKey<Pool<T>>) -> T {
+        pool.try_with(|p| p.borrow_mut().pop()).ok().flatten().unwrap_or_default()
     }
 
     /// Keeps the empty buffer `buf` for the next `take` on this thread, unless enough are kept.
-    pub(super) fn give(buf: BytesMut) {
-        debug_assert!(buf.is_empty());
-        let _ = POOL.try_with(|p| {
+    pub(super) fn give<T>(pool: &'static LocalKey<Pool<T>>, buf: T) {
+        let _ = pool.try_with(|p| {
             let mut p = p.borrow_mut();
             if p.len() < KEEP {
                 p.push(buf);
@@ -1343,7 +1312,7 @@ impl Session {
                     let sub = matches!(self.socket.kind, SocketType::Sub | SocketType::XSub);
                     let raw = self.socket.kind == SocketType::Stream;
                     if c.tx.capacity() == 0 {
-                        c.tx = tx_pool::take();
+                        c.tx = pool::take(&pool::TX);
                     }
                     if raw {
                         raw::fill(c, p, &mut self.drained);
@@ -1389,8 +1358,11 @@ impl Session {
             }
             if c.tx_pos >= c.tx.len() && c.bigs.is_empty() {
                 // Nothing left to write: the buffer goes back to this thread's pool.
+                c.tx.clear();
                 c.tx_pos = 0;
-                tx_pool::give(std::mem::take(&mut c.tx));
+                if c.tx.capacity() > 0 {
+                    pool::give(&pool::TX, std::mem::take(&mut c.tx));
+                }
                 return Ok(());
             }
             if !c.writable {
