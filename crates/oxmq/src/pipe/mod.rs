@@ -380,6 +380,25 @@ impl PipeEnd {
         }
     }
 
+    /// [`PipeEnd::flush`] in two halves, for a distributor flushing many pipes with one fence:
+    /// publishes complete messages; true if any, and then the caller must issue
+    /// `fence(SeqCst)` after all its publishes and call [`PipeEnd::wake_after_fence`].
+    #[inline]
+    pub(crate) fn publish(&mut self) -> bool {
+        self.out.publish_to(self.complete_upto) || self.conflate_out
+    }
+
+    /// The second half of [`PipeEnd::publish`]: wakes the peer if it was asleep.
+    #[inline]
+    pub(crate) fn wake_after_fence(&mut self) {
+        if self.out.woken_after_fence() {
+            self.peer().wake(Wake::Read);
+        }
+        if self.conflate_out {
+            self.wake_conflated();
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn wake_conflated(&self) {

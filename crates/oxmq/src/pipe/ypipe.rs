@@ -225,6 +225,34 @@ impl<T> Writer<T> {
         }
         false
     }
+
+    /// The first half of [`Writer::flush_to`], for a writer that flushes many queues at once
+    /// (a distributor): publishes the items before `upto` with no fence. True if it published
+    /// anything; the caller must then issue one `fence(SeqCst)` after all its publishes and
+    /// call [`Writer::woken_after_fence`] on this queue. A fence per queue would make each
+    /// flush wait for the stores before it, the item's included, one queue at a time.
+    #[inline]
+    pub fn publish_to(&mut self, upto: usize) -> bool {
+        debug_assert!(upto <= self.written);
+        if upto <= self.flushed {
+            return false;
+        }
+        self.flushed = upto;
+        self.shared.published.store(upto, Ordering::Release);
+        true
+    }
+
+    /// The second half of a split flush: true when the reader is asleep and must be woken.
+    /// Only after a `fence(SeqCst)` that follows [`Writer::publish_to`]: the fence orders the
+    /// publish before this load as [`Writer::flush_to`]'s SeqCst pair does, so either the
+    /// reader's SeqCst load of `published` sees the items or this load sees it asleep.
+    #[inline]
+    pub fn woken_after_fence(&self) -> bool {
+        if self.shared.asleep.load(Ordering::Relaxed) {
+            return self.shared.asleep.swap(false, Ordering::SeqCst);
+        }
+        false
+    }
 }
 
 impl<T> Reader<T> {
@@ -402,6 +430,28 @@ impl<T> Drop for Shared<T> {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn split_flush_wakes_as_flush_does() {
+        let (mut w, mut r) = ypipe::<u32>();
+        w.push(1);
+        assert!(w.publish_to(w.written()));
+        std::sync::atomic::fence(Ordering::SeqCst);
+        assert!(w.woken_after_fence(), "reader starts asleep");
+        w.push(2);
+        assert!(w.publish_to(w.written()));
+        std::sync::atomic::fence(Ordering::SeqCst);
+        assert!(!w.woken_after_fence(), "reader was not asleep");
+        assert!(!w.publish_to(w.written()), "nothing to publish");
+        assert_eq!(r.pop(), Some(1));
+        assert_eq!(r.pop(), Some(2));
+        assert_eq!(r.pop(), None);
+        w.push(3);
+        assert!(w.publish_to(w.written()));
+        std::sync::atomic::fence(Ordering::SeqCst);
+        assert!(w.woken_after_fence(), "reader went to sleep on the empty pop");
+        assert_eq!(r.pop(), Some(3));
+    }
 
     #[test]
     fn first_flush_wakes_then_busy_reader_is_not_woken() {

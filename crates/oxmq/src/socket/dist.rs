@@ -49,8 +49,16 @@ impl Dist {
             pipes.write(last, msg);
         }
         if !more {
+            // One fence for all targets instead of one per target (see `Writer::publish_to`).
+            let mut published = false;
             for &s in &self.targets {
-                pipes.flush(s);
+                published |= pipes.publish(s);
+            }
+            if published {
+                std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+                for &s in &self.targets {
+                    pipes.wake_after_fence(s);
+                }
             }
             self.targets.clear();
         }

@@ -346,6 +346,18 @@ impl Pipes {
         self.get(i).end.flush()
     }
 
+    /// [`PipeEnd::publish`]: the first half of a flush split across many pipes.
+    #[inline]
+    pub(crate) fn publish(&mut self, i: usize) -> bool {
+        self.get(i).end.publish()
+    }
+
+    /// [`PipeEnd::wake_after_fence`]: the second half.
+    #[inline]
+    pub(crate) fn wake_after_fence(&mut self, i: usize) {
+        self.get(i).end.wake_after_fence()
+    }
+
     /// True when a message is ready to read. A routing-id frame at the head is absorbed
     /// first: it is not a message, and reporting it would make POLLIN lie.
     pub(crate) fn has_data(&mut self, i: usize) -> bool {
