@@ -320,13 +320,16 @@ pub(crate) unsafe fn in_slice<'a>(buf: *const c_void, len: usize) -> Result<&'a 
 #[no_mangle]
 pub extern "C" fn zmq_send(s: *mut c_void, buf: *const c_void, len: usize, flags: c_int) -> c_int {
     guard(-1, || {
+        if len != 0 {
+            non_null(buf)?;
+        }
         // SAFETY: C promises `len` readable bytes at `buf`.
-        let data = unsafe { in_slice(buf, len)? };
+        let msg = unsafe { Msg::copy_from_raw(buf.cast(), len) };
         // SAFETY: C contract: `s` is a socket handle (used by this thread only unless
         // thread-safe).
         match unsafe { handle(s)? } {
-            Handle::Plain(sock) => sock.send(Msg::copy_from(data), flags)?,
-            Handle::Sync(ts) => ts.send(Msg::copy_from(data), flags)?,
+            Handle::Plain(sock) => sock.send(msg, flags)?,
+            Handle::Sync(ts) => ts.send(msg, flags)?,
         }
         Ok(len_to_int(len))
     })

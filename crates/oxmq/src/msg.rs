@@ -142,6 +142,30 @@ impl Msg {
         Msg { body: Body::Inline { len: len as u8, buf: *window }, flags: 0, routing_id: 0, props: None }
     }
 
+    /// [`Msg::copy_from`] for `len` bytes at `ptr`, as a C caller passes them. A small body is
+    /// loaded into registers a word at a time and stored once, whole, into the frame:
+    /// `copy_from` zeroes the inline buffer, calls memcpy for the length and moves the frame
+    /// right after, loading across those narrower stores (a store-forwarding stall).
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads of `len` bytes (it may dangle when `len` is 0).
+    #[inline]
+    pub unsafe fn copy_from_raw(ptr: *const u8, len: usize) -> Msg {
+        if len != 0 && len <= INLINE_CAP {
+            // SAFETY: the caller's contract.
+            let words = unsafe { small_words(ptr, len) };
+            let mut window = [0u8; INLINE_CAP];
+            for (i, w) in words.iter().enumerate() {
+                let at = i * 8;
+                let n = (INLINE_CAP - at).min(8);
+                window[at..at + n].copy_from_slice(&w.to_le_bytes()[..n]);
+            }
+            return Msg::inline_from_window(&window, len);
+        }
+        // SAFETY: the caller's contract.
+        Msg::copy_from(if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(ptr, len) } })
+    }
+
     /// `copy_from` for bodies that do not fit inline: out of line, so the small case stays
     /// small enough to inline into decoders.
     #[inline(never)]
@@ -550,9 +574,63 @@ impl From<&Msg> for Msg {
     }
 }
 
+/// The `len` bytes at `p` (1 to `INLINE_CAP`) as little-endian words, zero past `len`, read
+/// with loads that stay within them (a word that would cross the end is read as the last
+/// eight bytes and shifted; under eight bytes, as two overlapping halves).
+///
+/// # Safety
+/// `p` must be valid for reads of `len` bytes.
+#[inline(always)]
+unsafe fn small_words(p: *const u8, len: usize) -> [u64; INLINE_CAP.div_ceil(8)] {
+    debug_assert!(len != 0 && len <= INLINE_CAP);
+    // SAFETY: every call below reads `N` bytes at `at` with `at + N <= len`.
+    let rd = |at: usize, n: usize| -> u64 {
+        unsafe {
+            match n {
+                8 => u64::from_le(p.add(at).cast::<u64>().read_unaligned()),
+                4 => u64::from(u32::from_le(p.add(at).cast::<u32>().read_unaligned())),
+                2 => u64::from(u16::from_le(p.add(at).cast::<u16>().read_unaligned())),
+                _ => u64::from(*p.add(at)),
+            }
+        }
+    };
+    let mut words = [0u64; INLINE_CAP.div_ceil(8)];
+    if len < 8 {
+        words[0] = match len {
+            4.. => rd(0, 4) | rd(len - 4, 4) << (8 * (len - 4)),
+            2.. => rd(0, 2) | rd(len - 2, 2) << (8 * (len - 2)),
+            _ => rd(0, 1),
+        };
+        return words;
+    }
+    for (i, w) in words.iter_mut().enumerate() {
+        let at = i * 8;
+        if at + 8 <= len {
+            *w = rd(at, 8);
+        } else if at < len {
+            *w = rd(len - 8, 8) >> (8 * (at + 8 - len));
+        }
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_from_raw_matches_copy_from_at_every_small_length() {
+        for len in 0..=INLINE_CAP + 2 {
+            // A body that ends where its allocation ends, so a read past it would be out of
+            // bounds (and reported by tools that check).
+            let data: Box<[u8]> = (0..len).map(|i| (i as u8).wrapping_mul(37).wrapping_add(11)).collect();
+            // SAFETY: `data` holds `len` bytes.
+            let m = unsafe { Msg::copy_from_raw(data.as_ptr(), len) };
+            assert_eq!(&m[..], &data[..], "length {len}");
+            assert_eq!(m.len(), len);
+            assert!(!m.more());
+        }
+    }
 
     #[test]
     fn small_bodies_are_inline_and_large_are_shared() {
@@ -589,3 +667,4 @@ mod tests {
         assert!(!m.more());
     }
 }
+
