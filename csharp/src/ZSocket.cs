@@ -314,7 +314,9 @@ namespace ZeroMQ
             return -1;
         }
 
-        // The checks inline (Mono does not inline a method that throws); the throws do not.
+        // The checks inline (Mono does not inline a method that throws, nor one this size
+        // unless asked); the throws do not.
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         static void CheckRange(byte[] buffer, int offset, int count)
         {
             if (buffer == null || (uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
