@@ -11,7 +11,10 @@
 //     Native, with the caller's own flags: that one may wait, and it alone reports errno
 //     (errno is not read after a raw call, where the runtime could have clobbered it);
 //   * a failed non-blocking zmq_recv/zmq_send/zmq_msg_recv/zmq_msg_send has no effect, so
-//     repeating it is safe.
+//     repeating it is safe;
+//   * a frame's own calls (zmq_msg_init, _close, _data, _size, _more) never wait and cannot
+//     fail on a valid message; they go through MsgCalls, which picks the raw call or the
+//     P/Invoke.
 //
 // Elsewhere (.NET, a Mono without mono_dangerous_add_raw_internal_call, or OXMQ_CS_FASTCALLS=0)
 // Enabled stays false and the extern methods below are never called, nor compiled into any
@@ -40,6 +43,17 @@ namespace ZeroMQ
         internal static extern int zmq_msg_recv(IntPtr msg, IntPtr s, int flags);
         [MethodImpl(MethodImplOptions.InternalCall)]
         internal static extern int zmq_msg_send(IntPtr msg, IntPtr s, int flags);
+        // A frame's own calls: none of them waits (zmq_msg_close frees a body, no more).
+        [MethodImpl(MethodImplOptions.InternalCall)]
+        internal static extern int zmq_msg_init(IntPtr msg);
+        [MethodImpl(MethodImplOptions.InternalCall)]
+        internal static extern int zmq_msg_close(IntPtr msg);
+        [MethodImpl(MethodImplOptions.InternalCall)]
+        internal static extern void* zmq_msg_data(IntPtr msg);
+        [MethodImpl(MethodImplOptions.InternalCall)]
+        internal static extern void* zmq_msg_size(IntPtr msg);
+        [MethodImpl(MethodImplOptions.InternalCall)]
+        internal static extern int zmq_msg_more(IntPtr msg);
 
         const int RTLD_NOW = 2;
         const int RTLD_NOLOAD = 4;
@@ -48,7 +62,10 @@ namespace ZeroMQ
         [DllImport("libdl.so.2")] static extern IntPtr dlsym(IntPtr handle, string symbol);
         [DllImport("__Internal")] static extern void mono_dangerous_add_raw_internal_call(string name, IntPtr method);
 
-        static readonly string[] Names = { "zmq_recv", "zmq_send", "zmq_msg_recv", "zmq_msg_send" };
+        static readonly string[] Names = {
+            "zmq_recv", "zmq_send", "zmq_msg_recv", "zmq_msg_send",
+            "zmq_msg_init", "zmq_msg_close", "zmq_msg_data", "zmq_msg_size", "zmq_msg_more",
+        };
 
         /// <summary>
         /// Registers the raw calls against the libzmq that the P/Invokes bound to. Called once by
@@ -87,5 +104,25 @@ namespace ZeroMQ
             int major, minor, patch;
             Native.zmq_version(out major, out minor, out patch);
         }
+    }
+
+    /// <summary>
+    /// A frame's calls (<c>zmq_msg_init</c>, <c>_close</c>, <c>_data</c>, <c>_size</c>,
+    /// <c>_more</c>): raw calls where <see cref="FastCalls.Enabled"/>, else the P/Invokes. Each
+    /// raw call sits in a method of its own that Mono does not inline (see FastCalls).
+    /// </summary>
+    internal static unsafe class MsgCalls
+    {
+        internal static void Init(IntPtr m) { if (FastCalls.Enabled) InitRaw(m); else Native.zmq_msg_init(m); }
+        internal static void Close(IntPtr m) { if (FastCalls.Enabled) CloseRaw(m); else Native.zmq_msg_close(m); }
+        internal static IntPtr Data(IntPtr m) { return FastCalls.Enabled ? DataRaw(m) : Native.zmq_msg_data(m); }
+        internal static int Size(IntPtr m) { return FastCalls.Enabled ? SizeRaw(m) : (int)(ulong)Native.zmq_msg_size(m); }
+        internal static bool More(IntPtr m) { return (FastCalls.Enabled ? MoreRaw(m) : Native.zmq_msg_more(m)) != 0; }
+
+        [MethodImpl(MethodImplOptions.NoInlining)] static void InitRaw(IntPtr m) { FastCalls.zmq_msg_init(m); }
+        [MethodImpl(MethodImplOptions.NoInlining)] static void CloseRaw(IntPtr m) { FastCalls.zmq_msg_close(m); }
+        [MethodImpl(MethodImplOptions.NoInlining)] static IntPtr DataRaw(IntPtr m) { return (IntPtr)FastCalls.zmq_msg_data(m); }
+        [MethodImpl(MethodImplOptions.NoInlining)] static int SizeRaw(IntPtr m) { return (int)(ulong)FastCalls.zmq_msg_size(m); }
+        [MethodImpl(MethodImplOptions.NoInlining)] static int MoreRaw(IntPtr m) { return FastCalls.zmq_msg_more(m); }
     }
 }

@@ -75,7 +75,7 @@ namespace ZeroMQ
             // exception, or the block would leak.
             IntPtr p = Marshal.AllocHGlobal(Native.MsgSize);
             SetHandle(p);
-            Native.zmq_msg_init(p); // cannot fail; the block always holds a valid message
+            MsgCalls.Init(p); // cannot fail; the block always holds a valid message
         }
 
         public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
@@ -83,7 +83,7 @@ namespace ZeroMQ
         protected override bool ReleaseHandle()
         {
             // zmq_msg_close on a message that is not in use by any call is safe from any thread.
-            Native.zmq_msg_close(handle);
+            MsgCalls.Close(handle);
             Marshal.FreeHGlobal(handle);
             return true;
         }

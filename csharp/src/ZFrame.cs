@@ -40,8 +40,8 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe void Clear()
         {
-            byte* p = (byte*)Native.zmq_msg_data(msg.DangerousGetHandle());
-            int n = (int)(ulong)Native.zmq_msg_size(msg.DangerousGetHandle());
+            byte* p = (byte*)MsgCalls.Data(msg.DangerousGetHandle());
+            int n = MsgCalls.Size(msg.DangerousGetHandle());
             for (int i = 0; i < n; i++) p[i] = 0;
         }
 
@@ -61,7 +61,7 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         void CopyIn(byte[] data, int offset, int count)
         {
-            Marshal.Copy(data, offset, Native.zmq_msg_data(msg.DangerousGetHandle()), count);
+            Marshal.Copy(data, offset, MsgCalls.Data(msg.DangerousGetHandle()), count);
         }
 
         /// <summary>A frame holding <paramref name="text"/> in UTF-8.</summary>
@@ -71,11 +71,11 @@ namespace ZeroMQ
         void Resize(int size)
         {
             IntPtr p = msg.DangerousGetHandle();
-            Native.zmq_msg_close(p);
+            MsgCalls.Close(p);
             if (Native.zmq_msg_init_size(p, (UIntPtr)(uint)size) != 0)
             {
                 ZError e = ZError.GetLastErr();
-                Native.zmq_msg_init(p);
+                MsgCalls.Init(p);
                 msg.Dispose();
                 throw ZException.For(e, "zmq_msg_init_size");
             }
@@ -84,26 +84,26 @@ namespace ZeroMQ
         /// <summary>The body's length in bytes.</summary>
         public int Length
         {
-            get { using (var m = Lease()) return (int)(ulong)Native.zmq_msg_size(m.Ptr); }
+            get { using (var m = Lease()) return MsgCalls.Size(m.Ptr); }
         }
 
         /// <summary>Whether more frames of the same message followed this one when it was received.</summary>
         public bool More
         {
-            get { using (var m = Lease()) return Native.zmq_msg_more(m.Ptr) != 0; }
+            get { using (var m = Lease()) return MsgCalls.More(m.Ptr); }
         }
 
         /// <summary>The body's address; valid until the frame is sent or disposed.</summary>
         public IntPtr DataPtr()
         {
-            using (var m = Lease()) return Native.zmq_msg_data(m.Ptr);
+            using (var m = Lease()) return MsgCalls.Data(m.Ptr);
         }
 
         /// <summary>The body as a span over native memory; valid until the frame is sent or disposed.</summary>
         public unsafe Span<byte> AsSpan()
         {
             using (var m = Lease())
-                return new Span<byte>((void*)Native.zmq_msg_data(m.Ptr), (int)(ulong)Native.zmq_msg_size(m.Ptr));
+                return new Span<byte>((void*)MsgCalls.Data(m.Ptr), MsgCalls.Size(m.Ptr));
         }
 
         /// <summary>Copies up to <paramref name="count"/> bytes of the body into <paramref name="buffer"/>; returns how many.</summary>
@@ -114,8 +114,8 @@ namespace ZeroMQ
             if ((uint)count > (uint)(buffer.Length - offset)) throw new ArgumentOutOfRangeException("count");
             using (var m = Lease())
             {
-                int n = Math.Min(count, (int)(ulong)Native.zmq_msg_size(m.Ptr));
-                if (n > 0) Marshal.Copy(Native.zmq_msg_data(m.Ptr), buffer, offset, n);
+                int n = Math.Min(count, MsgCalls.Size(m.Ptr));
+                if (n > 0) Marshal.Copy(MsgCalls.Data(m.Ptr), buffer, offset, n);
                 return n;
             }
         }
@@ -125,8 +125,8 @@ namespace ZeroMQ
         {
             using (var m = Lease())
             {
-                var r = new byte[(int)(ulong)Native.zmq_msg_size(m.Ptr)];
-                if (r.Length > 0) Marshal.Copy(Native.zmq_msg_data(m.Ptr), r, 0, r.Length);
+                var r = new byte[MsgCalls.Size(m.Ptr)];
+                if (r.Length > 0) Marshal.Copy(MsgCalls.Data(m.Ptr), r, 0, r.Length);
                 return r;
             }
         }
@@ -140,8 +140,8 @@ namespace ZeroMQ
             if (encoding == null) throw new ArgumentNullException("encoding");
             using (var m = Lease())
             {
-                int n = (int)(ulong)Native.zmq_msg_size(m.Ptr);
-                return n == 0 ? "" : encoding.GetString((byte*)Native.zmq_msg_data(m.Ptr), n);
+                int n = MsgCalls.Size(m.Ptr);
+                return n == 0 ? "" : encoding.GetString((byte*)MsgCalls.Data(m.Ptr), n);
             }
         }
 
@@ -169,17 +169,46 @@ namespace ZeroMQ
         public void Dispose()
         {
             if (Interlocked.Exchange(ref disposed, 1) != 0) return;
-            msg.Dispose();
+            if (Interlocked.Increment(ref gate) == 1) msg.Dispose();
         }
 
-        internal HandleLease Lease()
+        // As ZSocket's gate, cheaper than a SafeHandle lease (Mono inlines neither
+        // DangerousAddRef nor DangerousRelease): twice the number of native calls on the frame in
+        // progress, plus 1 once Dispose has run. The last call to leave after a Dispose frees the
+        // message, so a Dispose racing a call on another thread never frees it under that call.
+        int gate;
+
+        internal FrameLease Lease()
         {
-            if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("ZFrame");
-            return new HandleLease(msg);
+            if ((Interlocked.Add(ref gate, 2) & 1) != 0)
+            {
+                Leave();
+                throw new ObjectDisposedException("ZFrame");
+            }
+            return new FrameLease(this);
         }
+
+        internal void Leave()
+        {
+            if (Interlocked.Add(ref gate, -2) == 1) msg.Dispose();
+        }
+
+        internal IntPtr Ptr { get { return msg.DangerousGetHandle(); } }
 
         /// <summary>The body as UTF-8 text.</summary>
         public override string ToString() { return IsDisposed ? "ZFrame(disposed)" : ReadString(); }
+    }
+
+    /// <summary>Holds a frame's gate for the span of one native call.</summary>
+    internal struct FrameLease : IDisposable
+    {
+        readonly ZFrame f;
+
+        internal FrameLease(ZFrame f) { this.f = f; }
+
+        internal IntPtr Ptr { get { return f.Ptr; } }
+
+        public void Dispose() { f.Leave(); }
     }
 
     /// <summary>

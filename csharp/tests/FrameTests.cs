@@ -36,6 +36,37 @@ namespace ZeroMQ.Tests
             Assert.Throws<ArgumentNullException>(() => new ZFrame((string)null), "null text");
         }
 
+        // A frame is not thread-safe, but a Dispose racing reads on another thread must end in
+        // ObjectDisposedException, never in a read of freed memory.
+        [Test(TimeoutSeconds = 60)]
+        static void DisposeRacingReadsEndsInObjectDisposed()
+        {
+            for (int round = 0; round < 200; round++)
+            {
+                var f = new ZFrame("frame " + round);
+                int reads = 0;
+                Exception seen = null;
+                var started = new System.Threading.ManualResetEventSlim();
+                var reader = new System.Threading.Thread(() =>
+                {
+                    try
+                    {
+                        while (true)
+                        {
+                            if (f.ReadString() != "frame " + round) throw new Exception("wrong content");
+                            if (++reads == 10) started.Set();
+                        }
+                    }
+                    catch (Exception e) { seen = e; started.Set(); }
+                });
+                reader.Start();
+                started.Wait();
+                f.Dispose();
+                reader.Join();
+                Assert.True(seen is ObjectDisposedException, "round " + round + ": " + seen);
+            }
+        }
+
         [Test]
         static void MultipartMessagesThroughRouter(string transport)
         {
