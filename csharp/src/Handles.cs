@@ -1,4 +1,4 @@
-// SafeHandles for native contexts, sockets and messages. They give deterministic release on
+// SafeHandles for native contexts and sockets. They give deterministic release on
 // Dispose, a reference count that keeps a handle alive across a native call running on another
 // thread, and a finalizer that only frees what is safe to free from the finalizer thread.
 
@@ -62,30 +62,6 @@ namespace ZeroMQ
             owner.SocketClosed();
             context.DangerousRelease();
             return rc == 0;
-        }
-    }
-
-    /// <summary>A native zmq_msg_t (64 bytes of unmanaged memory), initialised, closed on release.</summary>
-    internal sealed class MsgHandle : SafeHandle
-    {
-        [MethodImpl(MethodImplOptions.NoInlining)] // compiled after LibraryLoader.Ensure (see there)
-        internal MsgHandle() : base(IntPtr.Zero, true)
-        {
-            // The allocation and the handle's ownership of it must not be separated by an
-            // exception, or the block would leak.
-            IntPtr p = Marshal.AllocHGlobal(Native.MsgSize);
-            SetHandle(p);
-            MsgCalls.Init(p); // cannot fail; the block always holds a valid message
-        }
-
-        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
-
-        protected override bool ReleaseHandle()
-        {
-            // zmq_msg_close on a message that is not in use by any call is safe from any thread.
-            MsgCalls.Close(handle);
-            Marshal.FreeHGlobal(handle);
-            return true;
         }
     }
 

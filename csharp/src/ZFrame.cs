@@ -19,14 +19,36 @@ namespace ZeroMQ
     /// </summary>
     public sealed class ZFrame : IDisposable
     {
-        readonly MsgHandle msg;
+        // The zmq_msg_t, in native memory; zero once freed.
+        IntPtr msg;
         int disposed;
 
         /// <summary>An empty frame.</summary>
         public ZFrame()
         {
             LibraryLoader.Ensure();
-            msg = new MsgHandle();
+            msg = NewMsg();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)] // compiled after LibraryLoader.Ensure (see there)
+        static IntPtr NewMsg()
+        {
+            IntPtr p = Marshal.AllocHGlobal(Native.MsgSize);
+            MsgCalls.Init(p); // cannot fail; the block always holds a valid message
+            return p;
+        }
+
+        /// <summary>Frees a frame that was never disposed.</summary>
+        ~ZFrame() { Free(); }
+
+        // zmq_msg_close on a message that no call is using is safe from any thread (the
+        // finalizer's included); the exchange makes it happen once.
+        void Free()
+        {
+            IntPtr p = Interlocked.Exchange(ref msg, IntPtr.Zero);
+            if (p == IntPtr.Zero) return;
+            MsgCalls.Close(p);
+            Marshal.FreeHGlobal(p);
         }
 
         /// <summary>A frame of <paramref name="size"/> bytes, zero-filled.</summary>
@@ -40,8 +62,8 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe void Clear()
         {
-            byte* p = (byte*)MsgCalls.Data(msg.DangerousGetHandle());
-            int n = MsgCalls.Size(msg.DangerousGetHandle());
+            byte* p = (byte*)MsgCalls.Data(msg);
+            int n = MsgCalls.Size(msg);
             for (int i = 0; i < n; i++) p[i] = 0;
         }
 
@@ -61,7 +83,7 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         void CopyIn(byte[] data, int offset, int count)
         {
-            Marshal.Copy(data, offset, MsgCalls.Data(msg.DangerousGetHandle()), count);
+            Marshal.Copy(data, offset, MsgCalls.Data(msg), count);
         }
 
         /// <summary>A frame holding <paramref name="text"/> in UTF-8.</summary>
@@ -70,13 +92,13 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         void Resize(int size)
         {
-            IntPtr p = msg.DangerousGetHandle();
+            IntPtr p = msg;
             MsgCalls.Close(p);
             if (Native.zmq_msg_init_size(p, (UIntPtr)(uint)size) != 0)
             {
                 ZError e = ZError.GetLastErr();
                 MsgCalls.Init(p);
-                msg.Dispose();
+                Dispose();
                 throw ZException.For(e, "zmq_msg_init_size");
             }
         }
@@ -169,7 +191,8 @@ namespace ZeroMQ
         public void Dispose()
         {
             if (Interlocked.Exchange(ref disposed, 1) != 0) return;
-            if (Interlocked.Increment(ref gate) == 1) msg.Dispose();
+            if (Interlocked.Increment(ref gate) == 1) Free();
+            GC.SuppressFinalize(this);
         }
 
         // As ZSocket's gate, cheaper than a SafeHandle lease (Mono inlines neither
@@ -190,10 +213,10 @@ namespace ZeroMQ
 
         internal void Leave()
         {
-            if (Interlocked.Add(ref gate, -2) == 1) msg.Dispose();
+            if (Interlocked.Add(ref gate, -2) == 1) Free();
         }
 
-        internal IntPtr Ptr { get { return msg.DangerousGetHandle(); } }
+        internal IntPtr Ptr { get { return msg; } }
 
         /// <summary>The body as UTF-8 text.</summary>
         public override string ToString() { return IsDisposed ? "ZFrame(disposed)" : ReadString(); }
