@@ -211,11 +211,9 @@ impl<T> Writer<T> {
     /// later ones private; used to hold back the frames of an incomplete message.
     #[inline]
     pub fn flush_to(&mut self, upto: usize) -> bool {
-        debug_assert!(upto <= self.written);
-        if upto <= self.flushed {
+        if !self.advance_flushed(upto) {
             return false;
         }
-        self.flushed = upto;
         // SeqCst store + SeqCst load pair with the reader's store to `asleep` and load of
         // `published` (a Dekker handshake): at least one side sees the other's write, so either
         // the reader finds these items or we see that it sleeps.
@@ -233,12 +231,21 @@ impl<T> Writer<T> {
     /// flush wait for the stores before it, the item's included, one queue at a time.
     #[inline]
     pub fn publish_to(&mut self, upto: usize) -> bool {
+        if !self.advance_flushed(upto) {
+            return false;
+        }
+        self.shared.published.store(upto, Ordering::Release);
+        true
+    }
+
+    /// Moves the flushed position to `upto`; false when that publishes nothing new.
+    #[inline(always)]
+    fn advance_flushed(&mut self, upto: usize) -> bool {
         debug_assert!(upto <= self.written);
         if upto <= self.flushed {
             return false;
         }
         self.flushed = upto;
-        self.shared.published.store(upto, Ordering::Release);
         true
     }
 
