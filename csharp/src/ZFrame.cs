@@ -191,19 +191,16 @@ namespace ZeroMQ
         public void Dispose()
         {
             if (Interlocked.Exchange(ref disposed, 1) != 0) return;
-            if (Interlocked.Increment(ref gate) == 1) Free();
+            if (gate.Close()) Free();
             GC.SuppressFinalize(this);
         }
 
-        // As ZSocket's gate, cheaper than a SafeHandle lease (Mono inlines neither
-        // DangerousAddRef nor DangerousRelease): twice the number of native calls on the frame in
-        // progress, plus 1 once Dispose has run. The last call to leave after a Dispose frees the
-        // message, so a Dispose racing a call on another thread never frees it under that call.
-        int gate;
+        // The frame's native calls against a Dispose on another thread (see CallGate).
+        CallGate gate;
 
         internal FrameLease Lease()
         {
-            if ((Interlocked.Add(ref gate, 2) & 1) != 0)
+            if (!gate.Enter())
             {
                 Leave();
                 throw new ObjectDisposedException("ZFrame");
@@ -213,7 +210,7 @@ namespace ZeroMQ
 
         internal void Leave()
         {
-            if (Interlocked.Add(ref gate, -2) == 1) Free();
+            if (gate.Leave()) Free();
         }
 
         internal IntPtr Ptr { get { return msg; } }

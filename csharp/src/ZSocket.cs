@@ -87,25 +87,24 @@ namespace ZeroMQ
         {
             if (Interlocked.Exchange(ref disposed, 1) != 0) return;
             handle.Disposing = true;
-            if (Interlocked.Increment(ref gate) == 1) handle.Dispose();
+            if (gate.Close()) handle.Dispose();
         }
 
-        // The guard of the per-message calls, cheaper than a SafeHandle lease: twice the number
-        // of such calls in progress, plus 1 once Dispose has run. Dispose closes the handle at
-        // once when no call is in progress, else the last call to leave does (closing twice is
-        // a no-op), so a Dispose racing a call on another thread never frees the socket under it.
-        int gate;
+        // The guard of the per-message calls (see CallGate): Dispose closes the handle at once
+        // when no call is in progress, else the last call to leave does (closing twice is a
+        // no-op).
+        CallGate gate;
 
         // Enter and Leave are written out in the per-message methods (Mono inlines neither a
         // method that throws nor a call in a finally block); these are their other paths.
         void Enter()
         {
-            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            if (!gate.Enter()) EnterDisposed();
         }
 
         void Leave()
         {
-            if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            if (gate.Leave()) handle.Dispose();
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -229,11 +228,11 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe int RecvFast(byte* p, int count, int flags)
         {
-            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            if (!gate.Enter()) EnterDisposed();
             IntPtr s = handle.DangerousGetHandle();
             int n = FastCalls.zmq_recv(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
             if (n < 0) return RecvEntered(s, p, count, flags);
-            if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            if (gate.Leave()) handle.Dispose();
             return n;
         }
 
@@ -245,13 +244,13 @@ namespace ZeroMQ
             }
             finally
             {
-                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+                if (gate.Leave()) handle.Dispose();
             }
         }
 
         unsafe int RecvPlain(byte* p, int count, int flags)
         {
-            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            if (!gate.Enter()) EnterDisposed();
             return RecvEntered(handle.DangerousGetHandle(), p, count, flags);
         }
 
@@ -402,11 +401,11 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe int SendFast(byte* p, int count, int flags)
         {
-            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            if (!gate.Enter()) EnterDisposed();
             IntPtr s = handle.DangerousGetHandle();
             int n = FastCalls.zmq_send(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
             if (n < 0) return SendEntered(s, p, count, flags);
-            if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+            if (gate.Leave()) handle.Dispose();
             return n;
         }
 
@@ -418,13 +417,13 @@ namespace ZeroMQ
             }
             finally
             {
-                if (Interlocked.Add(ref gate, -2) == 1) handle.Dispose();
+                if (gate.Leave()) handle.Dispose();
             }
         }
 
         unsafe int SendPlain(byte* p, int count, int flags)
         {
-            if ((Interlocked.Add(ref gate, 2) & 1) != 0) EnterDisposed();
+            if (!gate.Enter()) EnterDisposed();
             return SendEntered(handle.DangerousGetHandle(), p, count, flags);
         }
 
