@@ -1,4 +1,4 @@
-/* Shared bits of the scale programs (fanout_*, router_srv/dealer_cli, fanin_*, churn_*,
+/* Shared bits of the scale programs (fanout_*, spread_*, router_srv/dealer_cli, fanin_*, churn_*,
    slow_*) and the soak peer: checked ZeroMQ calls, what a process costs (CPU, RSS,
    descriptors, threads, read from getrusage and /proc/self), and the line protocol the
    driver (perf/harness/scale.py, perf/soak/soak.py) reads from stdout:
@@ -199,6 +199,63 @@ static inline void result (const char *fmt, ...)
     fputc ('\n', stdout);
     fflush (stdout);
     va_end (ap);
+}
+
+/* The receiving side of the fan-out and spread scenarios: reads the n sockets with zmq_poll
+   until each has delivered the end marker (SEQ_END), calling on_seq (state, socket index,
+   sequence number) for every other message and on_end (state, socket index, SEQ_END) at each
+   socket's end marker. A message too short for a sequence number counts in *errors. Dies after
+   120 s without a message. Returns cpu_us () at the first message, or -1 if none came. */
+typedef void (*seq_fn) (void *state, long socket, uint64_t seq);
+
+static inline long long read_until_end (void **socks, long n, const char *who, seq_fn on_seq, seq_fn on_end,
+                                        void *state, long *errors)
+{
+    zmq_pollitem_t *items = calloc ((size_t) n, sizeof *items);
+    if (!items)
+        die (who, "out of memory");
+    for (long i = 0; i < n; i++) {
+        items[i].socket = socks[i];
+        items[i].events = ZMQ_POLLIN;
+    }
+    long open = n;
+    long long cpu0 = -1;
+    double last_progress = now_us ();
+    zmq_msg_t msg;
+    zmq_msg_init (&msg);
+    while (open > 0) {
+        int rc = zmq_poll (items, (int) n, 1000);
+        zcheck (rc, "zmq_poll");
+        if (rc == 0) {
+            if (now_us () - last_progress > 120e6)
+                die (who, "no message for 120 s");
+            continue;
+        }
+        last_progress = now_us ();
+        for (long i = 0; i < n; i++) {
+            if (!(items[i].revents & ZMQ_POLLIN))
+                continue;
+            while (zmq_msg_recv (&msg, socks[i], ZMQ_DONTWAIT) >= 0) {
+                if (cpu0 < 0)
+                    cpu0 = cpu_us ();
+                if (zmq_msg_size (&msg) < 8) {
+                    (*errors)++;
+                    continue;
+                }
+                uint64_t seq = get_u64 (zmq_msg_data (&msg));
+                if (seq == SEQ_END) {
+                    on_end (state, i, seq);
+                    items[i].events = 0; /* read no further: its stream is over */
+                    open--;
+                    break;
+                }
+                on_seq (state, i, seq);
+            }
+        }
+    }
+    zmq_msg_close (&msg);
+    free (items);
+    return cpu0;
 }
 
 /* The one-to-many scenarios' end (fanout_*, spread_*): each receiving process reports its

@@ -9,6 +9,31 @@
    its error count to the sender's sync socket ("done"). */
 #include "scale_util.h"
 
+/* Each socket must see increasing sequence numbers (its share of the round robin). */
+struct expect {
+    long *got;
+    uint64_t *last;
+    long received;
+    long errors;
+};
+
+static void on_seq (void *state, long i, uint64_t seq)
+{
+    struct expect *e = state;
+    if (e->got[i] > 0 && seq <= e->last[i])
+        e->errors++;
+    e->last[i] = seq;
+    e->got[i]++;
+    e->received++;
+}
+
+static void on_end (void *state, long i, uint64_t seq)
+{
+    (void) state;
+    (void) i;
+    (void) seq;
+}
+
 int main (int argc, char *argv[])
 {
     if (argc != 5) {
@@ -20,63 +45,23 @@ int main (int argc, char *argv[])
     proc_init ();
     void *ctx = zctx ((int) n + 1);
     void **pulls = calloc ((size_t) n, sizeof *pulls);
-    zmq_pollitem_t *items = calloc ((size_t) n, sizeof *items);
-    long *got = calloc ((size_t) n, sizeof *got);
-    uint64_t *last = calloc ((size_t) n, sizeof *last);
+    struct expect e = {calloc ((size_t) n, sizeof *e.got), calloc ((size_t) n, sizeof *e.last), 0, 0};
+    if (!pulls || !e.got || !e.last)
+        die ("spread_pull", "out of memory");
     for (long i = 0; i < n; i++) {
         pulls[i] = zsock (ctx, ZMQ_PULL);
         zsetint (pulls[i], ZMQ_RCVHWM, 0, "ZMQ_RCVHWM");
         zsetint (pulls[i], ZMQ_LINGER, 0, "ZMQ_LINGER");
         zcheck (zmq_connect (pulls[i], argv[1]), "zmq_connect");
-        items[i].socket = pulls[i];
-        items[i].events = ZMQ_POLLIN;
     }
-    long errors = 0, received = 0, open = n;
-    long long cpu0 = -1;
-    double last_progress = now_us ();
-    zmq_msg_t msg;
-    zmq_msg_init (&msg);
-    while (open > 0) {
-        int rc = zmq_poll (items, (int) n, 1000);
-        zcheck (rc, "zmq_poll");
-        if (rc == 0) {
-            if (now_us () - last_progress > 120e6)
-                die ("spread_pull", "no message for 120 s");
-            continue;
-        }
-        last_progress = now_us ();
-        for (long i = 0; i < n; i++) {
-            if (!(items[i].revents & ZMQ_POLLIN))
-                continue;
-            while (zmq_msg_recv (&msg, pulls[i], ZMQ_DONTWAIT) >= 0) {
-                if (cpu0 < 0)
-                    cpu0 = cpu_us ();
-                if (zmq_msg_size (&msg) < 8) {
-                    errors++;
-                    continue;
-                }
-                uint64_t seq = get_u64 (zmq_msg_data (&msg));
-                if (seq == SEQ_END) {
-                    items[i].events = 0;
-                    open--;
-                    break;
-                }
-                if (got[i] > 0 && seq <= last[i])
-                    errors++;
-                last[i] = seq;
-                got[i]++;
-                received++;
-            }
-        }
-    }
+    long long cpu0 = read_until_end (pulls, n, "spread_pull", on_seq, on_end, &e, &e.errors);
     long long cpu1 = cpu_us ();
-    zmq_msg_close (&msg);
-    result ("sockets=%ld received=%ld errors=%ld cpu_us=%lld maxrss_kb=%ld", n, received, errors,
+    result ("sockets=%ld received=%ld errors=%ld cpu_us=%lld maxrss_kb=%ld", n, e.received, e.errors,
             cpu1 - (cpu0 < 0 ? cpu1 : cpu0), maxrss_kb ());
 
-    send_done (ctx, argv[2], errors);
+    send_done (ctx, argv[2], e.errors);
     for (long i = 0; i < n; i++)
         zmq_close (pulls[i]);
     zmq_ctx_term (ctx);
-    return errors ? 1 : 0;
+    return e.errors ? 1 : 0;
 }
