@@ -78,6 +78,12 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     this.maxFrameSize = b.maxFrameSize;
     this.handshaker = new ZmtpHandshaker(socketType, b.identity, b.protocol, b.asServer,
         b.maxFrameSize);
+    // Frames are retained slices of the input, and a stream of small frames leaves a partial
+    // frame at the end of most reads. The default (merging) cumulator then appends each read to
+    // the previous buffer, growing it by reallocation and copy until the partial frame is
+    // completed; the composite one adds the read as a component instead, so input is never
+    // copied or reallocated, and a read that ends on a frame boundary is passed on as it came.
+    setCumulator(COMPOSITE_CUMULATOR);
   }
 
   /** @return a builder; the socket type is required */
@@ -193,7 +199,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
           out.add(new ZmtpSubscription(in.getByte(start) == 1, topic));
         } else {
           if (messageDecoder != null) {
-            messageDecoder.frame(in.retainedSlice(start, len), h.more, out);
+            // A plain slice holding a reference to the input: no per-frame reference count
+            // or recycler round trip, as a retained (pooled) slice would have.
+            messageDecoder.frame(in.slice(start, len).retain(), h.more, out);
           } else {
             decoder.frame(ctx, in.slice(start, len), h.more, out);
           }

@@ -5,7 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The default {@link ZmtpDecoder}: builds {@link ZmtpMessage}s of retained slices. */
+/** The default {@link ZmtpDecoder}: builds {@link ZmtpMessage}s of slices of the input, each holding a reference to it. */
 public final class ZmtpMessageDecoder implements ZmtpDecoder {
   private final ArrayList<ByteBuf> frames = new ArrayList<>(8); // frames so far, reused
 
@@ -17,7 +17,7 @@ public final class ZmtpMessageDecoder implements ZmtpDecoder {
     frame(body.retainedSlice(), more, out);
   }
 
-  /** The codec's fast path: {@code retained} is already a retained slice of the input. */
+  /** The codec's fast path: {@code retained} is a slice that already holds its reference. */
   void frame(ByteBuf retained, boolean more, List<Object> out) {
     if (!more) {
       ByteBuf[] all;

@@ -240,4 +240,68 @@ class CodecPipelineTest {
     pump(c, d);
     assertFalse(c.ch.writeAndFlush(new Req(1, "x")).isSuccess());
   }
+
+  /**
+   * A stream whose reads end anywhere (in a header, in a body), with every message still held
+   * by the application while later reads arrive: each message is intact, and once released,
+   * every input buffer is freed.
+   */
+  @ParameterizedTest
+  @CsvSource({"ZMTP31", "ZMTP20", "ZMTP10"})
+  void readsSplitAnywhereWithMessagesHeld(ZmtpProtocol p) {
+    Side a = new Side(codec(ZmtpSocketType.DEALER, p, ""));
+    Side b = new Side(codec(ZmtpSocketType.DEALER, p, ""));
+    pump(a, b);
+    java.util.Random rnd = new java.util.Random(7);
+    int n = 2000;
+    for (int i = 0; i < n; i++) {
+      // sizes around the short/long frame boundary (255) and the copy limit (8 KiB)
+      int len = i % 97 == 0 ? 9000 + i : i % 5 == 0 ? 250 + i % 10 : i % 40;
+      byte[] body = new byte[len];
+      for (int k = 0; k < len; k++) {
+        body[k] = (byte) (i + k);
+      }
+      a.ch.write(ZmtpMessage.wrap(Unpooled.copyInt(i), Unpooled.wrappedBuffer(body)));
+    }
+    a.ch.flush();
+    ByteBuf all = Unpooled.buffer();
+    ByteBuf out;
+    while ((out = a.ch.readOutbound()) != null) {
+      all.writeBytes(out);
+      out.release();
+    }
+    List<ByteBuf> inputs = new java.util.ArrayList<>();
+    while (all.isReadable()) {
+      int k = Math.min(all.readableBytes(), 1 + rnd.nextInt(rnd.nextBoolean() ? 7 : 3000));
+      ByteBuf chunk = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(k);
+      chunk.writeBytes(all, k);
+      inputs.add(chunk);
+      b.ch.writeInbound(chunk.retain()); // our reference checks that it is freed later
+    }
+    all.release();
+    List<ZmtpMessage> got = new java.util.ArrayList<>();
+    Object o;
+    while ((o = b.rec.reads.poll()) != null) {
+      got.add((ZmtpMessage) o);
+    }
+    assertEquals(n, got.size());
+    for (int i = 0; i < n; i++) {
+      ZmtpMessage m = got.get(i);
+      assertEquals(2, m.size());
+      assertEquals(i, m.frame(0).getInt(m.frame(0).readerIndex()));
+      ByteBuf body = m.frame(1);
+      int len = i % 97 == 0 ? 9000 + i : i % 5 == 0 ? 250 + i % 10 : i % 40;
+      assertEquals(len, body.readableBytes());
+      for (int k = 0; k < len; k++) {
+        assertEquals((byte) (i + k), body.getByte(body.readerIndex() + k));
+      }
+      m.release();
+    }
+    b.ch.finishAndReleaseAll();
+    for (ByteBuf chunk : inputs) {
+      assertEquals(1, chunk.refCnt(), "only the test's reference is left");
+      assertTrue(chunk.release());
+    }
+    assertFalse(b.rec.error.isDone());
+  }
 }
