@@ -78,13 +78,40 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     this.maxFrameSize = b.maxFrameSize;
     this.handshaker = new ZmtpHandshaker(socketType, b.identity, b.protocol, b.asServer,
         b.maxFrameSize);
-    // Frames are retained slices of the input, and a stream of small frames leaves a partial
-    // frame at the end of most reads. The default (merging) cumulator then appends each read to
-    // the previous buffer, growing it by reallocation and copy until the partial frame is
-    // completed; the composite one adds the read as a component instead, so input is never
-    // copied or reallocated, and a read that ends on a frame boundary is passed on as it came.
-    setCumulator(COMPOSITE_CUMULATOR);
+    setCumulator(CUMULATOR);
   }
+
+  /**
+   * How a read joins the unread rest of the previous ones. A stream of small frames leaves a
+   * partial frame at the end of most reads: netty's merging cumulator appends each read to the
+   * previous buffer and grows it by reallocation (copying what was already consumed too) until
+   * a read ends on a frame boundary; a composite buffer makes every header and body access go
+   * through a component lookup. Here a read that finds nothing unread is taken as it came; one
+   * that fits in the rest of an exclusively held buffer is appended to it; otherwise the unread
+   * rest and the read are copied into one new buffer of exactly their size (slices handed out
+   * keep the old buffer alive as long as they need it).
+   */
+  private static final Cumulator CUMULATOR = (alloc, cumulation, in) -> {
+    if (!cumulation.isReadable()) {
+      cumulation.release();
+      return in;
+    }
+    try {
+      int add = in.readableBytes();
+      if (cumulation.refCnt() == 1 && !cumulation.isReadOnly()
+          && cumulation.maxFastWritableBytes() >= add) {
+        cumulation.writeBytes(in, in.readerIndex(), add);
+        return cumulation;
+      }
+      ByteBuf joined = alloc.ioBuffer(cumulation.readableBytes() + add);
+      joined.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
+      joined.writeBytes(in, in.readerIndex(), add);
+      cumulation.release();
+      return joined;
+    } finally {
+      in.release();
+    }
+  };
 
   /** @return a builder; the socket type is required */
   public static Builder builder() {
