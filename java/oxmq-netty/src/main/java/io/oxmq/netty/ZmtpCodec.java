@@ -204,8 +204,26 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       if (handshaker != null && !handshake(ctx, in)) {
         return;
       }
-      final ZmtpProtocol v = protocol;
-      final ZmtpWire.Header h = header;
+      decodeFrames(ctx, in, out);
+    } catch (ZmtpException e) {
+      failed = true;
+      in.skipBytes(in.readableBytes());
+      ctx.fireExceptionCaught(e);
+      ctx.close();
+    }
+  }
+
+  /**
+   * Decodes the whole frames in {@code in}. The frames handed to the message decoder are plain
+   * slices; the references they hold on {@code in} are taken together, once, on the way out
+   * (nothing downstream sees them before {@code decode} returns).
+   */
+  private void decodeFrames(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    final ZmtpProtocol v = protocol;
+    final ZmtpWire.Header h = header;
+    final int end = in.writerIndex();
+    int sliced = 0;
+    try {
       for (;;) {
         int r = in.readerIndex();
         int hl = ZmtpWire.parse(v, in, r, maxFrameSize, false, h);
@@ -213,7 +231,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
           return;
         }
         int len = (int) h.length;
-        if (in.writerIndex() - r - hl < len) {
+        if (end - r - hl < len) {
           return;
         }
         int start = r + hl;
@@ -226,9 +244,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
           out.add(new ZmtpSubscription(in.getByte(start) == 1, topic));
         } else {
           if (messageDecoder != null) {
-            // A plain slice holding a reference to the input: no per-frame reference count
-            // or recycler round trip, as a retained (pooled) slice would have.
-            messageDecoder.frame(in.slice(start, len).retain(), h.more, out);
+            // A plain slice: no per-frame reference count or recycler round trip, as a
+            // retained (pooled) slice would have.
+            sliced++;
+            messageDecoder.frame(in.slice(start, len), h.more, out);
           } else {
             decoder.frame(ctx, in.slice(start, len), h.more, out);
           }
@@ -236,11 +255,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
         in.readerIndex(start + len);
       }
-    } catch (ZmtpException e) {
-      failed = true;
-      in.skipBytes(in.readableBytes());
-      ctx.fireExceptionCaught(e);
-      ctx.close();
+    } finally {
+      if (sliced > 0) {
+        in.retain(sliced);
+      }
     }
   }
 
