@@ -18,7 +18,7 @@ public final class LocalLat {
             System.out.println("ready");
             System.out.flush();
             byte[] buf = new byte[size + 1];
-            for (int i = 0; i < roundtrips; i++) {
+            for (long i = -(long) Perf.warmup(); i < roundtrips; i++) {
                 int n = w.receive(buf);
                 Perf.check(n, size);
                 w.send(eid, buf, 0, n);

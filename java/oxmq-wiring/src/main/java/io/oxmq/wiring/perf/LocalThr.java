@@ -18,6 +18,9 @@ public final class LocalThr {
             System.out.println("ready");
             System.out.flush();
             byte[] buf = new byte[size + 1];
+            for (int i = Perf.warmup(); i > 0; i--) {
+                Perf.check(w.receive(buf), size);
+            }
             Perf.check(w.receive(buf), size);
             long t0 = System.nanoTime();
             for (int i = 1; i < count; i++) {

@@ -25,6 +25,27 @@ final class Perf {
         return 0;
     }
 
+    /**
+     * Untimed messages (or round trips) before the timed ones, from {@code -Dperf.warmup=N}; 0
+     * (the default) times from the first message, as libzmq's tools do. Both tools of a pair
+     * must get the same N: the sender sends N more, the receiver leaves N out of its clock
+     * (io.oxmq.perf's tools take the same property).
+     */
+    static int warmup() {
+        String v = System.getProperty("perf.warmup", "0");
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        System.err.println("error in -Dperf.warmup: not a count: " + v);
+        System.exit(1);
+        return 0;
+    }
+
     static void check(int got, int size) {
         if (got != size) {
             throw new IllegalStateException("message of " + got + " bytes, expected " + size);

@@ -19,6 +19,10 @@ public final class RemoteLat {
             w.bind("EG", "QL");
             w.bind("EL", "QG");
             byte[] buf = new byte[size + 1];
+            for (int i = Perf.warmup(); i > 0; i--) {
+                w.send(eid, buf, 0, size);
+                Perf.check(w.receive(buf), size);
+            }
             long t0 = System.nanoTime();
             for (int i = 0; i < roundtrips; i++) {
                 w.send(eid, buf, 0, size);

@@ -16,7 +16,7 @@ public final class RemoteThr {
             int eid = w.createExchange("E", Jzmq.SCOPE_LOCAL, "");
             w.bind("E", "Q");
             byte[] buf = new byte[size];
-            for (int i = 0; i < count; i++) {
+            for (long i = -(long) Perf.warmup(); i < count; i++) {
                 w.send(eid, buf);
             }
         }
