@@ -214,18 +214,20 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   }
 
   /**
-   * Decodes the whole frames in {@code in}. The frames handed to the message decoder are plain
-   * slices; the references they hold on {@code in} are taken together, once, on the way out
-   * (nothing downstream sees them before {@code decode} returns).
+   * Decodes the whole frames in {@code in}. The frames handed to the default message decoder
+   * are plain slices; the references they hold on {@code in} are taken together, with one
+   * {@code retain(n)}, and {@code in}'s reader index is set, on the way out, or before anything
+   * that runs application code (a command's handling, an application decoder), so that code
+   * sees the input as consumed up to the frame it is given.
    */
   private void decodeFrames(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     final ZmtpProtocol v = protocol;
     final ZmtpWire.Header h = header;
     final int end = in.writerIndex();
-    int sliced = 0;
+    int r = in.readerIndex(); // the next frame's start
+    int sliced = 0; // slices made since in's reference count and reader index were settled
     try {
       for (;;) {
-        int r = in.readerIndex();
         int hl = ZmtpWire.parse(v, in, r, maxFrameSize, false, h);
         if (hl == 0) {
           return;
@@ -235,30 +237,41 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
           return;
         }
         int start = r + hl;
+        r = start + len;
         if (h.command) {
-          command(ctx, in.slice(start, len), out);
+          ByteBuf body = in.slice(start, len);
+          settle(in, r, sliced);
+          sliced = 0;
+          command(ctx, body, out);
         } else if (subscriptionMessages && firstFrame && !h.more && len > 0
             && (in.getByte(start) & 0xFE) == 0) {
           byte[] topic = new byte[len - 1];
           in.getBytes(start + 1, topic);
           out.add(new ZmtpSubscription(in.getByte(start) == 1, topic));
         } else {
+          boolean more = h.more;
+          firstFrame = !more;
           if (messageDecoder != null) {
             // A plain slice: no per-frame reference count or recycler round trip, as a
             // retained (pooled) slice would have.
             sliced++;
-            messageDecoder.frame(in.slice(start, len), h.more, out);
+            messageDecoder.frame(in.slice(start, len), more, out);
           } else {
-            decoder.frame(ctx, in.slice(start, len), h.more, out);
+            ByteBuf body = in.slice(start, len);
+            in.readerIndex(r);
+            decoder.frame(ctx, body, more, out);
           }
-          firstFrame = !h.more;
         }
-        in.readerIndex(start + len);
       }
     } finally {
-      if (sliced > 0) {
-        in.retain(sliced);
-      }
+      settle(in, r, sliced);
+    }
+  }
+
+  private static void settle(ByteBuf in, int readerIndex, int sliced) {
+    in.readerIndex(readerIndex);
+    if (sliced > 0) {
+      in.retain(sliced);
     }
   }
 

@@ -2,12 +2,16 @@ package io.oxmq.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
-/** The default {@link ZmtpDecoder}: builds {@link ZmtpMessage}s of slices of the input, each holding a reference to it. */
+/**
+ * The default {@link ZmtpDecoder}: builds {@link ZmtpMessage}s of slices of the input, each
+ * holding a reference to it.
+ */
 public final class ZmtpMessageDecoder implements ZmtpDecoder {
-  private final ArrayList<ByteBuf> frames = new ArrayList<>(8); // frames so far, reused
+  private ByteBuf[] frames = new ByteBuf[8]; // the frames so far of a message with MORE, reused
+  private int count;
 
   /** Creates a decoder. */
   public ZmtpMessageDecoder() {}
@@ -17,28 +21,33 @@ public final class ZmtpMessageDecoder implements ZmtpDecoder {
     frame(body.retainedSlice(), more, out);
   }
 
-  /** The codec's fast path: {@code retained} is a slice that already holds its reference. */
-  void frame(ByteBuf retained, boolean more, List<Object> out) {
+  /**
+   * The codec's fast path: {@code slice} is a slice of the input that holds (or, by the time
+   * the codec's decode call returns, will hold) its own reference on it.
+   */
+  void frame(ByteBuf slice, boolean more, List<Object> out) {
+    if (!more && count == 0) {
+      out.add(ZmtpMessage.adopt(new ByteBuf[] {slice}));
+      return;
+    }
+    if (count == frames.length) {
+      frames = Arrays.copyOf(frames, count * 2);
+    }
+    frames[count++] = slice;
     if (!more) {
-      ByteBuf[] all;
-      if (frames.isEmpty()) {
-        all = new ByteBuf[] {retained};
-      } else {
-        frames.add(retained);
-        all = frames.toArray(new ByteBuf[0]);
-        frames.clear();
-      }
+      ByteBuf[] all = Arrays.copyOf(frames, count);
+      Arrays.fill(frames, 0, count, null);
+      count = 0;
       out.add(ZmtpMessage.adopt(all));
-    } else {
-      frames.add(retained);
     }
   }
 
   @Override
   public void close() {
-    for (ByteBuf f : frames) {
-      f.release();
+    for (int i = 0; i < count; i++) {
+      frames[i].release();
+      frames[i] = null;
     }
-    frames.clear();
+    count = 0;
   }
 }

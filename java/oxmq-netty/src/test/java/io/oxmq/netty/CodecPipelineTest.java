@@ -304,4 +304,55 @@ class CodecPipelineTest {
     }
     assertFalse(b.rec.error.isDone());
   }
+
+  /**
+   * An application that closes the channel when the codec hands it a command (a user event) in
+   * the middle of an input: each message of the input is delivered once, nothing fails, and the
+   * input is freed.
+   */
+  @Test
+  void channelClosedByTheApplicationInTheMiddleOfAnInput() {
+    Side a = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    Recorder rec = new Recorder() {
+      @Override
+      public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        super.userEventTriggered(ctx, evt);
+        if (evt instanceof ZmtpCommand) {
+          ctx.close();
+        }
+      }
+    };
+    EmbeddedChannel bch = new EmbeddedChannel(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""), rec);
+    // the handshake, by hand: a's output to b and back
+    for (int i = 0; i < 10; i++) {
+      ByteBuf x;
+      while ((x = a.ch.readOutbound()) != null) {
+        bch.writeInbound(x);
+      }
+      while ((x = bch.readOutbound()) != null) {
+        a.ch.writeInbound(x);
+      }
+    }
+    assertTrue(rec.handshake.isDone());
+    ByteBuf in = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer();
+    in.writeBytes(new byte[] {0, 1, 'a'});
+    ZmtpCommand.of("X-TEST", new byte[] {7}).writeFrame(in);
+    for (int i = 0; i < 5; i++) {
+      in.writeBytes(new byte[] {0, 1, (byte) ('b' + i)});
+    }
+    bch.writeInbound(in.retain());
+    int messages = 0;
+    Object o;
+    while ((o = rec.reads.poll()) != null) {
+      assertInstanceOf(ZmtpMessage.class, o);
+      assertEquals(String.valueOf((char) ('a' + messages)), ((ZmtpMessage) o).frameAsString(0));
+      ((ZmtpMessage) o).release();
+      messages++;
+    }
+    assertEquals(6, messages, "each message once");
+    assertFalse(rec.error.isDone());
+    assertFalse(bch.isOpen());
+    assertEquals(1, in.refCnt(), "only the test's reference is left");
+    assertTrue(in.release());
+  }
 }

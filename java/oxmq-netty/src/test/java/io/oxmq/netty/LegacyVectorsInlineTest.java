@@ -58,6 +58,8 @@ class LegacyVectorsInlineTest {
     check("frames:2.0", "valid", hex("01 01 61 01 00 00 01 63"));
     check("frames:2.0", "error:ReservedFlags", hex("04 00"));
     check("frames:2.0/max=299", "error:TooLarge", hex("02 00 00 00 00 00 00 01 2c"));
+    check("frames:2.0/max=2", "error:TooLarge", hex("00 03 61 62 63"));
+    check("frames:2.0/max=3", "valid", hex("00 03 61 62 63"));
   }
 
   @Test
