@@ -27,23 +27,9 @@ final class ZmtpWire {
     if (avail < 1) {
       return 0;
     }
-    if (v != ZmtpProtocol.ZMTP10 && avail >= 2) {
-      // The common case, a short 2.0/3.x frame: flags and length in one read.
-      int fl = in.getUnsignedShort(idx);
-      int f = fl >>> 8;
-      if ((f & 0x02) == 0 && (f & (v == ZmtpProtocol.ZMTP20 ? ~0x03 : ~0x07)) == 0
-          && (f & 0x05) != 0x05) {
-        long len = fl & 0xFF;
-        if (len > max) {
-          throw new ZmtpException("TooLarge", "frame of " + len + " bytes over the limit " + max);
-        }
-        h.length = len;
-        h.more = (f & 0x01) != 0;
-        h.command = (f & 0x04) != 0;
-        return 2;
-      }
-    }
-    int b0 = in.getUnsignedByte(idx);
+    // 2.0/3.x: flags and a short frame's length in one read when both bytes are there.
+    int fl = v != ZmtpProtocol.ZMTP10 && avail >= 2 ? in.getUnsignedShort(idx) : -1;
+    int b0 = fl >= 0 ? fl >>> 8 : in.getUnsignedByte(idx);
     if (v == ZmtpProtocol.ZMTP10) {
       long len;
       int hl;
@@ -102,7 +88,7 @@ final class ZmtpWire {
       if (avail < 2) {
         return 0;
       }
-      len = in.getUnsignedByte(idx + 1);
+      len = fl & 0xFF;
       hl = 2;
     }
     if (len > max) {
