@@ -407,6 +407,12 @@ impl Msg {
         self.props.as_ref()
     }
 
+    /// The properties as [`Msg::replace_with_props`] takes them.
+    #[inline]
+    pub(crate) fn props_option(&self) -> &Option<Arc<Properties>> {
+        &self.props
+    }
+
     #[inline]
     pub(crate) fn set_props(&mut self, props: Option<Arc<Properties>>) {
         self.props = props;

@@ -154,6 +154,9 @@ fn router_handover_takes_over_identity(t: Transport) {
     a.connect(&ep).unwrap();
     a.send("from a", 0).unwrap();
     assert_eq!(recv_parts(&mut router), vec![b"X".to_vec(), b"from a".to_vec()]);
+    // Routed to a first, so the router's memory of the last peer points at a's pipe.
+    send_parts(&mut router, &[b"X", b"to a"]);
+    assert_eq!(recv_bytes(&mut a), b"to a");
     let mut b = socket(&ctx, T::Dealer);
     b.set_bytes(opt::ROUTING_ID, b"X").unwrap();
     b.connect(&ep).unwrap();
@@ -162,6 +165,44 @@ fn router_handover_takes_over_identity(t: Transport) {
     send_parts(&mut router, &[b"X", b"to the newcomer"]);
     assert_eq!(recv_bytes(&mut b), b"to the newcomer");
     assert_quiet(&mut a);
+}
+
+/// Routing ids longer than a frame holds inline, interleaved peers and multi-part messages:
+/// each message is announced by its own peer's id, and replies reach the right peer.
+fn router_long_ids_and_interleaved_peers(t: Transport) {
+    let ctx = Context::new();
+    let mut router = socket(&ctx, T::Router);
+    let ep = bind(&mut router, t);
+    let long = [b'L'; 200];
+    let mut a = socket(&ctx, T::Dealer);
+    a.set_bytes(opt::ROUTING_ID, &long).unwrap();
+    a.connect(&ep).unwrap();
+    let mut b = socket(&ctx, T::Dealer);
+    b.set_bytes(opt::ROUTING_ID, b"b").unwrap();
+    b.connect(&ep).unwrap();
+    for i in 0..50u8 {
+        a.send_multipart([&[i][..], b"a-more"], 0).unwrap();
+        b.send(&[i][..], 0).unwrap();
+    }
+    let (mut from_a, mut from_b) = (0u8, 0u8);
+    for _ in 0..100 {
+        let parts = recv_parts(&mut router);
+        if parts[0] == long {
+            assert_eq!(parts[1..], [vec![from_a], b"a-more".to_vec()]);
+            from_a += 1;
+        } else {
+            assert_eq!(parts[0], b"b");
+            assert_eq!(parts[1..], [vec![from_b]]);
+            from_b += 1;
+        }
+        let to: &[u8] = if parts[0] == long { &long } else { b"b" };
+        send_parts(&mut router, &[to, &parts[1]]);
+    }
+    assert_eq!((from_a, from_b), (50, 50));
+    for i in 0..50u8 {
+        assert_eq!(recv_bytes(&mut a), [i]);
+        assert_eq!(recv_bytes(&mut b), [i]);
+    }
 }
 
 fn connect_routing_id_names_the_peer(t: Transport) {
@@ -326,6 +367,7 @@ per_transport!(
     req_relaxed_and_correlated,
     router_notify_connect_and_disconnect,
     router_handover_takes_over_identity,
+    router_long_ids_and_interleaved_peers,
     connect_routing_id_names_the_peer,
 );
 

@@ -21,8 +21,16 @@ use std::collections::HashMap;
 
 pub(crate) struct Router {
     fq: Fq,
+    /// Keyed by ids peers choose, so hashed with std's keyed hash (no collision flooding);
+    /// `last_out` spares the hash for a run of messages to one peer.
     by_id: HashMap<Bytes, usize>,
-    id_of: HashMap<usize, Bytes>,
+    /// The routing id of each identified pipe, by slot (empty: none).
+    id_of: Vec<Bytes>,
+    /// The same ids as ready routing-id frames (MORE set), cloned for each message received:
+    /// building one from the bytes for each message costs a store-forwarding stall.
+    id_frame: Vec<Msg>,
+    /// The peer the previous message went to: (id, slot), cleared when that pipe goes.
+    last_out: Option<(Bytes, usize)>,
     /// Pipes whose routing-id frame has not arrived yet.
     anonymous: Vec<usize>,
     next_id: u32,
@@ -31,8 +39,11 @@ pub(crate) struct Router {
     /// ROUTER_NOTIFY flags, and the routing ids of the notifications not yet received.
     notify: i32,
     notifications: std::collections::VecDeque<Bytes>,
-    /// Receiving: the routing-id frame was returned, the message follows.
-    pending_in: Option<Msg>,
+    /// Receiving: the routing-id frame was returned and this first frame of the message
+    /// follows (`has_pending`). Kept when empty so the connection's properties pass from
+    /// frame to frame without reference counting.
+    pending_in: Msg,
+    has_pending: bool,
     more_in: bool,
     /// Sending: where the current message goes (None while dropping it).
     out: Option<usize>,
@@ -46,7 +57,9 @@ impl Router {
         Router {
             fq: Fq::default(),
             by_id: HashMap::new(),
-            id_of: HashMap::new(),
+            id_of: Vec::new(),
+            id_frame: Vec::new(),
+            last_out: None,
             anonymous: Vec::new(),
             // libzmq starts from a random value so ids differ across restarts.
             next_id: std::time::SystemTime::now()
@@ -57,7 +70,8 @@ impl Router {
             handover: false,
             notify: 0,
             notifications: Default::default(),
-            pending_in: None,
+            pending_in: Msg::new(),
+            has_pending: false,
             more_in: false,
             out: None,
             more_out: false,
@@ -84,7 +98,7 @@ impl Router {
         if let Some(&old) = self.by_id.get(&id) {
             if self.handover {
                 self.by_id.remove(&id);
-                self.id_of.remove(&old);
+                self.forget(old);
                 self.fq.detach(old);
                 if self.out == Some(old) {
                     self.out = None;
@@ -100,9 +114,39 @@ impl Router {
             self.notifications.push_back(id.clone());
         }
         self.by_id.insert(id.clone(), slot);
-        self.id_of.insert(slot, id);
+        if self.id_of.len() <= slot {
+            self.id_of.resize(slot + 1, Bytes::new());
+            self.id_frame.resize_with(slot + 1, Msg::new);
+        }
+        let mut frame = Msg::from_bytes(id.clone());
+        frame.set_more(true);
+        self.id_frame[slot] = frame;
+        self.id_of[slot] = id;
         self.fq.attach(slot);
         true
+    }
+
+    /// Drops `slot`'s routing id (and the send cache if it points there); returns the id.
+    fn forget(&mut self, slot: usize) -> Option<Bytes> {
+        if self.last_out.as_ref().is_some_and(|(_, s)| *s == slot) {
+            self.last_out = None;
+        }
+        let id = std::mem::take(self.id_of.get_mut(slot)?);
+        self.id_frame[slot] = Msg::new();
+        (!id.is_empty()).then_some(id)
+    }
+
+    /// The slot of the peer called `id`, if one is connected.
+    #[inline]
+    fn route(&mut self, id: &[u8]) -> Option<usize> {
+        if let Some((last, slot)) = &self.last_out {
+            if last.as_ref() == id {
+                return Some(*slot);
+            }
+        }
+        let (key, &slot) = self.by_id.get_key_value(id)?;
+        self.last_out = Some((key.clone(), slot));
+        Some(slot)
     }
 }
 
@@ -112,7 +156,7 @@ impl Pattern for Router {
     }
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
         self.anonymous.retain(|&s| s != slot);
-        if let Some(id) = self.id_of.remove(&slot) {
+        if let Some(id) = self.forget(slot) {
             self.by_id.remove(&id);
             if self.notify & opt::NOTIFY_DISCONNECT != 0 {
                 self.notifications.push_back(id);
@@ -139,8 +183,8 @@ impl Pattern for Router {
                 return Ok(());
             }
             self.out = None;
-            match self.by_id.get(msg.as_slice()) {
-                Some(&slot) => {
+            match self.route(msg.as_slice()) {
+                Some(slot) => {
                     // Full: EAGAIN under MANDATORY, otherwise the message is dropped.
                     let room = if self.mandatory { pipes.check_write_or_again(slot) } else { pipes.check_write(slot) };
                     if room {
@@ -177,36 +221,52 @@ impl Pattern for Router {
         Ok(())
     }
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
-        if let Some(m) = self.pending_in.take() {
-            self.more_in = m.more();
-            return Ok(m);
+        let mut m = Msg::new();
+        self.recv_into(pipes, &mut m)?;
+        Ok(m)
+    }
+    #[inline]
+    fn recv_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
+        if self.has_pending {
+            // The first frame after the routing id; `pending_in` keeps the id frame, with the
+            // same properties, for the next message to overwrite.
+            std::mem::swap(out, &mut self.pending_in);
+            self.has_pending = false;
+            self.more_in = out.more();
+            return Ok(());
         }
-        if !self.more_in {
-            if let Some(id) = self.notifications.pop_front() {
-                // [routing id, empty frame], as libzmq delivers a notification.
-                self.pending_in = Some(Msg::new());
-                let mut idm = Msg::from(id);
-                idm.set_more(true);
-                self.more_in = true;
-                return Ok(idm);
-            }
-        }
-        let (m, slot) = self.fq.recv(pipes)?;
         if self.more_in {
-            self.more_in = m.more();
-            return Ok(m);
+            self.fq.recv_into(pipes, out)?;
+            self.more_in = out.more();
+            return Ok(());
         }
-        let id = self.id_of.get(&slot).cloned().unwrap_or_default();
+        if let Some(id) = self.notifications.pop_front() {
+            // [routing id, empty frame], as libzmq delivers a notification.
+            self.pending_in = Msg::new();
+            self.has_pending = true;
+            let mut idm = Msg::from(id);
+            idm.set_more(true);
+            self.more_in = true;
+            out.replace_with(idm);
+            return Ok(());
+        }
+        let slot = self.fq.recv_into(pipes, &mut self.pending_in)?;
         // The routing-id frame carries the connection's properties too, as libzmq's does.
-        let mut idm = Msg::from(id);
-        idm.set_props(m.props_arc().cloned());
-        self.pending_in = Some(m);
-        idm.set_more(true);
+        let idm = match self.id_frame.get(slot) {
+            Some(f) => f.clone(),
+            None => {
+                let mut f = Msg::new();
+                f.set_more(true);
+                f
+            }
+        };
+        out.replace_with_props(idm, self.pending_in.props_option());
+        self.has_pending = true;
         self.more_in = true;
-        Ok(idm)
+        Ok(())
     }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
-        self.pending_in.is_some() || self.more_in || !self.notifications.is_empty() || self.fq.has_in(pipes)
+        self.has_pending || self.more_in || !self.notifications.is_empty() || self.fq.has_in(pipes)
     }
     fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
         true
