@@ -15,6 +15,7 @@ use std::time::Instant;
 per_transport!(
     client_server_routing_ids,
     client_server_errors,
+    server_forgets_a_departed_peer,
     client_load_balances_over_servers,
     radio_dish_groups,
     radio_dish_join_before_connect_and_leave,
@@ -67,6 +68,45 @@ fn client_server_routing_ids(t: Transport) {
         assert_eq!(m.routing_id(), 0);
     }
     assert_quiet(&mut server);
+}
+
+/// A peer that left is unreachable by its id, even right after a message went to it and when
+/// a newcomer takes its place; the newcomer has an id of its own.
+fn server_forgets_a_departed_peer(t: Transport) {
+    let ctx = ctx();
+    let mut server = socket(&ctx, T::Server);
+    let ep = bind(&mut server, t);
+    let mut a = socket(&ctx, T::Client);
+    a.connect(&ep).unwrap();
+    a.send("from a", 0).unwrap();
+    let id_a = server.recv(0).unwrap().routing_id();
+    let mut m = Msg::from("to a");
+    m.set_routing_id(id_a).unwrap();
+    server.send_msg(&mut m, 0).unwrap();
+    assert_eq!(recv_bytes(&mut a), b"to a");
+    drop(a);
+    eventually("the server sees a go", || {
+        let mut m = Msg::from("to a, gone");
+        m.set_routing_id(id_a).unwrap();
+        match server.send_msg(&mut m, opt::DONTWAIT) {
+            Err(Error::HostUnreach) => Some(()),
+            Ok(()) | Err(Error::Again) => None,
+            Err(e) => panic!("send: {e:?}"),
+        }
+    });
+    let mut b = socket(&ctx, T::Client);
+    b.connect(&ep).unwrap();
+    b.send("from b", 0).unwrap();
+    let id_b = server.recv(0).unwrap().routing_id();
+    assert_ne!(id_b, id_a);
+    let mut stale = Msg::from("to a again");
+    stale.set_routing_id(id_a).unwrap();
+    assert_eq!(server.send_msg(&mut stale, 0), Err(Error::HostUnreach));
+    let mut m = Msg::from("to b");
+    m.set_routing_id(id_b).unwrap();
+    server.send_msg(&mut m, 0).unwrap();
+    assert_eq!(recv_bytes(&mut b), b"to b");
+    assert_quiet(&mut b);
 }
 
 fn client_server_errors(t: Transport) {

@@ -22,7 +22,11 @@ use std::collections::HashMap;
 pub(crate) struct Server {
     fq: Fq,
     by_id: HashMap<u32, usize>,
-    id_of: HashMap<usize, u32>,
+    /// The routing id of each attached pipe, by slot (0: none).
+    id_of: Vec<u32>,
+    /// The destination of the previous send, (id, slot): spares the lookup for a run of
+    /// messages to one peer; cleared when that pipe goes.
+    last_out: (u32, usize),
     next_id: u32,
     last_attached: u32,
     prefetched: Option<Msg>,
@@ -35,7 +39,8 @@ impl Server {
         Server {
             fq: Fq::default(),
             by_id: HashMap::new(),
-            id_of: HashMap::new(),
+            id_of: Vec::new(),
+            last_out: (0, 0),
             // A random start, so ids differ across restarts and a stale id held by the
             // application is unlikely to name a new peer.
             next_id: std::time::SystemTime::now()
@@ -59,25 +64,38 @@ impl Server {
     }
 
     fn next(&mut self, pipes: &mut Pipes) -> Result<Msg> {
+        let mut m = Msg::new();
+        self.next_into(pipes, &mut m)?;
+        Ok(m)
+    }
+
+    /// The next single-part message into `out`, tagged with its peer's id; multi-part
+    /// messages are dropped whole (and counted).
+    #[inline]
+    fn next_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
         if let Some(m) = self.prefetched.take() {
-            return Ok(m);
+            out.replace_with(m);
+            return Ok(());
         }
         loop {
-            let (mut m, slot) = self.fq.recv(pipes)?;
-            if m.more() {
+            let slot = self.fq.recv_into(pipes, out)?;
+            if out.more() {
                 self.dropped += 1;
-                while let Ok((m, _)) = self.fq.recv(pipes) {
-                    if !m.more() {
+                while self.fq.recv_into(pipes, out).is_ok() {
+                    if !out.more() {
                         break;
                     }
                 }
+                out.replace_with(Msg::new());
                 continue;
             }
-            if let Some(&id) = self.id_of.get(&slot) {
-                // Ids are never 0, so this cannot fail.
-                let _ = m.set_routing_id(id);
+            if let Some(&id) = self.id_of.get(slot) {
+                if id != 0 {
+                    // Ids are never 0, so this cannot fail.
+                    let _ = out.set_routing_id(id);
+                }
             }
-            return Ok(m);
+            return Ok(());
         }
     }
 }
@@ -86,13 +104,19 @@ impl Pattern for Server {
     fn attach(&mut self, _pipes: &mut Pipes, slot: usize) {
         let id = self.fresh_id();
         self.by_id.insert(id, slot);
-        self.id_of.insert(slot, id);
+        if self.id_of.len() <= slot {
+            self.id_of.resize(slot + 1, 0);
+        }
+        self.id_of[slot] = id;
         self.last_attached = id;
         self.fq.attach(slot);
     }
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
-        if let Some(id) = self.id_of.remove(&slot) {
+        if let Some(id) = self.id_of.get_mut(slot).map(std::mem::take) {
             self.by_id.remove(&id);
+            if self.last_out.0 == id {
+                self.last_out = (0, 0);
+            }
         }
         self.fq.detach(slot);
     }
@@ -104,8 +128,15 @@ impl Pattern for Server {
         if msg.more() {
             return Err(Error::Invalid);
         }
-        let Some(&slot) = self.by_id.get(&msg.routing_id()) else {
-            return Err(Error::HostUnreach);
+        let id = msg.routing_id();
+        let slot = if id != 0 && self.last_out.0 == id {
+            self.last_out.1
+        } else {
+            let Some(&slot) = self.by_id.get(&id) else {
+                return Err(Error::HostUnreach);
+            };
+            self.last_out = (id, slot);
+            slot
         };
         if !pipes.check_write_or_again(slot) {
             return Err(Error::Again);
@@ -118,6 +149,10 @@ impl Pattern for Server {
     }
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
         self.next(pipes)
+    }
+    #[inline]
+    fn recv_into(&mut self, pipes: &mut Pipes, out: &mut Msg) -> Result<()> {
+        self.next_into(pipes, out)
     }
     fn has_in(&mut self, pipes: &mut Pipes) -> bool {
         if self.prefetched.is_some() {
