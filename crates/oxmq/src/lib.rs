@@ -44,7 +44,7 @@ pub use msg::{Msg, INLINE_CAP};
 pub use properties::Properties;
 pub use poll::{poll, PollItem};
 pub use poll::{AsSocket, PollEvent, Poller};
-pub use socket::{PeerStats, Socket, SocketStats, SocketType, SyncGuard, SyncSocket};
+pub use socket::{PeerStats, Socket, SocketStats, SocketType, SyncGuard, SyncSocket, WAIT_ALSO_MAX};
 
 #[cfg(test)]
 mod smoke_tests;

@@ -275,3 +275,76 @@ fn a_stream_held_at_the_hwm_is_resumed_by_the_reader() {
         assert!(stats.direct_resumes > 0, "{t:?}: the reader never resumed the input itself: {stats:?}");
     }
 }
+
+/// `wait_recv_also`: a wait on one socket also ends when another socket's level-triggered
+/// descriptor becomes readable, keeps the direct path for its own connections, and times out
+/// when neither has anything.
+#[test]
+fn a_wait_also_watches_other_sockets() {
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let ctx = Context::new();
+        let (mut main, mut main_peer, _) = pair(&ctx, t, T::Pair, T::Pair);
+        let (mut other, mut other_peer, _) = pair(&ctx, t, T::Pull, T::Push);
+        other.set_fd_level(opt::POLLIN).unwrap();
+        // Both connections are up before the waits start.
+        main_peer.send("m0", 0).unwrap();
+        assert_eq!(recv_bytes(&mut main), b"m0");
+        other_peer.send("o0", 0).unwrap();
+        assert_eq!(recv_bytes(&mut other), b"o0");
+        assert_eq!(other.recv(opt::DONTWAIT).unwrap_err(), Error::Again);
+
+        assert_eq!(
+            main.wait_recv_also(Some(Duration::from_millis(30)), &[other.fd()]).unwrap_err(),
+            Error::Again,
+            "{t:?}: nothing sent, the wait times out"
+        );
+        let fd = other.fd();
+        let sender = std::thread::spawn(move || {
+            other_peer.send("o1", 0).unwrap();
+            other_peer
+        });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match other.recv(opt::DONTWAIT) {
+                Ok(m) => {
+                    assert_eq!(m.to_vec(), b"o1");
+                    break;
+                }
+                Err(Error::Again) => {}
+                Err(e) => panic!("{e:?}"),
+            }
+            assert!(Instant::now() < deadline, "{t:?}: the other socket's message never woke the wait");
+            match main.wait_recv_also(Some(Duration::from_secs(5)), &[fd]) {
+                Ok(()) | Err(Error::Again) => {}
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+        let _other_peer = sender.join().unwrap();
+        assert_eq!(main.recv(opt::DONTWAIT).unwrap_err(), Error::Again, "the main socket got nothing");
+
+        // The main socket's own input ends the wait too, read on this thread.
+        let before = main.stats().direct_reads;
+        let echo = std::thread::spawn(move || {
+            for i in 0..50u32 {
+                main_peer.send(&i.to_be_bytes()[..], 0).unwrap();
+                assert_eq!(recv_bytes(&mut main_peer), b"ack");
+            }
+        });
+        for i in 0..50u32 {
+            let m = loop {
+                match main.recv(opt::DONTWAIT) {
+                    Ok(m) => break m,
+                    Err(Error::Again) => main.wait_recv_also(Some(Duration::from_secs(5)), &[fd]).or_else(|e| {
+                        if e == Error::Again { Ok(()) } else { Err(e) }
+                    }).unwrap(),
+                    Err(e) => panic!("{e:?}"),
+                }
+            };
+            assert_eq!(m.to_vec(), i.to_be_bytes());
+            main.send("ack", 0).unwrap();
+        }
+        echo.join().unwrap();
+        assert!(main.stats().direct_reads > before, "{t:?}: the main socket's waits never read directly");
+        assert_eq!(main.wait_recv_also(None, &[fd; 5]).unwrap_err(), Error::Invalid);
+    }
+}

@@ -11,6 +11,7 @@
 
 mod dealer;
 mod direct;
+pub use direct::WAIT_ALSO_MAX;
 mod dist;
 mod fq;
 mod lb;
@@ -998,7 +999,7 @@ impl Socket {
         }
         let deadline = deadline(self.options.rcvtimeo);
         loop {
-            self.wait_input(deadline)?;
+            self.wait_input(deadline, &[])?;
             self.pipes.waits += 1;
             match self.pattern.recv(&mut self.pipes) {
                 Err(Error::Again) => continue,
