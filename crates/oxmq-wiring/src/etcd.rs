@@ -158,7 +158,7 @@ impl Etcd {
 }
 
 fn encode_value(session: &str, r: &Record) -> String {
-    format!("{session}\n{}\n{}\n{}", r.kind.as_str(), r.endpoint, r.style.as_str())
+    format!("{session}\n{}\n{}\n{}\n{}", r.kind.as_str(), r.endpoint, r.style.as_str(), r.link)
 }
 
 fn decode_value(v: &str) -> Option<(String, Record)> {
@@ -167,7 +167,9 @@ fn decode_value(v: &str) -> Option<(String, Record)> {
     let kind = Kind::parse(it.next()?)?;
     let endpoint = it.next()?.to_string();
     let style = Style::parse(it.next()?)?;
-    Some((session, Record { kind, endpoint, style }))
+    // Values written before links existed end here.
+    let link = it.next().unwrap_or_default().to_string();
+    Some((session, Record { kind, endpoint, style, link }))
 }
 
 /// The body of an HTTP response (de-chunked), once the headers are complete.
@@ -285,7 +287,7 @@ mod tests {
 
     #[test]
     fn values_round_trip() {
-        let r = Record { kind: Kind::Exchange, endpoint: "tcp://10.0.0.1:5555".into(), style: Style::LoadBalance };
+        let r = Record { kind: Kind::Exchange, endpoint: "tcp://10.0.0.1:5555".into(), style: Style::LoadBalance, link: "tcp://10.0.0.1:5556".into() };
         assert_eq!(decode_value(&encode_value("abc", &r)), Some(("abc".into(), r)));
         assert_eq!(decode_value("abc\nthing\nx\nfanout"), None);
     }

@@ -16,8 +16,8 @@
 //!
 //! | verb | arguments | OK results |
 //! |---|---|---|
-//! | `REGISTER` | session, ttl-ms, name, kind, endpoint, style | — |
-//! | `LOOKUP` | name | kind, endpoint, style |
+//! | `REGISTER` | session, ttl-ms, name, kind, endpoint, style, [link] | — |
+//! | `LOOKUP` | name | kind, endpoint, style, link |
 //! | `WITHDRAW` | session, name | — |
 //! | `PING` | session, ttl-ms | — |
 //! | `BYE` | session | — |
@@ -91,6 +91,10 @@ pub struct Record {
     /// A ZMTP endpoint (`tcp://host:port`).
     pub endpoint: String,
     pub style: Style,
+    /// The owning handle's link endpoint (a PEER socket; empty when it has none): other
+    /// wiring handles carry both directions of their traffic with the owner over one
+    /// connection there. Plain ZeroMQ programs use `endpoint`.
+    pub link: String,
 }
 
 /// A decoded request.
@@ -162,6 +166,7 @@ pub fn encode_request(id: u64, req: &Request) -> Vec<Vec<u8>> {
             record.kind.as_str().into(),
             record.endpoint.clone(),
             record.style.as_str().into(),
+            record.link.clone(),
         ]),
         Request::Lookup { name } => f.extend(["LOOKUP".into(), name.clone()]),
         Request::Withdraw { session, name } => f.extend(["WITHDRAW".into(), session.clone(), name.clone()]),
@@ -187,7 +192,8 @@ pub fn decode_request(frames: &[Vec<u8>]) -> Result<(u64, Request), (Option<u64>
     let ttl = |s: &str| s.parse::<u64>().map_err(|_| bad("bad ttl"));
     let name = |s: &str| if valid_name(s) { Ok(s.to_string()) } else { Err(bad("bad name")) };
     let req = match (t[2], args) {
-        ("REGISTER", [session, ttl_ms, n, kind, endpoint, style]) => Request::Register {
+        // The link is optional: clients before it registered six arguments.
+        ("REGISTER", [session, ttl_ms, n, kind, endpoint, style, link @ ..]) if link.len() <= 1 => Request::Register {
             session: session.to_string(),
             ttl_ms: ttl(ttl_ms)?,
             name: name(n)?,
@@ -195,6 +201,7 @@ pub fn decode_request(frames: &[Vec<u8>]) -> Result<(u64, Request), (Option<u64>
                 kind: Kind::parse(kind).ok_or_else(|| bad("bad kind"))?,
                 endpoint: endpoint.to_string(),
                 style: Style::parse(style).ok_or_else(|| bad("bad style"))?,
+                link: link.first().map_or(String::new(), |l| l.to_string()),
             },
         },
         ("LOOKUP", [n]) => Request::Lookup { name: name(n)? },
@@ -242,10 +249,11 @@ pub fn decode_reply(frames: &[Vec<u8>]) -> Option<(u64, Reply)> {
 /// The record in a LOOKUP's OK results.
 pub fn record_from_results(results: &[String]) -> Option<Record> {
     match results {
-        [kind, endpoint, style] => Some(Record {
+        [kind, endpoint, style, link @ ..] if link.len() <= 1 => Some(Record {
             kind: Kind::parse(kind)?,
             endpoint: endpoint.clone(),
             style: Style::parse(style)?,
+            link: link.first().cloned().unwrap_or_default(),
         }),
         _ => None,
     }
@@ -253,7 +261,7 @@ pub fn record_from_results(results: &[String]) -> Option<Record> {
 
 /// LOOKUP's OK results for a record.
 pub fn results_from_record(r: &Record) -> Vec<String> {
-    vec![r.kind.as_str().into(), r.endpoint.clone(), r.style.as_str().into()]
+    vec![r.kind.as_str().into(), r.endpoint.clone(), r.style.as_str().into(), r.link.clone()]
 }
 
 #[cfg(test)]
@@ -261,7 +269,20 @@ mod tests {
     use super::*;
 
     fn rec() -> Record {
-        Record { kind: Kind::Queue, endpoint: "tcp://127.0.0.1:5555".into(), style: Style::FanOut }
+        Record { kind: Kind::Queue, endpoint: "tcp://127.0.0.1:5555".into(), style: Style::FanOut, link: "tcp://127.0.0.1:5556".into() }
+    }
+
+    #[test]
+    fn records_without_a_link_still_decode() {
+        let f = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+        let (_, req) = decode_request(&f(&[TAG, "4", "REGISTER", "s", "1", "Q", "queue", "tcp://x:1", "fanout"])).unwrap();
+        let Request::Register { record, .. } = req else { panic!("not a REGISTER") };
+        assert_eq!(record.link, "");
+        let res: Vec<String> = ["queue", "tcp://x:1", "fanout"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(record_from_results(&res).unwrap().link, "");
+        let mut too_many = res.clone();
+        too_many.extend(["tcp://x:2".to_string(), "extra".to_string()]);
+        assert_eq!(record_from_results(&too_many), None);
     }
 
     #[test]
@@ -300,6 +321,7 @@ mod tests {
         assert_eq!(decode_request(&f(&[TAG, "4", "LOOKUP", "a/b"])).unwrap_err().0, Some(4));
         assert_eq!(decode_request(&f(&[TAG, "4", "PING", "s", "soon"])).unwrap_err().0, Some(4));
         assert_eq!(decode_request(&f(&[TAG, "4", "REGISTER", "s", "1", "Q", "thing", "tcp://x:1", "fanout"])).unwrap_err().0, Some(4));
+        assert_eq!(decode_request(&f(&[TAG, "4", "REGISTER", "s", "1", "Q", "queue", "tcp://x:1", "fanout", "l", "x"])).unwrap_err().0, Some(4));
         assert_eq!(decode_request(&f(&[TAG, "4", "BYE", ""])).unwrap_err().0, Some(4));
         assert!(decode_request(&[vec![0xff, 0xfe]]).is_err());
         assert!(decode_reply(&f(&[TAG, "1", "ERR", "WHAT", "x"])).is_none());

@@ -16,15 +16,29 @@
 //!   live elsewhere, the handle's one SUB, connected to those exchanges. `receive` reads every
 //!   queue of the handle, as the original `czmq_receive` did: from one socket's blocking
 //!   receive in the usual case (only PULL, or only SUB), polling both otherwise.
+//! * Between two wiring handles the traffic takes the **link** instead, when the handle
+//!   that owns the far name has one (its record says where): one PEER socket per handle,
+//!   bound beside its reachable names and connected (`connect_peer`) to the links of the
+//!   handles it is wired to, so both directions between two handles share one connection. A
+//!   request/reply exchange over two one-way connections paid for a bare TCP
+//!   acknowledgement in each direction, read by the receiving thread before it could answer.
+//!   On the link a message is a data message, except that an empty message is an escape:
+//!   the next one from that peer is a control message, or an empty data message if empty
+//!   too. The one control message, `A<exchange>`, attaches the sender's queues to that
+//!   exchange of the receiver (fan-out exchanges only; balancing ones keep the SUB and the
+//!   PUSH legs). A handle attaches again when its link connection comes back up (a
+//!   restarted owner forgot it), and an owner drops an attachment when its connection is
+//!   gone (`EHOSTUNREACH`).
 //!
-//! `bind(E, Q)` with E ours: a PUSH leg connects to Q's endpoint (no wait: the leg queues
-//! until connected). With only Q ours: the SUB connects to E's endpoint and the call returns
-//! once the ZMTP handshake is done (the subscription is then on its way; as with any SUB,
-//! what E sends before it arrives is not delivered to Q). Names resolve in this handle
-//! first, then in the process, then through the name service (one round trip; the result is
-//! kept and watched by the heartbeat thread, and a wire is re-pointed on the next `send`,
-//! `receive` or `bind` after its far end moved). oxmq's reconnection brings a wire back when
-//! its far end returns at the same address.
+//! `bind(E, Q)` with E ours: a PUSH leg connects to Q's endpoint, or E sends to the link's
+//! connection to Q's owner (no wait: both queue until connected). With only Q ours: the SUB
+//! connects to E's endpoint, or the link connects to E's owner and asks for E, and the call
+//! returns once the ZMTP handshake is done (the subscription or request is then on its way;
+//! as with any SUB, what E sends before it arrives is not delivered to Q). Names resolve in
+//! this handle first, then in the process, then through the name service (one round trip;
+//! the result is kept and watched by the heartbeat thread, and a wire is re-pointed on the
+//! next `send`, `receive` or `bind` after its far end moved). oxmq's reconnection brings a
+//! wire back when its far end returns at the same address.
 
 use crate::client::{NameClient, Timing};
 use crate::protocol::{self, Kind, Record, Style};
@@ -32,7 +46,8 @@ use crate::server::DEFAULT_PORT;
 use crate::{Result, WiringError};
 use oxmq::monitor::event;
 use oxmq::{opt, Context, Msg, PollItem, Socket, SocketType};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::os::fd::RawFd;
 use std::net::{IpAddr, Ipv4Addr, ToSocketAddrs, UdpSocket};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -126,6 +141,9 @@ impl Options {
 struct ProcessEntry {
     kind: Kind,
     endpoint: String,
+    style: Style,
+    /// The owning handle's link endpoint (empty: none).
+    link: String,
     handle: u64,
 }
 
@@ -151,7 +169,13 @@ struct Exchange {
     /// PUSH legs to queues bound from this handle: one per queue (fan-out), or one leg
     /// connected to all of them (balancing).
     legs: Vec<Socket>,
-    /// Sends since `xpub` was last checked for new subscribers.
+    /// Queues bound from this handle that live in other handles with a link: the routing id
+    /// of the link's connection to each (one entry per queue).
+    link_legs: Vec<u32>,
+    /// Queues of other handles attached to this exchange over their links: the routing ids
+    /// of those handles on this handle's link.
+    link_subs: Vec<u32>,
+    /// Sends since `xpub` (and the link) were last checked for new subscribers.
     unchecked: u32,
     /// Balancing: whose turn it is (the legs' PUSH, or the XPUB's subscribers).
     turn: bool,
@@ -160,10 +184,49 @@ struct Exchange {
 /// One wire to a global name, re-pointed when the name moves.
 struct Wire {
     name: String,
+    /// What it is connected to: the name's endpoint, or its owner's link endpoint.
     endpoint: String,
-    /// The exchange and leg that connected, or None for the handle's SUB.
-    from: Option<(usize, usize)>,
+    from: WireFrom,
 }
+
+/// Which socket a wire connected.
+#[derive(Clone, Copy)]
+enum WireFrom {
+    /// Leg `.1` of exchange `.0`.
+    Leg(usize, usize),
+    /// The handle's SUB.
+    Sub,
+    /// Exchange `.0` sends over the link to routing id `.1`.
+    LinkLeg(usize, u32),
+    /// A queue of this handle attached over the link (the wire's name is the exchange).
+    LinkSub,
+}
+
+/// The handle's link: one PEER socket carrying both directions of this handle's traffic
+/// with each other wiring handle it is wired to, over one connection per pair of handles.
+struct Link {
+    sock: Socket,
+    /// The link's handshakes (HANDSHAKE_SUCCEEDED events), level-triggered: after a
+    /// reconnection this handle attaches its queues again.
+    monitor: Socket,
+    /// Where the link is bound, by host: the link endpoint published with names bound there.
+    bound: HashMap<String, String>,
+    /// Handles this one connected to: link endpoint -> routing id.
+    peers: HashMap<String, u32>,
+    /// Link endpoints whose handshake has completed.
+    up: HashSet<String>,
+    /// Exchanges of other handles this handle's queues are attached to over the link:
+    /// (exchange name, link endpoint).
+    subs: Vec<(String, String)>,
+    /// Peers whose last message was the escape (an empty message): their next message is a
+    /// control message, or an empty data message if it is empty too.
+    escaped: HashSet<u32>,
+    /// Data messages read off the link while a send looked for control messages.
+    inbox: VecDeque<Msg>,
+}
+
+/// A control message on a link: attach the sender's queues to the exchange named after it.
+const CONTROL_ATTACH: u8 = b'A';
 
 /// A queue of this handle.
 struct Queue {
@@ -190,6 +253,12 @@ pub struct Wiring {
     /// Receives from exchanges this handle's queues bound to (created at the first such
     /// bind), with the monitor that reports its handshakes.
     sub: Option<(Socket, Socket)>,
+    /// Created with the first name other handles can reach, or the first wire to a handle
+    /// that has a link.
+    link: Option<Link>,
+    /// Receives that took the link's inline path since the general path last ran (which
+    /// looks at the other sockets first).
+    link_run: u8,
     wires: Vec<Wire>,
     /// Pairs bound so far: binding a pair again is a no-op (not a second, duplicating wire).
     bound: std::collections::HashSet<(String, String)>,
@@ -285,6 +354,8 @@ impl Wiring {
             queues: HashMap::new(),
             pull: None,
             sub: None,
+            link: None,
+            link_run: 0,
             wires: Vec::new(),
             bound: Default::default(),
             rcvtimeo: -2,
@@ -350,20 +421,182 @@ impl Wiring {
 
     /// Publishes a new name: process registry or name service.
     fn publish(&mut self, name: &str, kind: Kind, scope: Scope, endpoint: Option<&str>, style: Style) -> Result<()> {
-        match (scope, endpoint) {
-            (Scope::Process, Some(ep)) => {
+        let Some(ep) = endpoint else { return Ok(()) };
+        let link = self.link_endpoint_for(ep);
+        match scope {
+            Scope::Process => {
                 let mut p = lock(process_names());
                 if p.contains_key(name) {
                     return Err(WiringError::NameTaken(name.to_string()));
                 }
-                p.insert(name.to_string(), ProcessEntry { kind, endpoint: ep.to_string(), handle: self.id });
+                p.insert(name.to_string(), ProcessEntry { kind, endpoint: ep.to_string(), style, link, handle: self.id });
             }
-            (Scope::Global, Some(ep)) => {
-                self.client.register(name, &Record { kind, endpoint: ep.to_string(), style })?;
+            Scope::Global => {
+                self.client.register(name, &Record { kind, endpoint: ep.to_string(), style, link })?;
             }
-            _ => {}
+            Scope::Local => {}
         }
         Ok(())
+    }
+
+    /// The handle's link, created on first use.
+    fn link(&mut self) -> Result<&mut Link> {
+        if self.link.is_none() {
+            let mut sock = self.ctx.socket(SocketType::Peer)?;
+            sock.set_int(opt::LINGER, self.linger_ms())?;
+            self.set_sndtimeo(&mut sock)?;
+            let mon_ep = format!("inproc://oxmq-wiring-link-monitor-{}", self.id);
+            sock.monitor(Some(&mon_ep), event::HANDSHAKE_SUCCEEDED)?;
+            let mut monitor = self.ctx.socket(SocketType::Pair)?;
+            monitor.connect(&mon_ep)?;
+            monitor.set_fd_level(opt::POLLIN)?;
+            // Waits on the link watch the other receiving sockets' descriptors.
+            if let Some(p) = self.pull.as_mut() {
+                p.set_fd_level(opt::POLLIN)?;
+            }
+            if let Some((s, _)) = self.sub.as_mut() {
+                s.set_fd_level(opt::POLLIN)?;
+            }
+            self.link = Some(Link {
+                sock,
+                monitor,
+                bound: HashMap::new(),
+                peers: HashMap::new(),
+                up: HashSet::new(),
+                subs: Vec::new(),
+                escaped: HashSet::new(),
+                inbox: VecDeque::new(),
+            });
+        }
+        Ok(self.link.as_mut().expect("just created"))
+    }
+
+    /// The link endpoint to publish beside `published` (a name's `tcp://host:port`): the link
+    /// bound on the same host, binding it there first if needed. Empty when that fails (the
+    /// name's users then use its plain endpoint only).
+    fn link_endpoint_for(&mut self, published: &str) -> String {
+        let Some(host) = published.strip_prefix("tcp://").and_then(|a| a.rsplit_once(':')).map(|(h, _)| h.to_string()) else {
+            return String::new();
+        };
+        let Ok(link) = self.link() else { return String::new() };
+        if let Some(ep) = link.bound.get(&host) {
+            return ep.clone();
+        }
+        let ep = match link.sock.bind(&format!("tcp://{host}:*")).and_then(|()| link.sock.last_endpoint()) {
+            Ok(ep) => ep,
+            Err(_) => return String::new(),
+        };
+        link.bound.insert(host, ep.clone());
+        ep
+    }
+
+    /// The routing id of this handle's link connection to the link at `ep`, connecting first.
+    fn link_peer(&mut self, ep: &str) -> Result<u32> {
+        let link = self.link()?;
+        if let Some(&rid) = link.peers.get(ep) {
+            return Ok(rid);
+        }
+        let rid = link.sock.connect_peer(ep)?;
+        link.peers.insert(ep.to_string(), rid);
+        Ok(rid)
+    }
+
+    /// Asks the handle at the other end of `rid` to send exchange `exchange`'s messages to
+    /// this handle (idempotent there): the escape, then the control message.
+    fn send_attach(&mut self, rid: u32, exchange: &str) -> Result<()> {
+        let link = self.link()?;
+        let mut esc = Msg::new();
+        esc.set_routing_id(rid)?;
+        link.sock.send_msg(&mut esc, 0).map_err(send_err)?;
+        let mut ctl = Vec::with_capacity(1 + exchange.len());
+        ctl.push(CONTROL_ATTACH);
+        ctl.extend_from_slice(exchange.as_bytes());
+        let mut m = Msg::from(ctl);
+        m.set_routing_id(rid)?;
+        link.sock.send_msg(&mut m, 0).map_err(send_err)
+    }
+
+    /// Applies a control message from link peer `rid`.
+    fn apply_control(&mut self, rid: u32, ctl: &[u8]) {
+        let Some((&CONTROL_ATTACH, name)) = ctl.split_first() else { return };
+        let Ok(name) = std::str::from_utf8(name) else { return };
+        if let Some(&(Kind::Exchange, eid, _)) = self.names.get(name) {
+            let ex = &mut self.exchanges[eid];
+            if ex.reachable && ex.style == Style::FanOut && !ex.link_subs.contains(&rid) {
+                ex.link_subs.push(rid);
+            }
+        }
+    }
+
+    /// Reads the link without waiting until a data message, which is left in `msg`
+    /// (`Ok(true)`); control messages are applied on the way. `Ok(false)`: nothing more.
+    fn link_take(&mut self, msg: &mut Msg) -> Result<bool> {
+        loop {
+            let Some(link) = self.link.as_mut() else { return Ok(false) };
+            match link.sock.recv_msg(msg, opt::DONTWAIT) {
+                Ok(()) => {}
+                Err(oxmq::Error::Again) => return Ok(false),
+                Err(e) => return Err(e.into()),
+            }
+            let rid = msg.routing_id();
+            if link.escaped.remove(&rid) {
+                if msg.is_empty() {
+                    return Ok(true); // an empty data message
+                }
+                let ctl = msg.to_vec();
+                self.apply_control(rid, &ctl);
+                continue;
+            }
+            if msg.is_empty() {
+                link.escaped.insert(rid);
+                continue;
+            }
+            return Ok(true);
+        }
+    }
+
+    /// Handles the link's handshake events: a connection that came (back) up gets this
+    /// handle's attachments again (its peer may have restarted and forgotten them).
+    fn link_events(&mut self) -> Result<()> {
+        let Some(link) = self.link.as_mut() else { return Ok(()) };
+        let mut again = Vec::new();
+        while let Ok(frames) = link.monitor.recv_multipart(opt::DONTWAIT) {
+            let ev = frames.first().map(|f| f.as_slice()).filter(|b| b.len() >= 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+            let Some(at) = frames.get(1).and_then(|f| std::str::from_utf8(f.as_slice()).ok()) else { continue };
+            if ev != Some(event::HANDSHAKE_SUCCEEDED as u16) {
+                continue;
+            }
+            // Only connections this handle made: a peer connecting in is not in `peers`.
+            let Some(&rid) = link.peers.get(at) else { continue };
+            if !link.up.insert(at.to_string()) {
+                for (name, ep) in &link.subs {
+                    if ep == at {
+                        again.push((rid, name.clone()));
+                    }
+                }
+            }
+        }
+        for (rid, name) in again {
+            self.send_attach(rid, &name)?;
+        }
+        Ok(())
+    }
+
+    /// Waits (to `deadline`) for the link's first handshake with `ep`.
+    fn wait_link_up(&mut self, ep: &str, deadline: Instant) -> Result<()> {
+        loop {
+            self.link_events()?;
+            let link = self.link()?;
+            if link.up.contains(ep) {
+                return Ok(());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(WiringError::Timeout);
+            }
+            let mut items = [PollItem::socket(&mut link.monitor, opt::POLLIN)];
+            oxmq::poll(&mut items, (left.as_millis().min(50) as i64).max(1))?;
+        }
     }
 
     /// Creates an exchange (fan-out). `location` matters for global scope only: `""` picks
@@ -385,7 +618,17 @@ impl Wiring {
         self.publish(name, Kind::Exchange, scope, ep.as_deref(), style)?;
         let eid = self.exchanges.len();
         let reachable = scope != Scope::Local;
-        self.exchanges.push(Exchange { style, xpub, xpub_subs: 0, reachable, legs: Vec::new(), unchecked: 0, turn: false });
+        self.exchanges.push(Exchange {
+            style,
+            xpub,
+            xpub_subs: 0,
+            reachable,
+            legs: Vec::new(),
+            link_legs: Vec::new(),
+            link_subs: Vec::new(),
+            unchecked: 0,
+            turn: false,
+        });
         self.names.insert(name.to_string(), (Kind::Exchange, eid, scope));
         Ok(eid)
     }
@@ -406,6 +649,9 @@ impl Wiring {
         if self.pull.is_none() {
             let mut p = self.ctx.socket(SocketType::Pull)?;
             p.set_int(opt::LINGER, 0)?;
+            if self.link.is_some() {
+                p.set_fd_level(opt::POLLIN)?;
+            }
             self.pull = Some(p);
             self.rcvtimeo = -2;
         }
@@ -438,6 +684,10 @@ impl Wiring {
                 }
             }
             self.pull = Some(pull);
+            if self.link.is_some() {
+                // The link was created by the publication, while the PULL was out.
+                self.pull()?.set_fd_level(opt::POLLIN)?;
+            }
             published?;
             pull_bound = true;
         }
@@ -445,6 +695,23 @@ impl Wiring {
         self.queues.insert(name.to_string(), Queue { pull_bound });
         self.names.insert(name.to_string(), (Kind::Queue, qid, scope));
         Ok(qid)
+    }
+
+    /// Where `name` lives, seen from this handle: endpoint, global record if resolved through
+    /// the name service, and the owner's link endpoint and the exchange's style when another
+    /// handle owns it and has a link.
+    fn resolve_linked(&mut self, name: &str, want: Kind) -> Result<(String, Option<Record>, Option<(String, Style)>)> {
+        if !self.names.contains_key(name) {
+            if let Some(p) = lock(process_names()).get(name) {
+                if p.handle != self.id && p.kind == want {
+                    let link = (!p.link.is_empty()).then(|| (p.link.clone(), p.style));
+                    return Ok((p.endpoint.clone(), None, link));
+                }
+            }
+        }
+        let (ep, rec) = self.resolve(name, want)?;
+        let link = rec.as_ref().filter(|r| !r.link.is_empty()).map(|r| (r.link.clone(), r.style));
+        Ok((ep, rec, link))
     }
 
     /// Where `name` lives, seen from this handle: (endpoint, global record if resolved through
@@ -498,7 +765,18 @@ impl Wiring {
         let deadline = Instant::now() + self.opts.bind_timeout;
         match self.names.get(exchange) {
             Some(&(Kind::Exchange, eid, _)) => {
-                let (ep, rec) = self.resolve(queue, Kind::Queue)?;
+                let (ep, rec, link) = self.resolve_linked(queue, Kind::Queue)?;
+                if let (Some((link_ep, _)), Style::FanOut) = (&link, self.exchanges[eid].style) {
+                    // Over the link: no wait, the link's pipe to that handle queues until
+                    // its connection is up.
+                    let rid = self.link_peer(link_ep)?;
+                    self.exchanges[eid].link_legs.push(rid);
+                    if let Some(rec) = rec {
+                        self.client.watch(queue, &rec);
+                        self.wires.push(Wire { name: queue.to_string(), endpoint: link_ep.clone(), from: WireFrom::LinkLeg(eid, rid) });
+                    }
+                    return Ok(());
+                }
                 // A PUSH leg: lossless from the first message (a send waits for the
                 // connection), so nothing needs waiting for here.
                 let leg = if self.exchanges[eid].style == Style::LoadBalance && !self.exchanges[eid].legs.is_empty() {
@@ -511,7 +789,7 @@ impl Wiring {
                 self.exchanges[eid].legs[leg].connect(&ep)?;
                 if let Some(rec) = rec {
                     self.client.watch(queue, &rec);
-                    self.wires.push(Wire { name: queue.to_string(), endpoint: ep, from: Some((eid, leg)) });
+                    self.wires.push(Wire { name: queue.to_string(), endpoint: ep, from: WireFrom::Leg(eid, leg) });
                 }
                 Ok(())
             }
@@ -529,13 +807,25 @@ impl Wiring {
                         )));
                     }
                 }
-                let (ep, rec) = self.resolve(exchange, Kind::Exchange)?;
+                let (ep, rec, link) = self.resolve_linked(exchange, Kind::Exchange)?;
+                if let Some((link_ep, Style::FanOut)) = link {
+                    // Over the link: ask the owner to send this exchange here, and wait (as
+                    // for the SUB) until the connection is up, the request on its way.
+                    let rid = self.link_peer(&link_ep)?;
+                    self.send_attach(rid, exchange)?;
+                    self.link()?.subs.push((exchange.to_string(), link_ep.clone()));
+                    if let Some(rec) = rec {
+                        self.client.watch(exchange, &rec);
+                        self.wires.push(Wire { name: exchange.to_string(), endpoint: link_ep.clone(), from: WireFrom::LinkSub });
+                    }
+                    return self.wait_link_up(&link_ep, deadline);
+                }
                 let (sub, monitor) = self.sub()?;
                 while monitor.recv(opt::DONTWAIT).is_ok() {}
                 sub.connect(&ep)?;
                 if let Some(rec) = rec {
                     self.client.watch(exchange, &rec);
-                    self.wires.push(Wire { name: exchange.to_string(), endpoint: ep.clone(), from: None });
+                    self.wires.push(Wire { name: exchange.to_string(), endpoint: ep.clone(), from: WireFrom::Sub });
                 }
                 self.wait_handshake(&ep, deadline)
             }
@@ -547,6 +837,9 @@ impl Wiring {
             let mut sub = self.ctx.socket(SocketType::Sub)?;
             sub.subscribe(b"")?;
             sub.set_int(opt::LINGER, 0)?;
+            if self.link.is_some() {
+                sub.set_fd_level(opt::POLLIN)?;
+            }
             let mon_ep = format!("inproc://oxmq-wiring-monitor-{}", self.id);
             sub.monitor(Some(&mon_ep), event::HANDSHAKE_SUCCEEDED)?;
             let mut monitor = self.ctx.socket(SocketType::Pair)?;
@@ -585,17 +878,59 @@ impl Wiring {
     fn apply_moves(&mut self) {
         for (name, rec) in self.client.take_moves() {
             let Some(rec) = rec else { continue }; // gone for now: the old wire keeps trying
-            for w in self.wires.iter_mut().filter(|w| w.name == name && w.endpoint != rec.endpoint) {
-                let sock = match w.from {
-                    Some((eid, leg)) => &mut self.exchanges[eid].legs[leg],
-                    None => match self.sub.as_mut() {
-                        Some((s, _)) => s,
-                        None => continue,
-                    },
-                };
-                let _ = sock.disconnect(&w.endpoint);
-                if sock.connect(&rec.endpoint).is_ok() {
-                    w.endpoint = rec.endpoint.clone();
+            for i in 0..self.wires.len() {
+                let w = &self.wires[i];
+                if w.name != name {
+                    continue;
+                }
+                let from = w.from;
+                match from {
+                    WireFrom::Leg(..) | WireFrom::Sub => {
+                        if w.endpoint == rec.endpoint {
+                            continue;
+                        }
+                        let sock = match from {
+                            WireFrom::Leg(eid, leg) => &mut self.exchanges[eid].legs[leg],
+                            _ => match self.sub.as_mut() {
+                                Some((s, _)) => s,
+                                None => continue,
+                            },
+                        };
+                        let _ = sock.disconnect(&self.wires[i].endpoint);
+                        if sock.connect(&rec.endpoint).is_ok() {
+                            self.wires[i].endpoint = rec.endpoint.clone();
+                        }
+                    }
+                    // A linked wire follows the owner's new link (a restarted owner that
+                    // kept no link falls back to nothing here: its old link keeps trying).
+                    WireFrom::LinkLeg(eid, old) => {
+                        if rec.link.is_empty() || w.endpoint == rec.link {
+                            continue;
+                        }
+                        if let Ok(rid) = self.link_peer(&rec.link) {
+                            for r in self.exchanges[eid].link_legs.iter_mut().filter(|r| **r == old) {
+                                *r = rid;
+                            }
+                            self.wires[i].endpoint = rec.link.clone();
+                            self.wires[i].from = WireFrom::LinkLeg(eid, rid);
+                        }
+                    }
+                    WireFrom::LinkSub => {
+                        if rec.link.is_empty() || w.endpoint == rec.link {
+                            continue;
+                        }
+                        let old = w.endpoint.clone();
+                        if let Ok(rid) = self.link_peer(&rec.link) {
+                            if self.send_attach(rid, &name).is_ok() {
+                                if let Some(link) = self.link.as_mut() {
+                                    for sub in link.subs.iter_mut().filter(|(n, ep)| *n == name && *ep == old) {
+                                        sub.1 = rec.link.clone();
+                                    }
+                                }
+                                self.wires[i].endpoint = rec.link.clone();
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -612,11 +947,12 @@ impl Wiring {
     /// [`send`](Self::send) taking a `Msg` by reference (left empty on success).
     #[inline(always)]
     pub fn send_msg(&mut self, eid: usize, msg: &mut Msg) -> Result<()> {
-        // The usual case, inlined into the front ends.
-        if let Some(leg) = self.direct_leg(eid) {
-            return leg.send_msg(msg, 0).map_err(send_err);
+        // The usual cases, inlined into the front ends.
+        match self.direct(eid, msg) {
+            Some(Direct::Leg(leg)) => leg.send_msg(msg, 0).map_err(send_err),
+            Some(Direct::Link(link)) => link.send_msg(msg, 0).map_err(send_err),
+            None => self.send_general(eid, msg),
         }
-        self.send_general(eid, msg)
     }
 
     /// Sends `msg` through exchange `eid` if that needs no wait: `Ok(true)`. `Ok(false)` when
@@ -625,29 +961,43 @@ impl Wiring {
     /// and [`send_msg`](Self::send_msg) sends it. For bindings that may not block in a call.
     #[inline(always)]
     pub fn try_send_msg(&mut self, eid: usize, msg: &mut Msg) -> Result<bool> {
-        let Some(leg) = self.direct_leg(eid) else {
-            return match self.exchanges.get(eid) {
-                Some(_) => Ok(false),
-                None => Err(WiringError::Invalid(format!("no exchange {eid}"))),
-            };
+        let sock = match self.direct(eid, msg) {
+            Some(Direct::Leg(s) | Direct::Link(s)) => s,
+            None => {
+                return match self.exchanges.get(eid) {
+                    Some(_) => Ok(false),
+                    None => Err(WiringError::Invalid(format!("no exchange {eid}"))),
+                }
+            }
         };
-        match leg.try_send_msg(msg, 0) {
+        match sock.try_send_msg(msg, 0) {
             Ok(()) => Ok(true),
             Err(oxmq::Error::Again) => Ok(false),
             Err(e) => Err(send_err(e)),
         }
     }
 
-    /// The one leg of exchange `eid` when a message can go straight to it: no moved names to
-    /// apply, an exchange no other handle can attach to, feeding one queue. None otherwise,
-    /// and for an unknown `eid`.
+    /// Where `msg` can go straight to when exchange `eid` feeds one queue, no other handle can
+    /// attach to it and no moved name is to be applied: its one leg, or the link (with `msg`
+    /// addressed; not for an empty message, which the link escapes). None otherwise, and for
+    /// an unknown `eid`.
     #[inline(always)]
-    fn direct_leg(&mut self, eid: usize) -> Option<&mut Socket> {
+    fn direct(&mut self, eid: usize, msg: &mut Msg) -> Option<Direct<'_>> {
         if self.client.has_moves() {
             return None;
         }
         let ex = self.exchanges.get_mut(eid)?;
-        (!ex.reachable && ex.style == Style::FanOut && ex.legs.len() == 1).then(|| &mut ex.legs[0])
+        if ex.reachable || ex.style != Style::FanOut {
+            return None;
+        }
+        match (ex.legs.len(), ex.link_legs.len()) {
+            (1, 0) => Some(Direct::Leg(&mut ex.legs[0])),
+            (0, 1) if !msg.is_empty() => {
+                msg.set_routing_id(ex.link_legs[0]).ok()?;
+                Some(Direct::Link(&mut self.link.as_mut()?.sock))
+            }
+            _ => None,
+        }
     }
 
     #[inline(never)]
@@ -655,41 +1005,63 @@ impl Wiring {
         if self.client.has_moves() {
             self.apply_moves();
         }
-        let ex = self.exchanges.get_mut(eid).ok_or_else(|| WiringError::Invalid(format!("no exchange {eid}")))?;
-        // Queues attached from elsewhere show up as XPUB subscriptions.
+        let ex = self.exchanges.get(eid).ok_or_else(|| WiringError::Invalid(format!("no exchange {eid}")))?;
+        // Queues attached from elsewhere show up as XPUB subscriptions and link requests:
+        // looked for on every send while there are none, now and then after.
         if ex.reachable {
-            if ex.xpub_subs <= 0 {
+            let none = ex.xpub_subs <= 0 && ex.link_subs.is_empty();
+            let ex = &mut self.exchanges[eid];
+            ex.unchecked += 1;
+            if none || ex.unchecked >= XPUB_CHECK_EVERY {
+                ex.unchecked = 0;
                 drain_subscriptions(&mut ex.xpub, &mut ex.xpub_subs);
-            } else {
-                // Cancellations, now and then.
-                ex.unchecked += 1;
-                if ex.unchecked >= XPUB_CHECK_EVERY {
-                    ex.unchecked = 0;
-                    drain_subscriptions(&mut ex.xpub, &mut ex.xpub_subs);
-                }
+                self.pump_link()?;
+                self.link_events()?;
             }
         }
+        let Wiring { exchanges, link, .. } = self;
+        let ex = &mut exchanges[eid];
         let to_xpub = ex.xpub_subs > 0;
         match ex.style {
             Style::FanOut => {
-                let n = ex.legs.len();
-                if n == 1 && !to_xpub {
-                    return ex.legs[0].send_msg(msg, 0).map_err(send_err);
-                }
+                // Every target gets a clone but the last, which gets `msg`.
+                let n = ex.legs.len() + ex.link_legs.len() + ex.link_subs.len() + usize::from(to_xpub);
                 if n == 0 {
-                    // Only the XPUB: its subscribers, or nobody (the message goes nowhere,
-                    // as with a PUB nobody subscribed to).
+                    // Nobody: the message goes nowhere, as with a PUB nobody subscribed to.
                     return ex.xpub.send_msg(msg, 0).map_err(send_err);
                 }
-                for leg in &mut ex.legs[..n - 1] {
-                    let mut c = msg.clone();
-                    leg.send_msg(&mut c, 0).map_err(send_err)?;
+                let mut left = n;
+                let mut next = |m: &mut Msg| {
+                    left -= 1;
+                    if left == 0 {
+                        std::mem::take(m)
+                    } else {
+                        m.clone()
+                    }
+                };
+                for leg in &mut ex.legs {
+                    leg.send_msg(&mut next(msg), 0).map_err(send_err)?;
+                }
+                if let Some(link) = link.as_mut() {
+                    for &rid in &ex.link_legs {
+                        link_send(&mut link.sock, rid, &mut next(msg)).map_err(send_err)?;
+                    }
+                    let mut gone = Vec::new();
+                    for &rid in &ex.link_subs {
+                        match link_send(&mut link.sock, rid, &mut next(msg)) {
+                            Ok(()) => {}
+                            // That handle's connection is gone: it attaches again over its
+                            // new connection when it comes back.
+                            Err(oxmq::Error::HostUnreach) => gone.push(rid),
+                            Err(e) => return Err(send_err(e)),
+                        }
+                    }
+                    ex.link_subs.retain(|r| !gone.contains(r));
                 }
                 if to_xpub {
-                    let mut c = msg.clone();
-                    ex.xpub.send_msg(&mut c, 0).map_err(send_err)?;
+                    ex.xpub.send_msg(&mut next(msg), 0).map_err(send_err)?;
                 }
-                ex.legs[n - 1].send_msg(msg, 0).map_err(send_err)
+                Ok(())
             }
             Style::LoadBalance => {
                 // The legs' PUSH balances between the queues bound from here; the queues
@@ -702,6 +1074,18 @@ impl Wiring {
                 }
             }
         }
+    }
+
+    /// Reads what the link has without waiting: control messages are applied, data messages
+    /// kept for `receive`.
+    fn pump_link(&mut self) -> Result<()> {
+        let mut m = Msg::new();
+        while self.link_take(&mut m)? {
+            if let Some(link) = self.link.as_mut() {
+                link.inbox.push_back(std::mem::take(&mut m));
+            }
+        }
+        Ok(())
     }
 
     /// Receives the next message from any queue of this handle, waiting as long as it takes.
@@ -719,16 +1103,92 @@ impl Wiring {
     /// [`receive_timeout`](Self::receive_timeout) into a reused `Msg`.
     #[inline(always)]
     pub fn receive_into(&mut self, msg: &mut Msg, timeout: Option<Duration>) -> Result<()> {
-        // The usual case, inlined into the front ends: queues fed only by PUSH legs, a
-        // message already queued.
-        if self.sub.is_none() && !self.client.has_moves() {
-            if let Some(p) = self.pull.as_mut() {
-                if p.recv_msg(msg, opt::DONTWAIT).is_ok() {
-                    return Ok(());
+        // The usual cases, inlined into the front ends: a message already queued on the link
+        // (every 32nd receive looks at the other sockets first), or on the PULL when the
+        // handle has no other receiving socket.
+        if !self.client.has_moves() {
+            if let Some(link) = self.link.as_mut() {
+                self.link_run = self.link_run.wrapping_add(1);
+                if self.link_run % 32 != 0 && link.inbox.is_empty() && link.sock.recv_msg(msg, opt::DONTWAIT).is_ok() {
+                    if !msg.is_empty() && (link.escaped.is_empty() || !link.escaped.contains(&msg.routing_id())) {
+                        return Ok(());
+                    }
+                    return self.receive_linked_slow(msg, timeout);
+                }
+            } else if self.sub.is_none() {
+                if let Some(p) = self.pull.as_mut() {
+                    if p.recv_msg(msg, opt::DONTWAIT).is_ok() {
+                        return Ok(());
+                    }
                 }
             }
         }
         self.receive_general(msg, timeout)
+    }
+
+    /// The inline path read an escape, or a message after one: handled as `link_take` does.
+    #[inline(never)]
+    fn receive_linked_slow(&mut self, msg: &mut Msg, timeout: Option<Duration>) -> Result<()> {
+        let rid = msg.routing_id();
+        let link = self.link.as_mut().expect("came from the link");
+        if link.escaped.remove(&rid) {
+            if msg.is_empty() {
+                return Ok(());
+            }
+            let ctl = msg.to_vec();
+            self.apply_control(rid, &ctl);
+        } else {
+            link.escaped.insert(rid);
+        }
+        self.receive_general(msg, timeout)
+    }
+
+    /// Receives for a handle with a link: whatever is queued on any of its receiving sockets,
+    /// else a wait on the link (its direct path) that also watches the others' descriptors.
+    fn receive_with_link(&mut self, msg: &mut Msg, deadline: Option<Instant>) -> Result<()> {
+        loop {
+            if self.client.has_moves() {
+                self.apply_moves();
+            }
+            if let Some(m) = self.link.as_mut().and_then(|l| l.inbox.pop_front()) {
+                msg.replace_with(m);
+                return Ok(());
+            }
+            for s in [self.pull.as_mut(), self.sub.as_mut().map(|(s, _)| s)].into_iter().flatten() {
+                match s.recv_msg(msg, opt::DONTWAIT) {
+                    Ok(()) => return Ok(()),
+                    Err(oxmq::Error::Again) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            if self.link_take(msg)? {
+                return Ok(());
+            }
+            self.link_events()?;
+            let left = match deadline {
+                None => Duration::from_millis(RECV_SLICE_MS as u64),
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(WiringError::Timeout);
+                    }
+                    left.min(Duration::from_millis(RECV_SLICE_MS as u64))
+                }
+            };
+            let mut fds: [RawFd; 3] = [-1; 3];
+            let mut k = 0;
+            for fd in [self.pull.as_ref().map(|p| p.fd()), self.sub.as_ref().map(|(s, _)| s.fd())].into_iter().flatten() {
+                fds[k] = fd;
+                k += 1;
+            }
+            let link = self.link.as_mut().expect("a handle with a link");
+            fds[k] = link.monitor.fd();
+            k += 1;
+            match link.sock.wait_recv_also(Some(left), &fds[..k]) {
+                Ok(()) | Err(oxmq::Error::Again) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 
     #[inline(never)]
@@ -740,6 +1200,10 @@ impl Wiring {
             self.apply_moves();
         }
         // Something queued: no clock, no timeout option, no wait.
+        if let Some(m) = self.link.as_mut().and_then(|l| l.inbox.pop_front()) {
+            msg.replace_with(m);
+            return Ok(());
+        }
         if let Some(p) = self.pull.as_mut() {
             match p.recv_msg(msg, opt::DONTWAIT) {
                 Ok(()) => return Ok(()),
@@ -755,9 +1219,18 @@ impl Wiring {
             }
         }
         if timeout == Some(Duration::ZERO) {
+            if self.link.is_some() {
+                self.link_events()?;
+                if self.link_take(msg)? {
+                    return Ok(());
+                }
+            }
             return Err(WiringError::Timeout);
         }
         let deadline = timeout.map(|t| Instant::now() + t);
+        if self.link.is_some() {
+            return self.receive_with_link(msg, deadline);
+        }
         loop {
             if self.client.has_moves() {
                 self.apply_moves();
@@ -829,6 +1302,25 @@ fn send_err(e: oxmq::Error) -> WiringError {
     }
 }
 
+/// Where [`Wiring::direct`] sends.
+enum Direct<'a> {
+    Leg(&'a mut Socket),
+    /// The link, the message addressed.
+    Link(&'a mut Socket),
+}
+
+/// Sends `msg` over the link to `rid`; an empty message goes as two (the escape, then the
+/// empty message) so it is not taken for the escape.
+fn link_send(sock: &mut Socket, rid: u32, msg: &mut Msg) -> oxmq::Result<()> {
+    if msg.is_empty() {
+        let mut esc = Msg::new();
+        esc.set_routing_id(rid)?;
+        sock.send_msg(&mut esc, 0)?;
+    }
+    msg.set_routing_id(rid)?;
+    sock.send_msg(msg, 0)
+}
+
 /// Reads pending (un)subscription messages off an exchange's XPUB, counting them.
 fn drain_subscriptions(s: &mut Socket, subs: &mut i64) {
     while let Ok(m) = s.recv(opt::DONTWAIT) {
@@ -852,6 +1344,9 @@ impl Drop for Wiring {
         }
         if let Some((s, _)) = self.sub.as_mut() {
             let _ = s.monitor(None, 0);
+        }
+        if let Some(link) = self.link.as_mut() {
+            let _ = link.sock.monitor(None, 0);
         }
         // The sockets and the context go when the fields are dropped: the last reference to
         // the context waits for its I/O threads to deliver what was sent, within each
@@ -883,6 +1378,108 @@ mod tests {
         assert_eq!(location_endpoint("*:0", ip).unwrap(), "tcp://*:*");
         assert!(location_endpoint("10.0.0.1:99999", ip).is_err());
         assert!(location_endpoint("a b:1", ip).is_err());
+    }
+
+    fn linked_pair() -> (crate::NameServer, Wiring, usize, Wiring, usize) {
+        let ns = crate::NameServer::start("tcp://127.0.0.1:*", crate::Backend::Memory).expect("name server");
+        let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+        let mut owner = Wiring::with_options(ns.endpoint(), opts.clone()).unwrap();
+        owner.create_queue("QG", Scope::Global, "").unwrap();
+        let eg = owner.create_exchange("EG", Scope::Global, "").unwrap();
+        let mut user = Wiring::with_options(ns.endpoint(), opts).unwrap();
+        let el = user.create_exchange("EL", Scope::Local, "").unwrap();
+        user.create_queue("QL", Scope::Local, "").unwrap();
+        user.bind("EG", "QL").unwrap();
+        user.bind("EL", "QG").unwrap();
+        (ns, owner, eg, user, el)
+    }
+
+    const T: Option<Duration> = Some(Duration::from_secs(10));
+
+    /// The wiring of a request/reply exchange between two handles (as remote_lat/local_lat
+    /// do it) rides one link connection, both ways, with every size and the empty message.
+    #[test]
+    fn a_round_trip_between_two_handles_takes_one_link_connection() {
+        let (_ns, mut owner, eg, mut user, el) = linked_pair();
+        assert!(user.sub.is_none(), "no SUB: the exchange comes over the link");
+        assert!(user.exchanges[el].legs.is_empty(), "no PUSH leg: the queue is reached over the link");
+        assert_eq!(user.link.as_ref().unwrap().peers.len(), 1, "one connection to the owner");
+        let big = vec![7u8; 100_000];
+        let bodies: Vec<&[u8]> = vec![b"ping", b"", b"AEG", &big, b"\0", b""];
+        for body in &bodies {
+            user.send(el, body.to_vec()).unwrap();
+            let got = owner.receive_timeout(T).unwrap();
+            assert_eq!(got.as_slice(), *body);
+            owner.send(eg, got.to_vec()).unwrap();
+            assert_eq!(user.receive_timeout(T).unwrap().as_slice(), *body);
+        }
+        assert_eq!(owner.exchanges[eg].link_subs.len(), 1, "a data message that looks like a request is data");
+        assert!(matches!(owner.receive_timeout(Some(Duration::from_millis(20))), Err(WiringError::Timeout)));
+        assert!(matches!(user.receive_timeout(Some(Duration::from_millis(20))), Err(WiringError::Timeout)));
+    }
+
+    /// An owner that only sends learns of a queue attached over the link on a send, and what
+    /// it reads off the link meanwhile waits for its `receive`.
+    #[test]
+    fn a_sending_owner_reads_attachments_and_keeps_data_for_receive() {
+        let (_ns, mut owner, eg, mut user, el) = linked_pair();
+        user.send(el, b"early".to_vec()).unwrap();
+        // The attachment and "early" are on their way in that order; sends look for the
+        // attachment until it has come, and keep "early" aside.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while owner.exchanges[eg].link_subs.is_empty() {
+            assert!(Instant::now() < deadline, "the attachment never arrived");
+            owner.send(eg, b"lost before the attachment".to_vec()).unwrap();
+            owner.link.as_mut().unwrap().sock.wait_recv(Some(Duration::from_millis(10))).ok();
+        }
+        owner.send(eg, b"after".to_vec()).unwrap();
+        // The send that found the attachment delivered its own message too.
+        loop {
+            let m = user.receive_timeout(T).unwrap();
+            if m.as_slice() == b"after" {
+                break;
+            }
+            assert_eq!(m.as_slice(), b"lost before the attachment");
+        }
+        assert_eq!(owner.receive_timeout(T).unwrap().as_slice(), b"early");
+    }
+
+    /// An owner that comes back at the same link address (a restart) has forgotten the
+    /// attachments: the other handle sees its link connection's new handshake and attaches
+    /// again, and what it sends meanwhile waits in its link's pipe.
+    #[test]
+    fn an_owner_back_at_the_same_link_gets_its_attachments_again() {
+        let (ns, mut owner, eg, mut user, el) = linked_pair();
+        user.send(el, b"one".to_vec()).unwrap();
+        assert_eq!(owner.receive_timeout(T).unwrap().as_slice(), b"one");
+        owner.send(eg, b"two".to_vec()).unwrap();
+        assert_eq!(user.receive_timeout(T).unwrap().as_slice(), b"two");
+        let (host, link_ep) = owner.link.as_ref().unwrap().bound.iter().next().map(|(h, e)| (h.clone(), e.clone())).unwrap();
+        drop(owner);
+
+        let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+        let mut owner = Wiring::with_options(ns.endpoint(), opts).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while owner.link().unwrap().sock.bind(&link_ep).is_err() {
+            assert!(Instant::now() < deadline, "the old link address never came free");
+            std::thread::yield_now();
+        }
+        owner.link.as_mut().unwrap().bound.insert(host, link_ep.clone());
+        owner.create_queue("QG", Scope::Global, "").unwrap();
+        let eg = owner.create_exchange("EG", Scope::Global, "").unwrap();
+        assert_eq!(owner.endpoint_of("EG").map(|_| owner.client.lookup("EG").unwrap().link), Some(link_ep));
+
+        user.send(el, b"three".to_vec()).unwrap();
+        assert_eq!(owner.receive_timeout(T).unwrap().as_slice(), b"three", "the user's link pipe reconnected");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            owner.send(eg, b"four".to_vec()).unwrap();
+            if let Ok(m) = user.receive_timeout(Some(Duration::from_millis(50))) {
+                assert_eq!(m.as_slice(), b"four");
+                break;
+            }
+            assert!(Instant::now() < deadline, "the user never attached again");
+        }
     }
 
     #[test]
