@@ -505,15 +505,11 @@ impl Wiring {
     /// this handle (idempotent there): the escape, then the control message.
     fn send_attach(&mut self, rid: u32, exchange: &str) -> Result<()> {
         let link = self.link()?;
-        let mut esc = Msg::new();
-        esc.set_routing_id(rid)?;
-        link.sock.send_msg(&mut esc, 0).map_err(send_err)?;
+        link.sock.send_msg_to(&mut Msg::new(), rid, 0).map_err(send_err)?;
         let mut ctl = Vec::with_capacity(1 + exchange.len());
         ctl.push(CONTROL_ATTACH);
         ctl.extend_from_slice(exchange.as_bytes());
-        let mut m = Msg::from(ctl);
-        m.set_routing_id(rid)?;
-        link.sock.send_msg(&mut m, 0).map_err(send_err)
+        link.sock.send_msg_to(&mut Msg::from(ctl), rid, 0).map_err(send_err)
     }
 
     /// Applies a control message from link peer `rid`.
@@ -950,7 +946,7 @@ impl Wiring {
         // The usual cases, inlined into the front ends.
         match self.direct(eid, msg) {
             Some(Direct::Leg(leg)) => leg.send_msg(msg, 0).map_err(send_err),
-            Some(Direct::Link(link)) => link.send_msg(msg, 0).map_err(send_err),
+            Some(Direct::Link(link, rid)) => link.send_msg_to(msg, rid, 0).map_err(send_err),
             None => self.send_general(eid, msg),
         }
     }
@@ -961,8 +957,9 @@ impl Wiring {
     /// and [`send_msg`](Self::send_msg) sends it. For bindings that may not block in a call.
     #[inline(always)]
     pub fn try_send_msg(&mut self, eid: usize, msg: &mut Msg) -> Result<bool> {
-        let sock = match self.direct(eid, msg) {
-            Some(Direct::Leg(s) | Direct::Link(s)) => s,
+        let r = match self.direct(eid, msg) {
+            Some(Direct::Leg(s)) => s.try_send_msg(msg, 0),
+            Some(Direct::Link(s, rid)) => s.try_send_msg_to(msg, rid, 0),
             None => {
                 return match self.exchanges.get(eid) {
                     Some(_) => Ok(false),
@@ -970,7 +967,7 @@ impl Wiring {
                 }
             }
         };
-        match sock.try_send_msg(msg, 0) {
+        match r {
             Ok(()) => Ok(true),
             Err(oxmq::Error::Again) => Ok(false),
             Err(e) => Err(send_err(e)),
@@ -978,9 +975,9 @@ impl Wiring {
     }
 
     /// Where `msg` can go straight to when exchange `eid` feeds one queue, no other handle can
-    /// attach to it and no moved name is to be applied: its one leg, or the link (with `msg`
-    /// addressed; not for an empty message, which the link escapes). None otherwise, and for
-    /// an unknown `eid`.
+    /// attach to it and no moved name is to be applied: its one leg, or the link and the
+    /// routing id to send to (not for an empty message, which the link escapes). None
+    /// otherwise, and for an unknown `eid`.
     #[inline(always)]
     fn direct(&mut self, eid: usize, msg: &mut Msg) -> Option<Direct<'_>> {
         if self.client.has_moves() {
@@ -992,10 +989,7 @@ impl Wiring {
         }
         match (ex.legs.len(), ex.link_legs.len()) {
             (1, 0) => Some(Direct::Leg(&mut ex.legs[0])),
-            (0, 1) if !msg.is_empty() => {
-                msg.set_routing_id(ex.link_legs[0]).ok()?;
-                Some(Direct::Link(&mut self.link.as_mut()?.sock))
-            }
+            (0, 1) if !msg.is_empty() => Some(Direct::Link(&mut self.link.as_mut()?.sock, ex.link_legs[0])),
             _ => None,
         }
     }
@@ -1145,7 +1139,9 @@ impl Wiring {
 
     /// Receives for a handle with a link: whatever is queued on any of its receiving sockets,
     /// else a wait on the link (its direct path) that also watches the others' descriptors.
-    fn receive_with_link(&mut self, msg: &mut Msg, deadline: Option<Instant>) -> Result<()> {
+    fn receive_with_link(&mut self, msg: &mut Msg, timeout: Option<Duration>) -> Result<()> {
+        // The clock is read only when the call has to wait.
+        let mut deadline: Option<Option<Instant>> = None;
         loop {
             if self.client.has_moves() {
                 self.apply_moves();
@@ -1165,6 +1161,10 @@ impl Wiring {
                 return Ok(());
             }
             self.link_events()?;
+            if timeout == Some(Duration::ZERO) {
+                return Err(WiringError::Timeout);
+            }
+            let deadline = *deadline.get_or_insert_with(|| timeout.map(|t| Instant::now() + t));
             let left = match deadline {
                 None => Duration::from_millis(RECV_SLICE_MS as u64),
                 Some(d) => {
@@ -1196,14 +1196,13 @@ impl Wiring {
         if self.queues.is_empty() {
             return Err(WiringError::Invalid("this handle has no queue".into()));
         }
+        if self.link.is_some() {
+            return self.receive_with_link(msg, timeout);
+        }
         if self.client.has_moves() {
             self.apply_moves();
         }
         // Something queued: no clock, no timeout option, no wait.
-        if let Some(m) = self.link.as_mut().and_then(|l| l.inbox.pop_front()) {
-            msg.replace_with(m);
-            return Ok(());
-        }
         if let Some(p) = self.pull.as_mut() {
             match p.recv_msg(msg, opt::DONTWAIT) {
                 Ok(()) => return Ok(()),
@@ -1219,18 +1218,9 @@ impl Wiring {
             }
         }
         if timeout == Some(Duration::ZERO) {
-            if self.link.is_some() {
-                self.link_events()?;
-                if self.link_take(msg)? {
-                    return Ok(());
-                }
-            }
             return Err(WiringError::Timeout);
         }
         let deadline = timeout.map(|t| Instant::now() + t);
-        if self.link.is_some() {
-            return self.receive_with_link(msg, deadline);
-        }
         loop {
             if self.client.has_moves() {
                 self.apply_moves();
@@ -1305,20 +1295,17 @@ fn send_err(e: oxmq::Error) -> WiringError {
 /// Where [`Wiring::direct`] sends.
 enum Direct<'a> {
     Leg(&'a mut Socket),
-    /// The link, the message addressed.
-    Link(&'a mut Socket),
+    /// The link, and the routing id to send to.
+    Link(&'a mut Socket, u32),
 }
 
 /// Sends `msg` over the link to `rid`; an empty message goes as two (the escape, then the
 /// empty message) so it is not taken for the escape.
 fn link_send(sock: &mut Socket, rid: u32, msg: &mut Msg) -> oxmq::Result<()> {
     if msg.is_empty() {
-        let mut esc = Msg::new();
-        esc.set_routing_id(rid)?;
-        sock.send_msg(&mut esc, 0)?;
+        sock.send_msg_to(&mut Msg::new(), rid, 0)?;
     }
-    msg.set_routing_id(rid)?;
-    sock.send_msg(msg, 0)
+    sock.send_msg_to(msg, rid, 0)
 }
 
 /// Reads pending (un)subscription messages off an exchange's XPUB, counting them.

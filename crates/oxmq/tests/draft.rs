@@ -16,6 +16,7 @@ per_transport!(
     client_server_routing_ids,
     client_server_errors,
     server_forgets_a_departed_peer,
+    send_msg_to_addresses_without_touching_the_message,
     client_load_balances_over_servers,
     radio_dish_groups,
     radio_dish_join_before_connect_and_leave,
@@ -107,6 +108,31 @@ fn server_forgets_a_departed_peer(t: Transport) {
     server.send_msg(&mut m, 0).unwrap();
     assert_eq!(recv_bytes(&mut b), b"to b");
     assert_quiet(&mut b);
+}
+
+/// `send_msg_to` routes by its argument: the message's own routing id stays 0, errors are
+/// those of a routed send, and other socket types refuse it.
+fn send_msg_to_addresses_without_touching_the_message(t: Transport) {
+    let ctx = ctx();
+    let (mut server, mut client, _) = pair(&ctx, t, T::Server, T::Client);
+    client.send("hello", 0).unwrap();
+    let id = server.recv(0).unwrap().routing_id();
+    let mut m = Msg::from("to you");
+    server.send_msg_to(&mut m, id, 0).unwrap();
+    let got = client.recv(0).unwrap();
+    assert_eq!(&got[..], b"to you");
+    assert_eq!(got.routing_id(), 0);
+    let mut m = Msg::from("try");
+    server.try_send_msg_to(&mut m, id, 0).unwrap();
+    assert_eq!(recv_bytes(&mut client), b"try");
+    let mut m = Msg::from("nobody");
+    assert_eq!(server.send_msg_to(&mut m, 0, 0), Err(Error::HostUnreach));
+    assert_eq!(server.send_msg_to(&mut m, id.wrapping_add(9).max(1), 0), Err(Error::HostUnreach));
+    assert_eq!(&m[..], b"nobody", "a refused message is left with the caller");
+    // The next plain send is routed by the message again, not by the last argument.
+    assert_eq!(server.send_msg(&mut m, 0), Err(Error::HostUnreach));
+    assert_eq!(client.send_msg_to(&mut Msg::from("x"), 1, 0), Err(Error::NotSup));
+    assert_quiet(&mut client);
 }
 
 fn client_server_errors(t: Transport) {

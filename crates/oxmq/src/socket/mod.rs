@@ -205,11 +205,14 @@ pub(crate) struct Pipes {
     /// Bumped each time the socket waits or is polled: a non-blocking send after that reads
     /// its peers' progress afresh, as libzmq's does after processing its commands.
     waits: u64,
+    /// SERVER/PEER: the destination of the send being made by [`Socket::send_msg_to`] (0:
+    /// the message's own routing id).
+    pub(crate) route_to: u32,
 }
 
 impl Pipes {
     fn new() -> Pipes {
-        Pipes { slots: Vec::new(), free: Vec::new(), next_serial: 1, retired: Vec::new(), nonblocking: false, waits: 0 }
+        Pipes { slots: Vec::new(), free: Vec::new(), next_serial: 1, retired: Vec::new(), nonblocking: false, waits: 0, route_to: 0 }
     }
 
     fn insert(&mut self, end: PipeEnd, endpoint: Option<String>) -> usize {
@@ -923,6 +926,35 @@ impl Socket {
                 r => return r,
             }
         }
+    }
+
+    /// SERVER/PEER: [`Socket::send_msg`] to the peer `routing_id`, leaving the message's own
+    /// routing id alone (0). Setting it on the message just before the send writes four bytes
+    /// the send then reads back as part of a whole frame: a store-forwarding stall per message.
+    /// `NotSup` on other types, `HostUnreach` for 0 or an unknown peer.
+    #[inline]
+    pub fn send_msg_to(&mut self, msg: &mut Msg, routing_id: u32, flags: i32) -> Result<()> {
+        self.routed(routing_id, |s| s.send_msg(msg, flags))
+    }
+
+    /// [`Socket::try_send_msg`] as [`Socket::send_msg_to`] addresses it.
+    #[inline]
+    pub fn try_send_msg_to(&mut self, msg: &mut Msg, routing_id: u32, flags: i32) -> Result<()> {
+        self.routed(routing_id, |s| s.try_send_msg(msg, flags))
+    }
+
+    #[inline(always)]
+    fn routed(&mut self, routing_id: u32, send: impl FnOnce(&mut Socket) -> Result<()>) -> Result<()> {
+        if !matches!(self.shared.kind, SocketType::Server | SocketType::Peer) {
+            return Err(Error::NotSup);
+        }
+        if routing_id == 0 {
+            return Err(Error::HostUnreach);
+        }
+        self.pipes.route_to = routing_id;
+        let r = send(self);
+        self.pipes.route_to = 0;
+        r
     }
 
     /// Sends one frame from anything that converts into a [`Msg`].
