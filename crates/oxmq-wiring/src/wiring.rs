@@ -225,6 +225,11 @@ struct Link {
     inbox: VecDeque<Msg>,
 }
 
+/// A resolved name: its endpoint, its global record (if resolved through the name service),
+/// and its owner's link endpoint with the exchange's style (if another handle owns it and has
+/// a link).
+type Resolved = (String, Option<Record>, Option<(String, Style)>);
+
 /// A control message on a link: attach the sender's queues to the exchange named after it.
 const CONTROL_ATTACH: u8 = b'A';
 
@@ -696,7 +701,7 @@ impl Wiring {
     /// Where `name` lives, seen from this handle: endpoint, global record if resolved through
     /// the name service, and the owner's link endpoint and the exchange's style when another
     /// handle owns it and has a link.
-    fn resolve_linked(&mut self, name: &str, want: Kind) -> Result<(String, Option<Record>, Option<(String, Style)>)> {
+    fn resolve_linked(&mut self, name: &str, want: Kind) -> Result<Resolved> {
         if !self.names.contains_key(name) {
             if let Some(p) = lock(process_names()).get(name) {
                 if p.handle != self.id && p.kind == want {
@@ -1103,7 +1108,7 @@ impl Wiring {
         if !self.client.has_moves() {
             if let Some(link) = self.link.as_mut() {
                 self.link_run = self.link_run.wrapping_add(1);
-                if self.link_run % 32 != 0 && link.inbox.is_empty() && link.sock.recv_msg(msg, opt::DONTWAIT).is_ok() {
+                if !self.link_run.is_multiple_of(32) && link.inbox.is_empty() && link.sock.recv_msg(msg, opt::DONTWAIT).is_ok() {
                     if !msg.is_empty() && (link.escaped.is_empty() || !link.escaped.contains(&msg.routing_id())) {
                         return Ok(());
                     }
