@@ -125,37 +125,48 @@ impl Socket {
     }
 
     /// Waits for input until `deadline`, as [`Socket::wait`] does, reading the connections
-    /// directly where it can. Returns once a command (a message among them) is processed;
-    /// `Err(Again)` on timeout, `Err(Term)` on shutdown, `Err(Intr)` on a signal.
+    /// directly where it can. Returns once a command (a message among them) is processed, or
+    /// once one of the descriptors in `also` is readable; `Err(Again)` on timeout, `Err(Term)`
+    /// on shutdown, `Err(Intr)` on a signal.
     pub(super) fn wait_input(&mut self, deadline: Option<Instant>, also: &[RawFd]) -> Result<()> {
         self.level_before_wait();
         if self.shared.mailbox.has_pending() {
             return self.wait(deadline);
         }
-        if !also.is_empty() {
-            return self.wait_input_also(deadline, also);
-        }
+        let k = also.len();
         let mut peers: [Option<(Arc<dyn Owner>, PipeId)>; DIRECT_MAX] = Default::default();
         let mut n = 0;
         for slot in self.pipes.slots.iter().flatten() {
             if let Some(peer) = slot.end.peer_owner() {
                 if n == DIRECT_MAX {
-                    return self.wait(deadline); // fan-in: the I/O thread batches better
+                    // Fan-in: the I/O thread batches better.
+                    if k == 0 {
+                        return self.wait(deadline);
+                    }
+                    n = 0;
+                    peers = Default::default();
+                    break;
                 }
                 peers[n] = Some(peer);
                 n += 1;
             }
         }
+        // The mailbox, the caller's other descriptors (`fds[1..=k]`), then the connections.
         // Input already waiting in the kernel is read at once; the others are polled.
-        let mut fds = [libc::pollfd { fd: self.shared.mailbox.fd(), events: libc::POLLIN, revents: 0 }; DIRECT_MAX + 1];
-        let mut who = [0usize; DIRECT_MAX + 1];
-        let mut m = 1;
+        let none = libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 };
+        let mut fds = [none; DIRECT_MAX + 1 + WAIT_ALSO_MAX];
+        fds[0].fd = self.shared.mailbox.fd();
+        for (f, &fd) in fds[1..].iter_mut().zip(also) {
+            f.fd = fd;
+        }
+        let mut who = [0usize; DIRECT_MAX + 1 + WAIT_ALSO_MAX];
+        let mut m = 1 + k;
         let mut armed = Armed { peers: &peers, on: [false; DIRECT_MAX] };
         for (i, (owner, id)) in peers[..n].iter().flatten().enumerate() {
             if let Some(fd) = owner.direct_arm(*id) {
                 armed.on[i] = true;
                 self.read_direct(owner.as_ref(), *id);
-                fds[m] = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+                fds[m].fd = fd;
                 who[m] = i;
                 m += 1;
             }
@@ -202,6 +213,10 @@ impl Socket {
                 return Err(if e.kind() == std::io::ErrorKind::Interrupted { Error::Intr } else { e.into() });
             }
             self.check_term()?;
+            if fds[1..=k].iter().any(|f| f.revents != 0) {
+                self.spin.ended(start);
+                return Ok(());
+            }
             if rc == 0 {
                 if let Some(until) = spin {
                     if Instant::now() < until {
@@ -216,99 +231,6 @@ impl Socket {
             }
             // Connections this thread could not read (busy, or input only the I/O thread may
             // handle) leave the set: the I/O thread delivers theirs through the mailbox.
-            let mut k = 1;
-            while k < m {
-                if fds[k].revents != 0 {
-                    fds[k].revents = 0;
-                    let (owner, id) = peers[who[k]].as_ref().expect("polled peers are gathered");
-                    if !self.read_direct(owner.as_ref(), *id) {
-                        armed.off(who[k]);
-                        fds[k] = fds[m - 1];
-                        who[k] = who[m - 1];
-                        m -= 1;
-                        continue;
-                    }
-                }
-                k += 1;
-            }
-        }
-    }
-}
-
-impl Socket {
-    /// `wait_input` with other descriptors in the same `poll` (`fds[1..=k]`); returns
-    /// `Ok(())` as soon as one of them is readable. Without connections to read directly it
-    /// polls the mailbox and those descriptors, spinning as `wait_input` does.
-    fn wait_input_also(&mut self, deadline: Option<Instant>, also: &[RawFd]) -> Result<()> {
-        let k = also.len();
-        let mut peers: [Option<(Arc<dyn Owner>, PipeId)>; DIRECT_MAX] = Default::default();
-        let mut n = 0;
-        for slot in self.pipes.slots.iter().flatten() {
-            if let Some(peer) = slot.end.peer_owner() {
-                if n == DIRECT_MAX {
-                    n = 0; // fan-in: the I/O thread batches better
-                    peers = Default::default();
-                    break;
-                }
-                peers[n] = Some(peer);
-                n += 1;
-            }
-        }
-        let none = libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 };
-        let mut fds = [none; DIRECT_MAX + 1 + WAIT_ALSO_MAX];
-        fds[0].fd = self.shared.mailbox.fd();
-        for (i, &fd) in also.iter().enumerate() {
-            fds[1 + i].fd = fd;
-        }
-        let mut who = [0usize; DIRECT_MAX + 1 + WAIT_ALSO_MAX];
-        let mut m = 1 + k;
-        let mut armed = Armed { peers: &peers, on: [false; DIRECT_MAX] };
-        for (i, (owner, id)) in peers[..n].iter().flatten().enumerate() {
-            if let Some(fd) = owner.direct_arm(*id) {
-                armed.on[i] = true;
-                self.read_direct(owner.as_ref(), *id);
-                fds[m].fd = fd;
-                who[m] = i;
-                m += 1;
-            }
-        }
-        let start = Instant::now();
-        let mut spin = self.spin.until(start, deadline);
-        loop {
-            if self.shared.mailbox.has_pending() {
-                self.spin.ended(start);
-                return self.wait(deadline);
-            }
-            let timeout = match spin {
-                Some(_) => 0,
-                None => crate::mailbox::poll_timeout(deadline),
-            };
-            // SAFETY: `fds[..m]` are initialised pollfds that live across the call.
-            let rc = unsafe { libc::poll(fds.as_mut_ptr(), m as libc::nfds_t, timeout) };
-            if rc < 0 {
-                let e = std::io::Error::last_os_error();
-                return Err(if e.kind() == std::io::ErrorKind::Interrupted { Error::Intr } else { e.into() });
-            }
-            self.check_term()?;
-            if fds[1..=k].iter().any(|f| f.revents != 0) {
-                self.spin.ended(start);
-                return Ok(());
-            }
-            if rc == 0 || (fds[0].revents == 0 && fds[1 + k..m].iter().all(|f| f.revents == 0)) {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    self.spin.ended(start);
-                    return Err(Error::Again);
-                }
-                if let Some(until) = spin {
-                    if Instant::now() < until {
-                        std::thread::yield_now();
-                    } else {
-                        spin = None;
-                    }
-                }
-                continue;
-            }
-            fds[0].revents = 0;
             let mut j = 1 + k;
             while j < m {
                 if fds[j].revents != 0 {
@@ -324,13 +246,11 @@ impl Socket {
                 }
                 j += 1;
             }
-            if deadline.is_some_and(|d| Instant::now() >= d) && !self.shared.mailbox.has_pending() {
-                self.spin.ended(start);
-                return Err(Error::Again);
-            }
         }
     }
+}
 
+impl Socket {
     /// Reads one connection on this thread. The mailbox is quiet meanwhile: the read posts a
     /// command for each message it delivers to this very thread, which looks at the mailbox
     /// next anyway, so signalling the eventfd (and draining it) would only cost two syscalls.
