@@ -121,7 +121,9 @@ fn oxmq_pub_libzmq_sub(setup: Setup) {
     let (mut ox, mut py, _) = link(setup, &ctx, T::Pub, "SUB", noop, noop);
     py.set_bytes("SUBSCRIBE", b"A");
     py.set_bytes("SUBSCRIBE", b"B");
+    // A probe through "A" proves only that subscription arrived; "B" came after it.
     sync_to_py(&mut ox, &mut py, b"A-probe");
+    sync_to_py(&mut ox, &mut py, b"B-probe");
     for m in ["A1", "C1", "B1", "AB", "a1"] {
         ox.send(m, 0).unwrap();
     }
