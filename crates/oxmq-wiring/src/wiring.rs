@@ -539,21 +539,30 @@ impl Wiring {
                 Err(oxmq::Error::Again) => return Ok(false),
                 Err(e) => return Err(e.into()),
             }
-            let rid = msg.routing_id();
-            if link.escaped.remove(&rid) {
-                if msg.is_empty() {
-                    return Ok(true); // an empty data message
-                }
-                let ctl = msg.to_vec();
-                self.apply_control(rid, &ctl);
-                continue;
+            if self.link_is_data(msg) {
+                return Ok(true);
             }
-            if msg.is_empty() {
-                link.escaped.insert(rid);
-                continue;
-            }
-            return Ok(true);
         }
+    }
+
+    /// Classifies a message just read off the link: `true` for data (left in `msg`); an escape
+    /// or a control message (applied here) is `false`.
+    fn link_is_data(&mut self, msg: &Msg) -> bool {
+        let rid = msg.routing_id();
+        let Some(link) = self.link.as_mut() else { return true };
+        if link.escaped.remove(&rid) {
+            if msg.is_empty() {
+                return true; // an empty data message
+            }
+            let ctl = msg.to_vec();
+            self.apply_control(rid, &ctl);
+            return false;
+        }
+        if msg.is_empty() {
+            link.escaped.insert(rid);
+            return false;
+        }
+        true
     }
 
     /// Handles the link's handshake events: a connection that came (back) up gets this
@@ -1128,16 +1137,8 @@ impl Wiring {
     /// The inline path read an escape, or a message after one: handled as `link_take` does.
     #[inline(never)]
     fn receive_linked_slow(&mut self, msg: &mut Msg, timeout: Option<Duration>) -> Result<()> {
-        let rid = msg.routing_id();
-        let link = self.link.as_mut().expect("came from the link");
-        if link.escaped.remove(&rid) {
-            if msg.is_empty() {
-                return Ok(());
-            }
-            let ctl = msg.to_vec();
-            self.apply_control(rid, &ctl);
-        } else {
-            link.escaped.insert(rid);
+        if self.link_is_data(msg) {
+            return Ok(());
         }
         self.receive_general(msg, timeout)
     }
