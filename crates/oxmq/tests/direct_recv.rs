@@ -13,6 +13,8 @@ use common::*;
 use oxmq::{opt, poll, Context, Error, PollItem, SocketType as T};
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// REQ/REP over tcp and ipc: every reply arrives in order, and the waits read input themselves.
@@ -96,34 +98,39 @@ impl RawPeer {
     }
 }
 
-/// An oxmq DEALER bound on tcp with a thread that echoes `count` messages back, returning the
-/// socket's count of direct reads.
-fn echo_server(ctx: &Context, count: usize) -> (String, std::thread::JoinHandle<u64>) {
+/// An oxmq DEALER bound on tcp with a thread that echoes messages back until it receives
+/// `stop`, keeping `direct` at the socket's count of direct reads after each message.
+fn echo_server(ctx: &Context, direct: Arc<AtomicU64>) -> (String, std::thread::JoinHandle<()>) {
     let mut s = socket(ctx, T::Dealer);
     let ep = bind(&mut s, Transport::Tcp);
-    let h = std::thread::spawn(move || {
-        for _ in 0..count {
-            let m = s.recv(0).expect("echo: message");
-            s.send(m, 0).expect("echo: send");
+    let h = std::thread::spawn(move || loop {
+        let m = s.recv(0).expect("echo: message");
+        direct.store(s.stats().direct_reads, Ordering::Relaxed);
+        if m.as_slice() == b"stop" {
+            break;
         }
-        s.stats().direct_reads
+        s.send(m, 0).expect("echo: send");
     });
     (ep, h)
 }
 
 /// A PING arriving while the receiver waits is read by that thread, handed to the I/O thread
 /// (commands need its timers and replies), answered with a PONG, and the message behind it in
-/// the same read is still delivered, in order.
+/// the same read is still delivered, in order. Whether the waiting thread or the I/O thread
+/// reads a given exchange is a race, so the exchanges go on (at least 40, at most 2,000) until
+/// the waiting thread has read one.
 #[test]
 fn a_command_read_mid_wait_is_handled() {
     let ctx = Context::new();
-    let (ep, server) = echo_server(&ctx, 41);
+    let direct = Arc::new(AtomicU64::new(0));
+    let (ep, server) = echo_server(&ctx, direct.clone());
     let mut peer = RawPeer::connect(&ep);
     peer.stream.write_all(&frame(0, b"first")).unwrap();
     let mut at = peer.read_until(0, &frame(0, b"first"), "the first echo");
-    for i in 0..40u8 {
-        let context = [b'c', i];
-        let body = [b'm', i];
+    let mut exchanges = 0u32;
+    while exchanges < 40 || (direct.load(Ordering::Relaxed) == 0 && exchanges < 2000) {
+        let context = exchanges.to_be_bytes();
+        let body = [b'm', context[2], context[3]];
         let mut bytes = ping(0, &context);
         bytes.extend(frame(0, &body));
         peer.stream.write_all(&bytes).unwrap();
@@ -132,9 +139,11 @@ fn a_command_read_mid_wait_is_handled() {
         pong.extend_from_slice(&context);
         let pong_at = peer.read_until(at, &command(&pong), "a PONG");
         at = peer.read_until(at, &frame(0, &body), "the echo after a PING").max(pong_at);
+        exchanges += 1;
     }
-    let direct = server.join().expect("echo server");
-    assert!(direct > 0, "no input was read by the waiting receiver");
+    peer.stream.write_all(&frame(0, b"stop")).unwrap();
+    server.join().expect("echo server");
+    assert!(direct.load(Ordering::Relaxed) > 0, "no input was read by the waiting receiver in {exchanges} exchanges");
 }
 
 /// An oxmq DEALER bound on tcp with one raw peer whose first message has arrived.
