@@ -157,3 +157,63 @@ fn context_is_shared_across_threads() {
     }
     assert_eq!(next, [100; 4]);
 }
+
+/// A peer that reads late still gets every byte a closed socket had written when the context
+/// terminated, even though the peer's own input sat unread at oxmq's end: closing a tcp socket
+/// with unread input sends RST, and the kernel then drops what it had not yet delivered.
+#[test]
+fn term_delivers_the_last_bytes_to_a_peer_whose_input_was_unread() {
+    use common::raw::{frame, handshake};
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let ctx = Context::new();
+    let mut s = ctx.socket(T::Dealer).unwrap();
+    s.set_int(opt::RCVHWM, 1).unwrap(); // the session stops reading once a message is held
+    s.set_int(opt::LINGER, 10_000).unwrap();
+    s.connect(&format!("tcp://{}", listener.local_addr().unwrap())).unwrap();
+    let (mut peer, _) = listener.accept().unwrap();
+    peer.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+    peer.write_all(&handshake(b"DEALER")).unwrap();
+    // Input the DEALER never reads: far more than one read of its session takes.
+    let mut input = peer.try_clone().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk: Vec<u8> = (0..256).flat_map(|_| frame(0, &[7u8; 250])).collect();
+        for _ in 0..64 {
+            if input.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+    });
+    eventually("a message from the peer", || s.get_int(opt::EVENTS).ok().filter(|e| e & opt::POLLIN as i32 != 0));
+    const COUNT: usize = 200;
+    let body = vec![b'x'; 10_000];
+    for _ in 1..COUNT {
+        s.send(&body[..], 0).unwrap();
+    }
+    s.send(&b"the last message"[..], 0).unwrap();
+    let term = std::thread::spawn(move || {
+        drop(s);
+        drop(ctx);
+    });
+    // Read everything, late, until oxmq's end of stream. A reset may end it once everything
+    // has arrived (the peer's writer fills oxmq's input again after oxmq has emptied it), but
+    // must not cut it short.
+    let mut seen = Vec::new();
+    let mut buf = vec![0u8; 65536];
+    let t0 = std::time::Instant::now();
+    loop {
+        assert!(t0.elapsed() < DEADLINE, "no end of stream from oxmq");
+        match peer.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("read after {} bytes: {e}", seen.len()),
+        }
+    }
+    drop(peer);
+    within(DEADLINE, "context termination", move || term.join().unwrap());
+    writer.join().unwrap();
+    assert!(seen.len() > (COUNT - 1) * 10_000, "{} bytes", seen.len());
+    assert!(seen.ends_with(&frame(0, b"the last message")), "the stream ends without the last message");
+}

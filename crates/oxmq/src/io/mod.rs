@@ -156,6 +156,8 @@ pub(crate) enum Timer {
     Linger,
     /// A heartbeat deadline of one connection (the number tells connections of a session apart).
     Heartbeat(u64, session::heartbeat::Due),
+    /// A half-closed connection checks whether it may close (the number: this interval, ms).
+    CloseCheck(u64),
 }
 
 struct ListenerEntry {

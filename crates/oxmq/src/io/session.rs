@@ -13,10 +13,12 @@
 //! Nothing accepted is lost on close: when the socket closes its pipe end, the session keeps
 //! writing what is queued (reconnecting if it must) until the pipe is drained or LINGER expires.
 //!
-//! Two concerns live in submodules with small hooks here: `raw` (a STREAM socket's session
-//! skips ZMTP and moves plain bytes) and `heartbeat` (PING/PONG timers; the data path only
-//! counts reads).
+//! Concerns in submodules with small hooks here: `raw` (a STREAM socket's session skips ZMTP
+//! and moves plain bytes), `heartbeat` (PING/PONG timers; the data path only counts reads),
+//! `close` (a closing tcp connection ends without a reset that would lose its last bytes) and
+//! `legacy` (ZMTP 1.0/2.0 peers).
 
+mod close;
 pub(super) mod heartbeat;
 mod legacy;
 mod raw;
@@ -118,6 +120,9 @@ struct Conn {
     armed: bool,
     /// The events the I/O thread's registration reports now (`READ_EVENTS`, `WRITE_EVENTS`).
     interest: u32,
+    /// Closing: everything is written and the write side shut down; the connection waits to
+    /// close without a reset (see `close`).
+    fin_sent: bool,
 }
 
 /// epoll events for input (what mio's READABLE registers).
@@ -725,6 +730,7 @@ impl Session {
             failed: false,
             armed: false,
             interest: READ_EVENTS | WRITE_EVENTS,
+            fin_sent: false,
         }));
         if self.socket.kind == SocketType::Stream {
             self.raw_begin(); // no greeting: the link is up
@@ -1056,6 +1062,9 @@ impl Session {
             }
             self.event(mon::CONNECTED, self.fd());
         }
+        if self.in_close_wait() {
+            return !self.may_close(ctx);
+        }
         let State::Connected(c) = &mut self.state else { return true };
         if writable {
             c.writable = true;
@@ -1064,7 +1073,7 @@ impl Session {
             c.read_pending = true;
         }
         match self.drive(ctx) {
-            Ok(()) => !(self.closing && self.drained && self.tx_empty()),
+            Ok(()) => !self.finished(ctx),
             Err(Lost) => self.connection_lost(ctx),
         }
     }
@@ -1480,6 +1489,9 @@ impl Session {
     }
 
     pub(crate) fn pipe_event(&mut self, ctx: &mut Ctx<'_>, what: Wake) -> bool {
+        if self.in_close_wait() {
+            return !self.may_close(ctx);
+        }
         match what {
             Wake::Read | Wake::Hiccup => {}
             Wake::Write => {
@@ -1501,7 +1513,7 @@ impl Session {
         }
         match &self.state {
             State::Connected(_) => match self.drive(ctx) {
-                Ok(()) => !(self.closing && self.drained && self.tx_empty()),
+                Ok(()) => !self.finished(ctx),
                 Err(Lost) => self.connection_lost(ctx),
             },
             _ => !(self.closing && self.drained),
@@ -1531,7 +1543,7 @@ impl Session {
         if linger > 0 {
             ctx.add_timer(Instant::now() + Duration::from_millis(linger as u64), self.token, self.serial, Timer::Linger);
         }
-        true
+        !self.finished(ctx)
     }
 
     pub(crate) fn timer(&mut self, ctx: &mut Ctx<'_>, t: Timer) -> bool {
@@ -1550,6 +1562,7 @@ impl Session {
                 true
             }
             Timer::Linger => false,
+            Timer::CloseCheck(ms) => self.close_check(ctx, ms),
             Timer::Heartbeat(conn, due) => self.heartbeat_timer(ctx, conn, due),
         }
     }
@@ -1566,7 +1579,8 @@ impl Session {
         };
         // Encoded bytes still waiting for socket space count too: the last reply of a REP
         // that closes at once may sit there when the context terminates.
-        self.closing && linger != 0 && (queued || !self.tx_empty())
+        // So does a connection waiting to close without losing its last bytes.
+        self.closing && linger != 0 && (queued || !self.tx_empty() || self.in_close_wait())
     }
 
     /// Releases the stream (the session is being removed).

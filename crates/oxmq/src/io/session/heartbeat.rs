@@ -79,6 +79,7 @@ impl Session {
         }
         let now = Instant::now();
         match due {
+            Due::Ping if c.fin_sent => true, // half-closed: nothing more is written
             Due::Ping => {
                 let link = &self.options.link;
                 ctx.add_timer(
