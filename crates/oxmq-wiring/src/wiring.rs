@@ -221,9 +221,18 @@ struct Link {
     /// Peers whose last message was the escape (an empty message): their next message is a
     /// control message, or an empty data message if it is empty too.
     escaped: HashSet<u32>,
-    /// Data messages read off the link while a send looked for control messages.
+    /// Data messages read off the link while a send looked for control messages (at most
+    /// `INBOX_MAX`).
     inbox: VecDeque<Msg>,
+    /// Data messages read off the link of a handle with no queue (nothing could receive
+    /// them: a foreign peer's), dropped.
+    dropped: u64,
 }
+
+/// Data messages a sending handle keeps aside for `receive` at most: beyond that they stay in
+/// the link socket, whose HWM holds their senders back (an application that only sends must
+/// not grow its memory with what others send it).
+const INBOX_MAX: usize = 1000;
 
 /// A resolved name: its endpoint, its global record (if resolved through the name service),
 /// and its owner's link endpoint with the exchange's style (if another handle owns it and has
@@ -471,6 +480,7 @@ impl Wiring {
                 subs: Vec::new(),
                 escaped: HashSet::new(),
                 inbox: VecDeque::new(),
+                dropped: 0,
             });
         }
         Ok(self.link.as_mut().expect("just created"))
@@ -1088,9 +1098,14 @@ impl Wiring {
     /// kept for `receive`.
     fn pump_link(&mut self) -> Result<()> {
         let mut m = Msg::new();
-        while self.link_take(&mut m)? {
+        while self.link.as_ref().is_some_and(|l| l.inbox.len() < INBOX_MAX) && self.link_take(&mut m)? {
+            let keep = !self.queues.is_empty();
             if let Some(link) = self.link.as_mut() {
-                link.inbox.push_back(std::mem::take(&mut m));
+                if keep {
+                    link.inbox.push_back(std::mem::take(&mut m));
+                } else {
+                    link.dropped += 1;
+                }
             }
         }
         Ok(())
@@ -1472,6 +1487,52 @@ mod tests {
                 break;
             }
             assert!(Instant::now() < deadline, "the user never attached again");
+        }
+    }
+
+    /// What a foreign peer sends over the link to a handle that only sends is dropped (it
+    /// has no queue); a handle with queues keeps at most INBOX_MAX aside and leaves the rest
+    /// in the link socket; control messages still arrive once `receive` has made room.
+    #[test]
+    fn a_sending_handle_keeps_a_bounded_inbox() {
+        let ns = crate::NameServer::start("tcp://127.0.0.1:*", crate::Backend::Memory).expect("name server");
+        let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+        for with_queue in [false, true] {
+            let mut h = Wiring::with_options(ns.endpoint(), opts.clone()).unwrap();
+            let name = if with_queue { "EQ" } else { "E" };
+            let eid = h.create_exchange(name, Scope::Global, "").unwrap();
+            if with_queue {
+                h.create_queue("Q", Scope::Local, "").unwrap();
+            }
+            let link_ep = h.client.lookup(name).unwrap().link;
+            let ctx = Context::new();
+            let mut foreign = ctx.socket(SocketType::Peer).unwrap();
+            let rid = foreign.connect_peer(&link_ep).unwrap();
+            let total = 3 * INBOX_MAX as u64;
+            for i in 0..total {
+                foreign.send_msg_to(&mut Msg::from(i.to_be_bytes().to_vec()), rid, 0).unwrap();
+            }
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let link = |h: &Wiring| h.link.as_ref().map(|l| (l.inbox.len(), l.dropped)).unwrap();
+            loop {
+                h.send(eid, b"x".to_vec()).unwrap();
+                let (kept, dropped) = link(&h);
+                assert!(kept <= INBOX_MAX, "{kept} messages kept aside");
+                if with_queue && kept == INBOX_MAX || !with_queue && dropped == total {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "kept {kept}, dropped {dropped}");
+                h.link.as_mut().unwrap().sock.wait_recv(Some(Duration::from_millis(10))).ok();
+            }
+            if with_queue {
+                // In order, none lost: the first INBOX_MAX from the inbox, the rest from the link.
+                for i in 0..total {
+                    assert_eq!(h.receive_timeout(T).unwrap().as_slice(), i.to_be_bytes(), "message {i}");
+                }
+                assert_eq!(link(&h).1, 0);
+            } else {
+                assert_eq!(link(&h).0, 0);
+            }
         }
     }
 
