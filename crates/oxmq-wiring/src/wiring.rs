@@ -239,6 +239,18 @@ const INBOX_MAX: usize = 1000;
 /// a link).
 type Resolved = (String, Option<Record>, Option<(String, Style)>);
 
+/// The next HANDSHAKE_SUCCEEDED event queued on a monitor's PAIR (its frames: the event
+/// number and value, then the endpoint), skipping other events; None once none is queued.
+fn next_handshake(monitor: &mut Socket) -> Option<Vec<Msg>> {
+    while let Ok(frames) = monitor.recv_multipart(opt::DONTWAIT) {
+        let ev = frames.first().map(|f| f.as_slice()).filter(|b| b.len() >= 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        if ev == Some(event::HANDSHAKE_SUCCEEDED as u16) {
+            return Some(frames);
+        }
+    }
+    None
+}
+
 /// A control message on a link: attach the sender's queues to the exchange named after it.
 const CONTROL_ATTACH: u8 = b'A';
 
@@ -580,12 +592,8 @@ impl Wiring {
     fn link_events(&mut self) -> Result<()> {
         let Some(link) = self.link.as_mut() else { return Ok(()) };
         let mut again = Vec::new();
-        while let Ok(frames) = link.monitor.recv_multipart(opt::DONTWAIT) {
-            let ev = frames.first().map(|f| f.as_slice()).filter(|b| b.len() >= 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        while let Some(frames) = next_handshake(&mut link.monitor) {
             let Some(at) = frames.get(1).and_then(|f| std::str::from_utf8(f.as_slice()).ok()) else { continue };
-            if ev != Some(event::HANDSHAKE_SUCCEEDED as u16) {
-                continue;
-            }
             // Only connections this handle made: a peer connecting in is not in `peers`.
             let Some(&rid) = link.peers.get(at) else { continue };
             if !link.up.insert(at.to_string()) {
@@ -884,10 +892,8 @@ impl Wiring {
             let (sub, monitor) = self.sub()?;
             let mut items = [PollItem::socket(monitor, opt::POLLIN), PollItem::socket(sub, 0)];
             oxmq::poll(&mut items, (left.as_millis().min(50) as i64).max(1))?;
-            while let Ok(frames) = monitor.recv_multipart(opt::DONTWAIT) {
-                let ev = frames.first().map(|f| f.as_slice()).filter(|b| b.len() >= 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
-                let at = frames.get(1).map(|f| f.as_slice());
-                if ev == Some(event::HANDSHAKE_SUCCEEDED as u16) && at == Some(ep.as_bytes()) {
+            while let Some(frames) = next_handshake(monitor) {
+                if frames.get(1).map(|f| f.as_slice()) == Some(ep.as_bytes()) {
                     return Ok(());
                 }
             }
