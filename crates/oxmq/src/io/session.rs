@@ -322,12 +322,14 @@ impl Session {
         }
         let mut read = false;
         let mut handoff = false;
+        let mut drained;
         let mut budget = READ_BUDGET;
         loop {
             let State::Connected(c) = &mut self.state else { break };
             if c.rx.capacity() - c.rx.len() < 4096 {
                 c.grow_rx(c.read_chunk);
             }
+            let room = c.rx.capacity() - c.rx.len();
             match c.stream.read_into(&mut c.rx) {
                 Ok(0) => {
                     // The end of the stream: the I/O thread closes the connection (what was
@@ -338,6 +340,11 @@ impl Session {
                     break;
                 }
                 Ok(n) => {
+                    // A read that left room took all the socket had: decode it and stop,
+                    // without the read that would only say EAGAIN (the waiter's poll is
+                    // level-triggered, and input given back to the I/O thread is reported
+                    // to it at once).
+                    drained = n < room;
                     read = true;
                     budget = budget.saturating_sub(n);
                     self.counters.wire_in(n);
@@ -363,6 +370,9 @@ impl Session {
             let State::Connected(c) = &self.state else { break };
             if !self.direct_readable(c) || budget == 0 {
                 handoff = true; // a command, a full pipe, or a long stream: over to the I/O thread
+                break;
+            }
+            if drained {
                 break;
             }
         }
