@@ -193,6 +193,13 @@ impl Context {
         self.inner.io.get().map_or(0, |v| v.iter().map(|t| t.timers_pending()).sum())
     }
 
+    /// Sessions (connections, and connects waiting to reconnect) each I/O thread runs, in
+    /// thread order. For tests and diagnostics: accepted connections spread over the threads.
+    #[doc(hidden)]
+    pub fn io_sessions(&self) -> Vec<usize> {
+        self.inner.io.get().map_or(Vec::new(), |v| v.iter().map(|t| t.sessions()).collect())
+    }
+
     /// Makes every blocking and later call on this context's sockets fail with
     /// [`Error::Term`]. Sockets must still be closed (dropped). Idempotent.
     pub fn shutdown(&self) {
@@ -278,7 +285,9 @@ impl CtxInner {
                 let c = self.config.lock().unwrap_or_else(|p| p.into_inner());
                 (c.io_threads.max(1), c.threads.clone())
             };
-            (0..n).filter_map(|i| IoThread::start(i as usize, &setup).ok()).collect()
+            let threads: Vec<_> = (0..n).filter_map(|i| IoThread::start(i as usize, &setup).ok()).collect();
+            IoThread::set_siblings(&threads);
+            threads
         });
         if threads.is_empty() {
             return Err(Error::MThread);

@@ -39,6 +39,9 @@ pub(crate) enum IoCmd {
         options: Box<Options>,
         pipe: Option<PipeEnd>,
     },
+    /// A connection accepted by a listener on another I/O thread, handed to this one, the
+    /// least loaded, to run its session (as libzmq spreads accepted connections).
+    Adopt { listener_id: u64, socket: Arc<SocketShared>, options: Box<Options>, stream: Stream },
     /// unbind or disconnect: close the listener or connection and its sessions now.
     CloseEndpoint { id: u64 },
     /// The socket closed: close its listeners, let its sessions linger.
@@ -63,6 +66,12 @@ pub(crate) struct IoThread {
     handle: Mutex<Option<JoinHandle<()>>>,
     /// Timers pending in the reactor, as of its last turn (a gauge for tests and diagnostics).
     timers_pending: std::sync::atomic::AtomicUsize,
+    /// Sessions this thread runs or is about to adopt: its load, for placing accepted
+    /// connections.
+    sessions: std::sync::atomic::AtomicUsize,
+    /// The context's I/O threads, this one among them (set once they have all started):
+    /// where a listener may hand an accepted connection.
+    siblings: std::sync::OnceLock<Vec<std::sync::Weak<IoThread>>>,
 }
 
 const WAKER: Token = Token(usize::MAX);
@@ -73,6 +82,39 @@ impl IoThread {
         self.timers_pending.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Sessions this thread runs (or is about to adopt).
+    pub(crate) fn sessions(&self) -> usize {
+        self.sessions.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Tells each thread of a context which threads it may hand accepted connections to.
+    pub(crate) fn set_siblings(threads: &[Arc<IoThread>]) {
+        let all: Vec<_> = threads.iter().map(Arc::downgrade).collect();
+        for t in threads {
+            let _ = t.siblings.set(all.clone());
+        }
+    }
+
+    /// The thread a new accepted connection goes to: the least loaded, this one on a tie (a
+    /// context with one I/O thread never hands over). Counts the session in its load.
+    fn place(self: &Arc<Self>) -> Arc<IoThread> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut best = self.clone();
+        for t in self.siblings.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade) {
+            if t.sessions.load(Relaxed) < best.sessions.load(Relaxed) {
+                best = t;
+            }
+        }
+        best.sessions.fetch_add(1, Relaxed);
+        best
+    }
+
+    /// The other threads of the context, for commands every thread must see.
+    fn others(&self) -> Vec<Arc<IoThread>> {
+        let me = self as *const IoThread;
+        self.siblings.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade).filter(|t| !std::ptr::eq(Arc::as_ptr(t), me)).collect()
+    }
+
     pub(crate) fn start(index: usize, setup: &crate::context::ThreadSetup) -> io::Result<Arc<IoThread>> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER)?;
@@ -80,6 +122,8 @@ impl IoThread {
         let t = Arc::new(IoThread {
             queue: Mutex::new(Vec::new()),
             timers_pending: Default::default(),
+            sessions: Default::default(),
+            siblings: std::sync::OnceLock::new(),
             waker,
             sleeping: std::sync::atomic::AtomicBool::new(false),
             registry,
@@ -314,6 +358,7 @@ impl Reactor {
             drop(guard);
             self.entries[token] = None;
             self.free.push(token);
+            self.io.sessions.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
@@ -359,20 +404,33 @@ impl Reactor {
                     Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
             };
-            let (socket, options, lid) = (l.socket.clone(), l.options.clone(), l.id);
-            let t = self.alloc();
-            self.serial += 1;
-            let serial = self.serial;
-            let mut ctx = Ctx {
-                registry: self.poll.registry(),
-                io: &self.io,
-                timers: &mut self.timers,
-                timer_seq: &mut self.timer_seq,
-                again: &mut self.again,
-            };
-            match Session::accepted(&mut ctx, t, serial, lid, socket, options, stream) {
-                Some(s) => self.entries[t] = Some(Entry::Session(share(s))),
-                None => self.free.push(t),
+            let (socket, options, listener_id) = (l.socket.clone(), l.options.clone(), l.id);
+            let to = self.io.place();
+            if Arc::ptr_eq(&to, &self.io) {
+                self.adopt(listener_id, socket, options, stream);
+            } else {
+                to.send(IoCmd::Adopt { listener_id, socket, options, stream });
+            }
+        }
+    }
+
+    /// Runs the session of an accepted connection (counted in this thread's load already).
+    fn adopt(&mut self, listener_id: u64, socket: Arc<SocketShared>, options: Box<Options>, stream: Stream) {
+        let t = self.alloc();
+        self.serial += 1;
+        let serial = self.serial;
+        let mut ctx = Ctx {
+            registry: self.poll.registry(),
+            io: &self.io,
+            timers: &mut self.timers,
+            timer_seq: &mut self.timer_seq,
+            again: &mut self.again,
+        };
+        match Session::accepted(&mut ctx, t, serial, listener_id, socket, options, stream) {
+            Some(s) => self.entries[t] = Some(Entry::Session(share(s))),
+            None => {
+                self.free.push(t);
+                self.io.sessions.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
     }
@@ -413,27 +471,51 @@ impl Reactor {
                 };
                 let s = Session::connecting(&mut ctx, t, serial, id, endpoint, given, socket, options, pipe);
                 self.entries[t] = Some(Entry::Session(share(s)));
+                self.io.sessions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 self.with_session(t, |s, ctx| s.start_connect(ctx));
             }
+            IoCmd::Adopt { listener_id, socket, options, stream } => self.adopt(listener_id, socket, options, stream),
             IoCmd::CloseEndpoint { id } => {
+                let mut listener = false;
                 for t in 0..self.entries.len() {
                     match &self.entries[t] {
-                        Some(Entry::Listener(l)) if l.id == id => self.close_listener(t),
+                        Some(Entry::Listener(l)) if l.id == id => {
+                            self.close_listener(t);
+                            listener = true;
+                        }
                         Some(Entry::Session(s)) if lock(s).endpoint_id() == id => {
                             self.with_session(t, |_, _| false);
                         }
                         _ => {}
                     }
                 }
+                // Its connections that other threads adopted go too: the command follows
+                // every hand-over this thread made, in each thread's queue.
+                if listener {
+                    for t in self.io.others() {
+                        t.send(IoCmd::CloseEndpoint { id });
+                    }
+                }
             }
             IoCmd::SocketClosed { socket_id } => {
+                let mut listener = false;
                 for t in 0..self.entries.len() {
                     match &self.entries[t] {
-                        Some(Entry::Listener(l)) if l.socket.id == socket_id => self.close_listener(t),
+                        Some(Entry::Listener(l)) if l.socket.id == socket_id => {
+                            self.close_listener(t);
+                            listener = true;
+                        }
                         Some(Entry::Session(s)) if lock(s).socket_id() == socket_id => {
                             self.with_session(t, |s, ctx| s.socket_closed(ctx));
                         }
                         _ => {}
+                    }
+                }
+                // As above: the sessions of connections this thread's listeners handed over.
+                // A thread told twice (it also runs a connect of the socket) closes once.
+                if listener {
+                    for t in self.io.others() {
+                        t.send(IoCmd::SocketClosed { socket_id });
                     }
                 }
             }
