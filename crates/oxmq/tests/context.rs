@@ -217,3 +217,38 @@ fn term_delivers_the_last_bytes_to_a_peer_whose_input_was_unread() {
     assert!(seen.len() > (COUNT - 1) * 10_000, "{} bytes", seen.len());
     assert!(seen.ends_with(&frame(0, b"the last message")), "the stream ends without the last message");
 }
+
+/// A closing socket's connection that waits for its peer to take its last bytes (a peer that
+/// reads nothing and sends without end) still ends at LINGER.
+#[test]
+fn term_ends_at_linger_while_a_peer_floods_a_closing_connection() {
+    use common::raw::{frame, handshake};
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let ctx = Context::new();
+    let mut s = ctx.socket(T::Dealer).unwrap();
+    s.set_int(opt::LINGER, 300).unwrap();
+    s.connect(&format!("tcp://{}", listener.local_addr().unwrap())).unwrap();
+    let (mut peer, _) = listener.accept().unwrap();
+    peer.write_all(&handshake(b"DEALER")).unwrap();
+    // More than the kernel holds for a peer that does not read: the send queue stays full.
+    let body = vec![b'x'; 64 * 1024];
+    for _ in 0..200 {
+        s.send(&body[..], 0).unwrap();
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood = {
+        let (mut out, stop) = (peer.try_clone().unwrap(), stop.clone());
+        std::thread::spawn(move || {
+            let chunk: Vec<u8> = (0..64).flat_map(|_| frame(0, &[7u8; 1000])).collect();
+            while !stop.load(Ordering::Relaxed) && out.write_all(&chunk).is_ok() {}
+        })
+    };
+    within(DEADLINE, "context termination under a flood", move || {
+        drop(s);
+        drop(ctx);
+    });
+    stop.store(true, Ordering::Relaxed);
+    drop(peer);
+    flood.join().unwrap();
+}

@@ -75,14 +75,25 @@ impl Session {
     }
 }
 
-/// Reads and drops what the peer has sent. False once the stream has ended or failed (the
-/// peer closed: nothing we sent can be lost by closing).
+/// What one call discards at most: a peer that keeps sending must not hold the I/O thread
+/// (the send-queue check comes back to it).
+const DISCARD_BUDGET: usize = 1 << 20;
+
+/// Reads and drops what the peer has sent (up to `DISCARD_BUDGET`). False once the stream has
+/// ended or failed (the peer closed: nothing we sent can be lost by closing).
 fn discard_input(c: &mut Conn) -> bool {
-    let mut buf = [0u8; 4096];
+    let mut buf = [0u8; 16384];
+    let mut budget = DISCARD_BUDGET;
     loop {
         match c.stream.read_plain(&mut buf) {
             Ok(0) => return false,
-            Ok(_) => c.beat.reads += 1,
+            Ok(n) => {
+                c.beat.reads += 1;
+                budget = budget.saturating_sub(n);
+                if budget == 0 {
+                    return true;
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => return false,
