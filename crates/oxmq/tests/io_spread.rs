@@ -36,13 +36,19 @@ fn receive_all(pull: &mut oxmq::Socket) {
     }
 }
 
-#[test]
-fn accepted_connections_spread_over_the_io_threads() {
+/// A context of `threads` I/O threads with a PULL bound on tcp.
+fn server(threads: i32) -> (Context, oxmq::Socket, String) {
     let server = Context::new();
-    server.set(opt::IO_THREADS, 3).unwrap();
+    server.set(opt::IO_THREADS, threads).unwrap();
     let mut pull = server.socket(T::Pull).unwrap();
     pull.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
     let ep = bind(&mut pull, Transport::Tcp);
+    (server, pull, ep)
+}
+
+#[test]
+fn accepted_connections_spread_over_the_io_threads() {
+    let (server, mut pull, ep) = server(3);
     let client = Context::new();
     let pushes = pushers(&client, &ep);
     receive_all(&mut pull);
@@ -66,10 +72,7 @@ fn accepted_connections_spread_over_the_io_threads() {
 /// One I/O thread (the default) keeps every connection on it.
 #[test]
 fn one_io_thread_takes_every_connection() {
-    let server = Context::new();
-    let mut pull = server.socket(T::Pull).unwrap();
-    pull.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
-    let ep = bind(&mut pull, Transport::Tcp);
+    let (server, mut pull, ep) = server(1);
     let client = Context::new();
     let _pushes = pushers(&client, &ep);
     receive_all(&mut pull);
@@ -83,10 +86,7 @@ fn one_io_thread_takes_every_connection() {
 fn unbind_and_close_reach_handshaking_connections_on_every_thread() {
     use std::io::Read;
     for close in [false, true] {
-        let server = Context::new();
-        server.set(opt::IO_THREADS, 3).unwrap();
-        let mut pull = server.socket(T::Pull).unwrap();
-        let ep = bind(&mut pull, Transport::Tcp);
+        let (server, mut pull, ep) = server(3);
         let addr = ep.trim_start_matches("tcp://").to_string();
         // Silent peers: connected, never a byte of greeting.
         let mut peers: Vec<_> = (0..3).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();

@@ -341,16 +341,21 @@ impl Reactor {
         }
     }
 
-    fn with_session(&mut self, token: usize, f: impl FnOnce(&mut Session, &mut Ctx<'_>) -> bool) {
-        let Some(Some(Entry::Session(s))) = self.entries.get(token) else { return };
-        let s = s.clone();
-        let mut ctx = Ctx {
+    /// The reactor's state as sessions see it.
+    fn ctx(&mut self) -> Ctx<'_> {
+        Ctx {
             registry: self.poll.registry(),
             io: &self.io,
             timers: &mut self.timers,
             timer_seq: &mut self.timer_seq,
             again: &mut self.again,
-        };
+        }
+    }
+
+    fn with_session(&mut self, token: usize, f: impl FnOnce(&mut Session, &mut Ctx<'_>) -> bool) {
+        let Some(Some(Entry::Session(s))) = self.entries.get(token) else { return };
+        let s = s.clone();
+        let mut ctx = self.ctx();
         let mut guard = lock(&s);
         let keep = f(&mut guard, &mut ctx);
         if !keep {
@@ -416,21 +421,27 @@ impl Reactor {
 
     /// Runs the session of an accepted connection (counted in this thread's load already).
     fn adopt(&mut self, listener_id: u64, socket: Arc<SocketShared>, options: Box<Options>, stream: Stream) {
+        let made = self.add_session(|ctx, t, serial| Session::accepted(ctx, t, serial, listener_id, socket, options, stream));
+        if made.is_none() {
+            self.io.sessions.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Makes a session under a new token and serial and keeps it; returns its token, or None
+    /// (the token freed) when `make` gives none.
+    fn add_session(&mut self, make: impl FnOnce(&mut Ctx<'_>, usize, u64) -> Option<Session>) -> Option<usize> {
         let t = self.alloc();
         self.serial += 1;
         let serial = self.serial;
-        let mut ctx = Ctx {
-            registry: self.poll.registry(),
-            io: &self.io,
-            timers: &mut self.timers,
-            timer_seq: &mut self.timer_seq,
-            again: &mut self.again,
-        };
-        match Session::accepted(&mut ctx, t, serial, listener_id, socket, options, stream) {
-            Some(s) => self.entries[t] = Some(Entry::Session(share(s))),
+        let mut ctx = self.ctx();
+        match make(&mut ctx, t, serial) {
+            Some(s) => {
+                self.entries[t] = Some(Entry::Session(share(s)));
+                Some(t)
+            }
             None => {
                 self.free.push(t);
-                self.io.sessions.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                None
             }
         }
     }
@@ -459,20 +470,13 @@ impl Reactor {
                 self.accept(t);
             }
             IoCmd::Connect { id, endpoint, given, socket, options, pipe } => {
-                let t = self.alloc();
-                self.serial += 1;
-                let serial = self.serial;
-                let mut ctx = Ctx {
-                    registry: self.poll.registry(),
-                    io: &self.io,
-                    timers: &mut self.timers,
-                    timer_seq: &mut self.timer_seq,
-                    again: &mut self.again,
-                };
-                let s = Session::connecting(&mut ctx, t, serial, id, endpoint, given, socket, options, pipe);
-                self.entries[t] = Some(Entry::Session(share(s)));
-                self.io.sessions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                self.with_session(t, |s, ctx| s.start_connect(ctx));
+                let made = self.add_session(|ctx, t, serial| {
+                    Some(Session::connecting(ctx, t, serial, id, endpoint, given, socket, options, pipe))
+                });
+                if let Some(t) = made {
+                    self.io.sessions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.with_session(t, |s, ctx| s.start_connect(ctx));
+                }
             }
             IoCmd::Adopt { listener_id, socket, options, stream } => self.adopt(listener_id, socket, options, stream),
             IoCmd::CloseEndpoint { id } => {
