@@ -43,9 +43,10 @@ timeout 1500 cargo build --release -q -p oxmq-wiring --bins
 log="$(mktemp)"
 status=0
 # Every module but oxmq-netty, whose suite (with its Python peers) is 40-netty.sh's.
-# One rerun of a failed test: oxmq-jeromq's interop with JeroMQ 0.6.0 (a PLAIN round trip whose
-# handshake sometimes does not complete within its 10 s) is a known, unexplained flake, listed
-# in ARCHITECTURE.md's known gaps. Surefire reports a test that passed on its rerun as a flake.
+# One rerun of a failed test: oxmq-jeromq's interop with JeroMQ 0.6.0 (a round trip whose
+# handshake sometimes does not complete within its 10 s) is a known flake of JeroMQ's (its
+# connecting socket sometimes never sends its greeting), listed in ARCHITECTURE.md's known gaps.
+# Surefire reports a test that passed on its rerun as a flake.
 timeout 900 bash java/mvnw.sh -B -pl oxmq,oxmq-jeromq,oxmq-perf,oxmq-wiring test \
   -Dsurefire.rerunFailingTestsCount=1 >"$log" 2>&1 || status=$?
 grep -E "Tests run:|FAIL|ERROR\]|BUILD|Flake" "$log" | grep -v "^WARNING" | sed 's/\x1b\[[0-9;]*m//g' | tail -40
