@@ -89,6 +89,81 @@ namespace ZeroMQ
         internal bool Close() { return Interlocked.Increment(ref v) == 1; }
     }
 
+    /// <summary>
+    /// A <see cref="CallGate"/> with a second entry for raw calls (<see cref="FastCalls"/>: calls
+    /// that never wait) made by the one thread that uses the object, which costs no interlocked
+    /// instruction: that thread sets <c>raw</c> and then reads <c>closing</c>; <see cref="Close"/>
+    /// sets <c>closing</c>, makes every thread's pending stores visible
+    /// (<c>Interlocked.MemoryBarrierProcessWide</c>), waits for <c>raw</c> to clear (a raw call
+    /// never waits, so neither does this for long), and only then closes the counted gate. So
+    /// either the raw caller sees <c>closing</c> and stays out, or Close sees its <c>raw</c> and
+    /// waits. The first thread to make a raw call owns the entry; any other thread (a socket
+    /// handed over to another thread, or misused from two at once) takes the counted entry,
+    /// which is safe from any number of threads. A mutable struct: keep it in a non-readonly
+    /// field.
+    /// </summary>
+    internal struct RawCallGate
+    {
+        internal CallGate Counted;
+        Thread owner;
+        int raw;
+        int closing;
+
+        /// <summary>
+        /// Enters a raw call on the owning thread (claiming ownership on first use). False when
+        /// closing, or on another thread: the caller then takes <see cref="Counted"/>.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool EnterRaw()
+        {
+            if (owner != Thread.CurrentThread) return Claim();
+            Volatile.Write(ref raw, 1);
+            if (Volatile.Read(ref closing) == 0) return true;
+            Volatile.Write(ref raw, 0);
+            return false;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        bool Claim()
+        {
+            Thread me = Thread.CurrentThread;
+            if (Interlocked.CompareExchange(ref owner, me, null) != null) return false;
+            Volatile.Write(ref raw, 1);
+            if (Volatile.Read(ref closing) == 0) return true;
+            Volatile.Write(ref raw, 0);
+            return false;
+        }
+
+        /// <summary>Leaves a raw call.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void LeaveRaw() { Volatile.Write(ref raw, 0); }
+
+        /// <summary>
+        /// From inside a raw call to the counted gate (for a call that may wait): always
+        /// succeeds, since Close waits for the raw call to end before it closes the counted gate.
+        /// </summary>
+        internal void RawToCounted()
+        {
+            Counted.Enter();
+            LeaveRaw();
+        }
+
+        /// <summary>Closes (once), as <see cref="CallGate.Close"/>, after any raw call has ended.</summary>
+        internal bool Close()
+        {
+            // A full fence before reading `owner`: a thread that claims it after this read
+            // (its CompareExchange is a fence too) then reads `closing` as 1.
+            Interlocked.Exchange(ref closing, 1);
+            if (Volatile.Read(ref owner) != null)
+            {
+                Interlocked.MemoryBarrierProcessWide();
+                var spin = new SpinWait();
+                while (Volatile.Read(ref raw) != 0) spin.SpinOnce();
+            }
+            return Counted.Close();
+        }
+    }
+
     /// <summary>Holds a SafeHandle's reference for the span of one native call.</summary>
     internal struct HandleLease : IDisposable
     {

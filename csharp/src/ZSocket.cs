@@ -90,21 +90,21 @@ namespace ZeroMQ
             if (gate.Close()) handle.Dispose();
         }
 
-        // The guard of the per-message calls (see CallGate): Dispose closes the handle at once
-        // when no call is in progress, else the last call to leave does (closing twice is a
-        // no-op).
-        CallGate gate;
+        // The guard of the per-message calls (see RawCallGate and CallGate): Dispose closes the
+        // handle at once when no call is in progress, else the last call to leave does (closing
+        // twice is a no-op).
+        RawCallGate gate;
 
         // Enter and Leave are written out in the per-message methods (Mono inlines neither a
         // method that throws nor a call in a finally block); these are their other paths.
         void Enter()
         {
-            if (!gate.Enter()) EnterDisposed();
+            if (!gate.Counted.Enter()) EnterDisposed();
         }
 
         void Leave()
         {
-            if (gate.Leave()) handle.Dispose();
+            if (gate.Counted.Leave()) handle.Dispose();
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -228,11 +228,28 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe int RecvFast(byte* p, int count, int flags)
         {
-            if (!gate.Enter()) EnterDisposed();
+            if (!gate.EnterRaw()) return RecvCounted(p, count, flags);
+            IntPtr s = handle.DangerousGetHandle();
+            int n = FastCalls.zmq_recv(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
+            if (n < 0)
+            {
+                gate.RawToCounted();
+                return RecvEntered(s, p, count, flags);
+            }
+            gate.LeaveRaw();
+            return n;
+        }
+
+        // RecvFast through the counted entry: another thread than the raw entry's owner, or a
+        // socket being disposed (then Enter fails and this throws).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        unsafe int RecvCounted(byte* p, int count, int flags)
+        {
+            if (!gate.Counted.Enter()) EnterDisposed();
             IntPtr s = handle.DangerousGetHandle();
             int n = FastCalls.zmq_recv(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
             if (n < 0) return RecvEntered(s, p, count, flags);
-            if (gate.Leave()) handle.Dispose();
+            if (gate.Counted.Leave()) handle.Dispose();
             return n;
         }
 
@@ -244,13 +261,13 @@ namespace ZeroMQ
             }
             finally
             {
-                if (gate.Leave()) handle.Dispose();
+                if (gate.Counted.Leave()) handle.Dispose();
             }
         }
 
         unsafe int RecvPlain(byte* p, int count, int flags)
         {
-            if (!gate.Enter()) EnterDisposed();
+            if (!gate.Counted.Enter()) EnterDisposed();
             return RecvEntered(handle.DangerousGetHandle(), p, count, flags);
         }
 
@@ -401,11 +418,27 @@ namespace ZeroMQ
         [MethodImpl(MethodImplOptions.NoInlining)]
         unsafe int SendFast(byte* p, int count, int flags)
         {
-            if (!gate.Enter()) EnterDisposed();
+            if (!gate.EnterRaw()) return SendCounted(p, count, flags);
+            IntPtr s = handle.DangerousGetHandle();
+            int n = FastCalls.zmq_send(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
+            if (n < 0)
+            {
+                gate.RawToCounted();
+                return SendEntered(s, p, count, flags);
+            }
+            gate.LeaveRaw();
+            return n;
+        }
+
+        // As RecvCounted.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        unsafe int SendCounted(byte* p, int count, int flags)
+        {
+            if (!gate.Counted.Enter()) EnterDisposed();
             IntPtr s = handle.DangerousGetHandle();
             int n = FastCalls.zmq_send(s, p, (void*)(uint)count, flags | Native.ZMQ_DONTWAIT);
             if (n < 0) return SendEntered(s, p, count, flags);
-            if (gate.Leave()) handle.Dispose();
+            if (gate.Counted.Leave()) handle.Dispose();
             return n;
         }
 
@@ -417,13 +450,13 @@ namespace ZeroMQ
             }
             finally
             {
-                if (gate.Leave()) handle.Dispose();
+                if (gate.Counted.Leave()) handle.Dispose();
             }
         }
 
         unsafe int SendPlain(byte* p, int count, int flags)
         {
-            if (!gate.Enter()) EnterDisposed();
+            if (!gate.Counted.Enter()) EnterDisposed();
             return SendEntered(handle.DangerousGetHandle(), p, count, flags);
         }
 

@@ -105,6 +105,87 @@ namespace ZeroMQ.Tests
             }
         }
 
+        // Sends and receives that do not wait go as raw calls without an interlocked gate
+        // (RawCallGate): a Dispose on another thread must still never close the socket under
+        // one of them. The owner hammers both directions (its sends reach the HWM, so failed raw
+        // calls move on to the counted gate too) until the Dispose makes them throw.
+        [Test(TimeoutSeconds = 60)]
+        static void DisposeRacingRawCallsEndsInObjectDisposed()
+        {
+            using (var ctx = new ZContext())
+            {
+                for (int round = 0; round < 200; round++)
+                {
+                    var ep = "inproc://raw-race-" + round;
+                    var s = new ZSocket(ctx, ZSocketType.PAIR);
+                    s.SendHighWatermark = 16;
+                    s.Bind(ep);
+                    using (var peer = new ZSocket(ctx, ZSocketType.PAIR))
+                    {
+                        peer.Connect(ep);
+                        var one = new byte[] { 1, 2, 3, 4 };
+                        for (int i = 0; i < 8; i++) peer.SendBytes(one, 0, one.Length);
+                        int calls = 0;
+                        Exception seen = null;
+                        var started = new ManualResetEventSlim();
+                        var owner = new Thread(() =>
+                        {
+                            var buf = new byte[4];
+                            try
+                            {
+                                while (true)
+                                {
+                                    int n;
+                                    s.TryReceiveBytes(buf, 0, buf.Length, out n);
+                                    s.TrySendBytes(one, 0, one.Length, ZSocketFlags.DontWait);
+                                    if (++calls == 20) started.Set();
+                                }
+                            }
+                            catch (Exception e) { seen = e; started.Set(); }
+                        });
+                        owner.IsBackground = true;
+                        owner.Start();
+                        Assert.True(started.Wait(Util.Deadline), "the owner started");
+                        s.Dispose();
+                        Assert.True(owner.Join(Util.Deadline), "the owner's calls ended");
+                        Assert.True(seen is ObjectDisposedException, "round " + round + ": " + seen);
+                    }
+                }
+            }
+        }
+
+        // A socket may move between threads (one at a time, as in libzmq): the thread that made
+        // the first raw call owns the gate's raw entry; the others take its counted entry.
+        [Test]
+        static void ASocketUsedByThreadsInTurnKeepsWorking(string transport)
+        {
+            using (var ctx = new ZContext())
+            using (var a = new ZSocket(ctx, ZSocketType.PAIR))
+            using (var b = new ZSocket(ctx, ZSocketType.PAIR))
+            {
+                string ep = Util.BindFresh(a, transport);
+                b.Connect(ep);
+                a.ReceiveTimeout = b.ReceiveTimeout = Util.Deadline;
+                var buf = new byte[8];
+                Action exchange = () =>
+                {
+                    for (byte i = 0; i < 100; i++)
+                    {
+                        a.SendBytes(new[] { i }, 0, 1);
+                        Assert.Equal(1, b.ReceiveBytes(buf, 0, buf.Length), "length");
+                        Assert.Equal(i, buf[0], "content");
+                        b.SendBytes(buf, 0, 1);
+                        Assert.Equal(1, a.ReceiveBytes(buf, 0, buf.Length), "reply length");
+                    }
+                };
+                exchange();                // this thread owns the raw entries
+                Util.Spawn(exchange)();    // another thread: the counted entries
+                exchange();
+                Util.Spawn(() => a.Dispose())(); // disposed by a thread that never owned it
+                Assert.Throws<ObjectDisposedException>(() => a.SendBytes(buf, 0, 1), "send after dispose");
+            }
+        }
+
         [Test]
         static void DisposedSocketThrowsObjectDisposed()
         {
