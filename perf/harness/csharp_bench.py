@@ -11,6 +11,9 @@ order, so all see the same machine weather):
                      which under Mono's default (hybrid) thread suspend enters and leaves a
                      GC-safe region; cs-buffer calls libzmq as a raw internal call first
                      (csharp/src/FastCalls.cs)
+  cs-buffer-csend    cs-buffer's local_thr fed by the C tools' remote_thr (throughput only):
+                     the receive path's cost on the same stream as the c column's receiver
+                     (a receiver waiting on a slower sender spends more per message)
   cs-frame           the buffer tools with local_thr receiving a ZFrame per message
                      (OXMQ_CS_RECV=frame)
   cs-libzmq          the buffer tools on Debian's libzmq 4.3 (OXMQ_LIBZMQ=<path>): the binding's
@@ -61,22 +64,26 @@ RE = {
 
 
 class Column:
-    def __init__(self, name, label, kind, env=None, needs=()):
+    def __init__(self, name, label, kind, env=None, needs=(), sender=None):
         self.name, self.label, self.kind, self.env, self.needs = name, label, kind, env or {}, needs
+        self.sender = sender or kind  # the kind of tool on the sending (remote) side
 
     def missing(self):
         tools = ["local_thr", "remote_thr", "local_lat", "remote_lat"]
-        files = [CS / f"{t}.exe" for t in tools] if self.kind == "cs" else [C_TOOLS / t for t in tools]
+        files = [CS / f"{t}.exe" if self.kind == "cs" else C_TOOLS / t for t in tools]
+        files.append(CS / "remote_thr.exe" if self.sender == "cs" else C_TOOLS / "remote_thr")
         return [str(p) for p in (*files, *self.needs) if not Path(p).exists()]
 
     def cmd(self, tool, *args):
-        if self.kind == "cs":
+        kind = self.sender if tool.startswith("remote") else self.kind
+        if kind == "cs":
             return ["mono", "--gc=sgen", str(CS / f"{tool}.exe"), *map(str, args)]
         return [str(C_TOOLS / tool), *map(str, args)]
 
 
 COLUMNS = [
     Column("cs-buffer", "C# on oxmq, buffer receive", "cs"),
+    Column("cs-buffer-csend", "C# on oxmq, buffer receive, fed by the C sender", "cs", sender="c"),
     Column("cs-pinvoke", "C# on oxmq, buffer receive, P/Invoke only", "cs", {"OXMQ_CS_FASTCALLS": "0"}),
     Column("cs-frame", "C# on oxmq, frame per message", "cs", {"OXMQ_CS_RECV": "frame"}),
     Column("cs-libzmq", "C# on Debian's libzmq 4.3, buffer receive", "cs",
@@ -92,7 +99,7 @@ def run_pair(col, kind, size, count):
     local, remote = ("local_thr", "remote_thr") if kind == "thr" else ("local_lat", "remote_lat")
     env = {k: v for k, v in os.environ.items() if k not in ("OXMQ_CS_RECV", "OXMQ_CS_FASTCALLS", "OXMQ_LIBZMQ")}
     env.update(col.env)
-    if col.kind == "c":
+    if "c" in (col.kind, col.sender):
         env["LD_LIBRARY_PATH"] = str(ROOT / "dist" / "lib")
     procs = []
     try:
@@ -174,8 +181,8 @@ def main():
                 count = max(200, int(base.get(size, 10_000) * args.scale))
                 order = cols[rnd % len(cols):] + cols[:rnd % len(cols)]
                 for c in order:
-                    if kind == "lat" and c.name == "cs-frame":
-                        continue  # local_lat echoes with the buffer path in both modes
+                    if kind == "lat" and c.name in ("cs-frame", "cs-buffer-csend"):
+                        continue  # local_lat echoes with the buffer path; the pair is one kind
                     r, err = run_pair(c, kind, size, count)
                     if err:
                         print(f"  {c.name} {kind} {size}: {err}", file=sys.stderr)
@@ -192,7 +199,9 @@ def main():
              f"{args.rounds} interleaved round(s), medians; tcp loopback, PUSH/PULL (throughput) and REQ/REP "
              f"(latency); Mono {mono_version()}. Receiver CPU = the receiving process's user+sys per message "
              "(the C# tools over the timed span, the C tool over its life); allocations = managed bytes "
-             "per message on the receiving thread. "
+             "per message on the receiving thread. cs-buffer-csend is cs-buffer's receiver fed by the C sender, "
+             "the stream the c column's receiver gets: a receiver that waits on a slower sender spends more "
+             "per message, so this column is the receive path's cost alone. "
              f"Load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs "
              "(shared machine: wall-clock figures are noisy). Command: "
              f"`bash perf/harness/sections.d/50-csharp.sh RESULT.md{' --quick' if args.quick else ''}`.", "",
@@ -205,14 +214,14 @@ def main():
                      + f" | {bench.ratio(a, get('c', 'thr', s, 'msgs'))} | {bench.ratio(a, get('cs-libzmq', 'thr', s, 'msgs'))} |")
     lines += ["", "### Receiver CPU per message (ns) and managed allocations per message (B)", "",
               "| size | " + " | ".join(f"{n} CPU" for n in names)
-              + " | cs-buffer / c CPU | cs-frame / cs-buffer CPU | cs-buffer alloc | cs-frame alloc |",
-              "|---" * (len(names) + 5) + "|"]
+              + " | cs-buffer / c CPU | cs-buffer-csend / c CPU | cs-frame / cs-buffer CPU | cs-buffer alloc | cs-frame alloc |",
+              "|---" * (len(names) + 6) + "|"]
     for s in sizes:
-        b, f, c = (get(n, "thr", s, "cpu") for n in ("cs-buffer", "cs-frame", "c"))
+        b, bc, f, c = (get(n, "thr", s, "cpu") for n in ("cs-buffer", "cs-buffer-csend", "cs-frame", "c"))
         lines.append(f"| {s} B | " + " | ".join(fmt(get(n, "thr", s, "cpu"), 0) for n in names)
-                     + f" | {bench.ratio(b, c)} | {bench.ratio(f, b)} | {fmt(get('cs-buffer', 'thr', s, 'alloc'), 3)}"
+                     + f" | {bench.ratio(b, c)} | {bench.ratio(bc, c)} | {bench.ratio(f, b)} | {fmt(get('cs-buffer', 'thr', s, 'alloc'), 3)}"
                      f" | {fmt(get('cs-frame', 'thr', s, 'alloc'), 1)} |")
-    lat_names = [n for n in names if n != "cs-frame"]
+    lat_names = [n for n in names if n not in ("cs-frame", "cs-buffer-csend")]
     lines += ["", "### One-way latency (µs)", "", "| size | " + " | ".join(lat_names) + " | cs-buffer / c |",
               "|---" * (len(lat_names) + 2) + "|"]
     for s in sizes:
@@ -222,7 +231,9 @@ def main():
     allocs = [get("cs-buffer", "thr", s, "alloc") for s in sizes]
     lines += ["", f"Targets: cs-buffer allocations per message at every size: "
               f"{', '.join(fmt(a, 3) for a in allocs)} B (target 0); receiver CPU / c at {s0} B: cs-buffer "
-              f"{bench.ratio(get('cs-buffer', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))}, cs-pinvoke "
+              f"{bench.ratio(get('cs-buffer', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))} (its own sender), "
+              f"cs-buffer-csend {bench.ratio(get('cs-buffer-csend', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))} "
+              f"(the c column's sender), cs-pinvoke "
               f"{bench.ratio(get('cs-pinvoke', 'thr', s0, 'cpu'), get('c', 'thr', s0, 'cpu'))} (target ≤ 1.5×); "
               f"throughput / c at {s0} B: cs-buffer {bench.ratio(get('cs-buffer', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))}, "
               f"cs-pinvoke {bench.ratio(get('cs-pinvoke', 'thr', s0, 'msgs'), get('c', 'thr', s0, 'msgs'))} (target ≥ 0.6×).", ""]
