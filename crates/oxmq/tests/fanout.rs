@@ -217,6 +217,38 @@ fn many_sockets_one_thread(t: Transport) {
     assert_batched(&format!("{t:?} {PEERS} PUSH sockets, one thread"), &st, PEERS as u64 * MSGS);
 }
 
+/// A publisher's message to subscribers that have just subscribed goes to the I/O thread, not
+/// one write each on the sending thread: a subscription is input, but no message a publisher
+/// sends answers it (a connection that has read input counts its next write as a reply, which
+/// goes direct).
+fn first_message_to_new_subscribers_is_batched(t: Transport) {
+    let (ctx, sctx) = (Context::new(), Context::new());
+    let mut publ = ctx.socket(SocketType::XPub).unwrap();
+    publ.set_int(opt::LINGER, 0).unwrap(); // a failure fails, never waits on undelivered data
+    publ.set_int(opt::XPUB_VERBOSE, 1).unwrap();
+    let ep = common::bind(&mut publ, t);
+    let mut subs = receivers(&sctx, SocketType::Sub, &ep, PEERS);
+    publ.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+    for _ in 0..PEERS {
+        publ.recv(0).expect("a subscription from every subscriber");
+    }
+    publ.send("first", 0).unwrap();
+    for (k, s) in subs.iter_mut().enumerate() {
+        assert_eq!(s.recv(0).unwrap_or_else(|e| panic!("subscriber {k}: {e}")), "first");
+    }
+    let st = common::eventually("every delivery counted", || {
+        let st = publ.stats();
+        (st.wire_bytes_out >= PEERS as u64 * 7).then_some(st)
+    });
+    // The publisher waited for the subscriptions, so its first write answers that wait and may
+    // go direct, as may one after a preemption long enough to make the thread look sporadic.
+    assert!(
+        st.direct_writes * 4 < PEERS as u64,
+        "{t:?}: {} of {PEERS} first deliveries written by the sending thread ({st:?})",
+        st.direct_writes
+    );
+}
+
 /// A sender that sends now and then, each message after the last has been received and the
 /// connection has been quiet a while, writes it itself: no hop to the I/O thread.
 fn sporadic_messages_go_direct(t: Transport) {
@@ -263,6 +295,10 @@ mod tcp {
     fn sporadic_messages_go_direct() {
         super::sporadic_messages_go_direct(Transport::Tcp)
     }
+    #[test]
+    fn first_message_to_new_subscribers_is_batched() {
+        super::first_message_to_new_subscribers_is_batched(Transport::Tcp)
+    }
 }
 
 mod ipc {
@@ -286,6 +322,10 @@ mod ipc {
     #[test]
     fn sporadic_messages_go_direct() {
         super::sporadic_messages_go_direct(Transport::Ipc)
+    }
+    #[test]
+    fn first_message_to_new_subscribers_is_batched() {
+        super::first_message_to_new_subscribers_is_batched(Transport::Ipc)
     }
 }
 

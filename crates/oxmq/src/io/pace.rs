@@ -11,15 +11,20 @@
 //! them only after a round over all the others, which can take longer than any
 //! per-connection window. So the rule looks at the connection and at the thread:
 //! * a reply (the connection read input since it was last written) goes direct, whatever the
-//!   pace: an exchange pays its latency per message, and there is nothing to batch;
+//!   pace: an exchange pays its latency per message, and there is nothing to batch. A
+//!   publisher (PUB, XPUB, RADIO) reads only subscriptions, so its writes are never replies:
+//!   else the first message to each of 1,000 new subscribers would be a system call of its own;
 //! * so does an answer: the first write after the calling thread waited for input and got
 //!   some (a request that came over one connection, answered over another, as a wiring echo
 //!   or a PULL-then-PUSH worker does). A stream that the thread receives without waiting, as
 //!   a busy forwarder does, stays the I/O thread's;
 //! * otherwise the write goes direct only if this connection was not written (by anyone)
-//!   within [`QUIET`], and the calling thread did not write any connection directly within
-//!   [`QUIET`]. A sporadic message still goes direct to its first connection; the rest of a
-//!   fan-out, and every message of a stream, are the I/O thread's.
+//!   within [`QUIET`], and the calling thread did not write any connection directly, nor hand
+//!   one's write over to the I/O thread, within [`QUIET`]. A sporadic message still goes
+//!   direct to its first connection; the rest of a fan-out, and every message of a stream, are
+//!   the I/O thread's. Each hand-over costs the sender a wake-up of the I/O thread (a system
+//!   call when it sleeps), so a round over many connections can outlast [`QUIET`] with the
+//!   thread busy throughout: a hand-over keeps the thread's pace as a direct write does.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -32,14 +37,15 @@ pub(crate) const QUIET: Duration = Duration::from_micros(20);
 ///
 /// `reply`: the connection has read input since its last write. `since_conn_write`: time since
 /// the connection was last written by any thread. `since_thread_direct`: time since the calling
-/// thread last wrote a connection directly (`None`: never).
+/// thread last wrote a connection directly or handed one over (`None`: never).
 #[inline]
 pub(crate) fn may_write_direct(reply: bool, since_conn_write: Duration, since_thread_direct: Option<Duration>) -> bool {
     reply || (since_conn_write >= QUIET && since_thread_direct.is_none_or(|d| d >= QUIET))
 }
 
 thread_local! {
-    /// Nanoseconds from [`origin`] to this thread's last direct write, plus one (0: none yet).
+    /// Nanoseconds from [`origin`] to this thread's last direct write or hand-over, plus one
+    /// (0: none yet).
     static LAST_DIRECT: Cell<u64> = const { Cell::new(0) };
     /// The thread waited for input and got some since its last direct write.
     static ANSWERING: Cell<bool> = const { Cell::new(false) };
@@ -54,7 +60,8 @@ fn stamp(at: Instant) -> u64 {
     at.saturating_duration_since(origin()).as_nanos() as u64 + 1
 }
 
-/// Time since the calling thread's last direct write as of `now` (None: there was none).
+/// Time since the calling thread's last direct write or hand-over as of `now` (None: there
+/// was none).
 #[inline]
 pub(crate) fn since_direct(now: Instant) -> Option<Duration> {
     match LAST_DIRECT.with(Cell::get) {
@@ -68,6 +75,13 @@ pub(crate) fn since_direct(now: Instant) -> Option<Duration> {
 pub(crate) fn wrote_direct(at: Instant) {
     LAST_DIRECT.with(|c| c.set(stamp(at)));
     ANSWERING.with(|c| c.set(false));
+}
+
+/// The calling thread handed a connection's write over to the I/O thread at `at` (the rule
+/// said stream): for the thread's pace, as recent as a direct write.
+#[inline]
+pub(crate) fn handed_over(at: Instant) {
+    LAST_DIRECT.with(|c| c.set(stamp(at)));
 }
 
 /// The calling thread waited for input (a blocking receive or poll) and input came: its
@@ -106,6 +120,22 @@ mod tests {
         // Each connection was last written a whole round ago, longer than QUIET, but the
         // socket wrote directly a moment ago: the thread is streaming.
         assert!(!may_write_direct(false, 10 * QUIET, Some(US)));
+    }
+
+    #[test]
+    fn a_hand_over_keeps_the_thread_streaming() {
+        // A fresh thread: the test harness may run other tests on this one.
+        std::thread::spawn(|| {
+            origin();
+            let t0 = Instant::now();
+            // Never wrote directly; handed a write over a moment ago: the next connection,
+            // quiet for long, is still the I/O thread's.
+            handed_over(t0);
+            assert!(!may_write_direct(false, 10 * QUIET, since_direct(t0 + QUIET / 2)));
+            assert!(may_write_direct(false, 10 * QUIET, since_direct(t0 + 2 * QUIET)));
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

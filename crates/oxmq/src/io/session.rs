@@ -256,9 +256,12 @@ impl Session {
         // A stream is the I/O thread's to batch; a reply, an answer or a sporadic message goes direct
         // (see `pace`).
         let now = Instant::now();
-        let reply = reads != self.reads_at_write || pace::answering();
+        // A publisher reads only subscriptions: what it writes next answers none of them.
+        let publishes = matches!(self.socket.kind, SocketType::Pub | SocketType::XPub | SocketType::Radio);
+        let reply = (reads != self.reads_at_write && !publishes) || pace::answering();
         let since_write = now.saturating_duration_since(self.last_write);
         if !pace::may_write_direct(reply, since_write, pace::since_direct(now)) {
+            pace::handed_over(now);
             return false;
         }
         let ok = self.write_side(true).is_ok();
