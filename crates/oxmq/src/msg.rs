@@ -425,6 +425,16 @@ impl Msg {
         !matches!(self.body, Body::Inline { .. }) || self.props.is_some()
     }
 
+    /// Drops the frame, its body's reference to a chunk given up through `rel` (batched with
+    /// the others of its run; see [`crate::chunk::Releases`]).
+    #[inline]
+    pub(crate) fn release_into(self, rel: &mut crate::chunk::Releases) {
+        match self.body {
+            Body::Piece { piece, .. } => rel.give(piece),
+            body => drop(body),
+        }
+    }
+
     /// Drops the frame with the common case inline: an inline or empty frame (most frames
     /// on the small-message paths, and every frame a send left behind) is forgotten after one
     /// test instead of a call to the out-of-line drop glue.

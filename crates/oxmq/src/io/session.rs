@@ -1339,6 +1339,9 @@ impl Session {
                     if raw {
                         raw::fill(c, p, &mut self.drained);
                     }
+                    // The encoded frames' shares of their bodies, given back when the batch
+                    // is encoded (dropped at the end of this block).
+                    let mut rel = crate::chunk::Releases::new();
                     while !raw
                         && c.bigs.len() < MAX_BIGS
                         && c.tx.len() - c.tx_pos < WRITE_BATCH
@@ -1367,7 +1370,7 @@ impl Session {
                         match read {
                             // SAFETY: `front` returned the frame just above, and nothing read
                             // since.
-                            Ok(true) => unsafe { p.consume_front() },
+                            Ok(true) => unsafe { p.consume_front(&mut rel) },
                             Ok(false) => {}
                             Err(Read::Closed) => {
                                 self.drained = true;

@@ -586,12 +586,13 @@ impl PipeEnd {
     }
 
     /// Moves past the frame [`PipeEnd::front`] returned, dropping what is left of it (a frame
-    /// that owns nothing, the common case, costs one test).
+    /// that owns nothing, the common case, costs one test; a body cut from a chunk gives its
+    /// reference up through `rel`).
     ///
     /// # Safety
     /// `front` returned `Ok` on this end, with no read or consume since.
     #[inline(always)]
-    pub(crate) unsafe fn consume_front(&mut self) {
+    pub(crate) unsafe fn consume_front(&mut self, rel: &mut crate::chunk::Releases) {
         // SAFETY: `front` returned this frame (the caller's contract) and nothing read since.
         let m = unsafe { self.inp.front_unchecked() };
         if m.is_routing_id() {
@@ -601,9 +602,9 @@ impl PipeEnd {
         }
         if m.needs_drop() {
             // SAFETY: the frame is not used again: the position moves past it below.
-            unsafe { std::ptr::drop_in_place(m) };
+            unsafe { std::ptr::read(m) }.release_into(rel);
         }
-        // SAFETY: as above; it was dropped just now unless it owns nothing (then forgetting
+        // SAFETY: as above; it was moved out just now unless it owns nothing (then forgetting
         // it is its drop).
         unsafe { self.inp.advance_forgotten() };
         if self.read_msgs - self.read_published >= self.lwm {
@@ -859,7 +860,7 @@ mod tests {
         fn next(b: &mut PipeEnd, refresh: bool) -> Result<Vec<u8>, Read> {
             let s = b.front(refresh)?.to_vec();
             // SAFETY: `front` returned a frame just now, and nothing was read since.
-            unsafe { b.consume_front() };
+            unsafe { b.consume_front(&mut crate::chunk::Releases::new()) };
             Ok(s)
         }
         a.write(m("x", false));
