@@ -55,18 +55,28 @@ fn seq(m: &Msg) -> u64 {
     u64::from_le_bytes(m[..8].try_into().unwrap())
 }
 
-fn pub_fan_out(t: Transport) {
+/// An XPUB bound over `t` (SNDHWM 0 when `unbounded`) and PEERS subscribers in a context of
+/// their own, each one's subscription read: every subscriber is attached. The contexts come
+/// first, so a caller's binding drops them last.
+fn publisher(t: Transport, unbounded: bool) -> ([Context; 2], Socket, Vec<Socket>) {
     let (ctx, sctx) = (Context::new(), Context::new());
     let mut publ = ctx.socket(SocketType::XPub).unwrap();
     publ.set_int(opt::LINGER, 0).unwrap(); // a failure fails, never waits on undelivered data
-    publ.set_int(opt::SNDHWM, 0).unwrap();
+    if unbounded {
+        publ.set_int(opt::SNDHWM, 0).unwrap();
+    }
     publ.set_int(opt::XPUB_VERBOSE, 1).unwrap();
     let ep = common::bind(&mut publ, t);
-    let mut subs = receivers(&sctx, SocketType::Sub, &ep, PEERS);
+    let subs = receivers(&sctx, SocketType::Sub, &ep, PEERS);
     publ.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
     for _ in 0..PEERS {
         publ.recv(0).expect("a subscription from every subscriber");
     }
+    ([ctx, sctx], publ, subs)
+}
+
+fn pub_fan_out(t: Transport) {
+    let (_ctxs, mut publ, mut subs) = publisher(t, true);
     let mut body = [0u8; 100];
     for i in 0..MSGS {
         body[..8].copy_from_slice(&i.to_le_bytes());
@@ -222,16 +232,7 @@ fn many_sockets_one_thread(t: Transport) {
 /// sends answers it (a connection that has read input counts its next write as a reply, which
 /// goes direct).
 fn first_message_to_new_subscribers_is_batched(t: Transport) {
-    let (ctx, sctx) = (Context::new(), Context::new());
-    let mut publ = ctx.socket(SocketType::XPub).unwrap();
-    publ.set_int(opt::LINGER, 0).unwrap(); // a failure fails, never waits on undelivered data
-    publ.set_int(opt::XPUB_VERBOSE, 1).unwrap();
-    let ep = common::bind(&mut publ, t);
-    let mut subs = receivers(&sctx, SocketType::Sub, &ep, PEERS);
-    publ.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
-    for _ in 0..PEERS {
-        publ.recv(0).expect("a subscription from every subscriber");
-    }
+    let (_ctxs, mut publ, mut subs) = publisher(t, false);
     publ.send("first", 0).unwrap();
     for (k, s) in subs.iter_mut().enumerate() {
         assert_eq!(s.recv(0).unwrap_or_else(|e| panic!("subscriber {k}: {e}")), "first");
