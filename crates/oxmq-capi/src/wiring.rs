@@ -255,12 +255,12 @@ pub unsafe extern "C" fn czmq_send_ex(obj: *mut c_void, eid: c_int, data: *mut c
         } else {
             match ffn {
                 // SAFETY: C contract: `data` has `size` readable bytes (until ffn, if given).
-                None => Msg::copy_from(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size) }),
+                None => unsafe { Msg::copy_from_raw(data.cast::<u8>(), size) },
                 // A body this small is stored inside the message either way: copy it and
                 // give the buffer back now, rather than wrap it only to copy it out.
                 Some(ffn) if size <= INLINE_CAP => {
                     // SAFETY: C contract: `data` has `size` readable bytes until `ffn` runs.
-                    let m = Msg::copy_from(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size) });
+                    let m = unsafe { Msg::copy_from_raw(data.cast::<u8>(), size) };
                     // SAFETY: the caller's free function, called once with its own buffer.
                     unsafe { ffn(data) };
                     m
@@ -284,18 +284,15 @@ pub unsafe extern "C" fn czmq_send_ex(obj: *mut c_void, eid: c_int, data: *mut c
 #[no_mangle]
 pub unsafe extern "C" fn czmq_try_send(obj: *mut c_void, eid: c_int, data: *const c_void, size: usize) -> c_int {
     wguard(-1, || {
-        let body = if size == 0 {
-            &[][..]
-        } else if data.is_null() {
+        if data.is_null() && size != 0 {
             return Err(WiringError::Socket(oxmq::Error::Fault));
-        } else {
-            // SAFETY: C contract: `data` has `size` readable bytes for the call.
-            unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size) }
-        };
+        }
         // SAFETY: C contract.
         let w = unsafe { handle(obj) }?;
         let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
-        let mut msg = Msg::copy_from(body);
+        // SAFETY: C contract: `data` has `size` readable bytes for the call (checked non-null
+        // when `size` is not 0).
+        let mut msg = unsafe { Msg::copy_from_raw(data.cast::<u8>(), size) };
         if w.try_send_msg(eid, &mut msg)? {
             Ok(0)
         } else {
