@@ -141,13 +141,13 @@ impl Pattern for Server {
         if !pipes.check_write_or_again(slot) {
             return Err(Error::Again);
         }
-        let mut m = std::mem::take(msg);
-        if m.routing_id() != 0 {
+        if msg.routing_id() != 0 {
             // Not for the peer to see (an inproc peer gets the frame itself).
-            m.clear_routing_id();
+            msg.clear_routing_id();
         }
-        pipes.write(slot, m);
-        pipes.flush(slot);
+        let end = pipes.end(slot);
+        end.write_take(msg);
+        end.flush();
         Ok(())
     }
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
