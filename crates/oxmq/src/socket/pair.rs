@@ -38,9 +38,10 @@ impl Pattern for Pair {
             return Err(Error::Again);
         }
         let more = msg.more();
-        pipes.write(p, std::mem::take(msg));
+        let end = pipes.end(p);
+        end.write_take(msg);
         if !more {
-            pipes.flush(p);
+            end.flush();
         }
         Ok(())
     }

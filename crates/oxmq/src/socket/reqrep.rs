@@ -252,7 +252,6 @@ impl Pattern for Rep {
             return Err(Error::Fsm);
         }
         let more = msg.more();
-        let frame = std::mem::take(msg);
         if let Some(slot) = self.reply_to {
             if !self.reply_started {
                 self.reply_started = true;
@@ -268,11 +267,15 @@ impl Pattern for Rep {
                 }
             }
             if let Some(slot) = self.reply_to {
-                pipes.write(slot, frame);
+                let end = pipes.end(slot);
+                end.write_take(msg);
                 if !more {
-                    pipes.flush(slot);
+                    end.flush();
                 }
             }
+        }
+        if self.reply_to.is_none() {
+            *msg = Msg::new(); // dropped, as above
         }
         if !more {
             self.replying = false;

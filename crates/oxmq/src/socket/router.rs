@@ -207,12 +207,14 @@ impl Pattern for Router {
             return Ok(());
         }
         let more = msg.more();
-        let frame = std::mem::take(msg);
         if let Some(slot) = self.out {
-            pipes.write(slot, frame);
+            let end = pipes.end(slot);
+            end.write_take(msg);
             if !more {
-                pipes.flush(slot);
+                end.flush();
             }
+        } else {
+            *msg = Msg::new(); // no route: dropped
         }
         if !more {
             self.more_out = false;
