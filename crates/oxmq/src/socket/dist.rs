@@ -38,15 +38,18 @@ impl Dist {
         candidates.iter().all(|&s| pipes.check_write_or_again(s))
     }
 
-    /// Writes a frame to the current targets.
-    pub(crate) fn send(&mut self, pipes: &mut Pipes, mut msg: Msg) {
+    /// Writes a frame to the current targets, leaving `msg` empty (the last target takes it
+    /// straight from the caller's `Msg`, as the load balancer writes).
+    pub(crate) fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) {
         let more = msg.more();
         if let Some((&last, rest)) = self.targets.split_last() {
             if !rest.is_empty() {
                 // Shared, so each target's frame is a reference, not a copy.
                 msg.share_with(rest, |s, m| pipes.write(s, m));
             }
-            pipes.write(last, msg);
+            pipes.end(last).write_take(msg);
+        } else {
+            *msg = Msg::new(); // nobody takes it
         }
         if !more {
             // One fence for all targets instead of one per target (see `Writer::publish_to`).

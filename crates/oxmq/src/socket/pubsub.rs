@@ -261,7 +261,7 @@ impl Pattern for Pub {
             self.dist.begin(pipes, &c);
             self.scratch = c;
         }
-        self.dist.send(pipes, std::mem::take(msg));
+        self.dist.send(pipes, msg);
         Ok(())
     }
     fn recv(&mut self, _pipes: &mut Pipes) -> Result<Msg> {

@@ -108,8 +108,8 @@ impl Pattern for Radio {
         self.scratch = c;
         let mut g = Msg::copy_from(group);
         g.set_more(true);
-        self.dist.send(pipes, g);
-        self.dist.send(pipes, std::mem::take(msg));
+        self.dist.send(pipes, &mut g);
+        self.dist.send(pipes, msg);
         Ok(())
     }
     fn recv(&mut self, _pipes: &mut Pipes) -> Result<Msg> {
