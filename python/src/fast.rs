@@ -21,7 +21,7 @@ use pyo3::exceptions::{PyTypeError, PySystemError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
-use pyo3::{Borrowed, PyRefMut};
+use pyo3::Borrowed;
 use std::ffi::c_int;
 use std::panic::AssertUnwindSafe;
 use std::ptr::null_mut;
@@ -255,9 +255,7 @@ unsafe extern "C" fn wiring_receive_fast(
                 return slow(py, &WIRING_SLOW.get().expect("installed").0, &slf, args, nargs, kwnames);
             }
             let timeout = if nargs == 1 { Bound::from_borrowed_ptr(py, *args).extract::<Option<f64>>()? } else { None };
-            // The borrow and thread checks PyO3's own method makes.
-            let mut w = slf.extract::<PyRefMut<'_, Wiring>>()?;
-            Ok(w.receive_impl(py, timeout)?.into_ptr())
+            Ok(wiring(py, slf.as_ptr()).receive_impl(py, timeout)?.into_ptr())
         })
     }
 }
@@ -277,8 +275,7 @@ unsafe extern "C" fn wiring_send_fast(
             }
             let eid = Bound::from_borrowed_ptr(py, *args).extract::<usize>()?;
             let message = Bound::from_borrowed_ptr(py, *args.offset(1));
-            let mut w = slf.extract::<PyRefMut<'_, Wiring>>()?;
-            w.send_impl(py, eid, &message)?;
+            wiring(py, slf.as_ptr()).send_impl(py, eid, &message)?;
             Ok(py.None().into_ptr())
         })
     }
@@ -334,4 +331,13 @@ unsafe fn options<'py>(
 unsafe fn socket<'a>(py: Python<'a>, slf: *mut ffi::PyObject) -> &'a Socket {
     // SAFETY: see above; the object outlives this call, which borrows it from CPython.
     unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Socket>().get() }
+}
+
+/// The `_oxmq.Wiring` that `slf` is, without a type check: as [`socket`].
+///
+/// SAFETY: as for [`socket`], with `_oxmq.Wiring` for `_oxmq.Socket`.
+#[inline(always)]
+unsafe fn wiring<'a>(py: Python<'a>, slf: *mut ffi::PyObject) -> &'a Wiring {
+    // SAFETY: see above.
+    unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<Wiring>().get() }
 }

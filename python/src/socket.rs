@@ -15,6 +15,7 @@
 //! `Msg` straight from the bytes' memory (inline up to 38 B, or sharing the bytes object itself
 //! above [`SHARE_THRESHOLD`]), and `recv()` creates the `bytes` straight from the `Msg` body.
 
+use crate::busy::{BusyCell, BusyGuard};
 use crate::error::{errno_err, to_py, IntoPy, EBUSY_TEXT};
 use crate::frame::{frame_msg, new_frame, BufferView};
 use bytes::Bytes;
@@ -24,8 +25,6 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::cell::UnsafeCell;
-use std::ops::{Deref, DerefMut};
 use std::time::{Duration, Instant};
 
 /// Longest wait with the GIL released before checking for signals.
@@ -55,10 +54,20 @@ impl AsRef<[u8]> for PyBytesOwner {
     }
 }
 
+/// A copy of `s` as a frame, with [`Msg::copy_from_raw`]: a small body is loaded in words and
+/// stored into the frame once. `Msg::copy_from` zeroes the inline buffer, calls memcpy for the
+/// length, and the frame is then moved by loads across those narrower stores: a
+/// store-forwarding stall per message.
+#[inline(always)]
+pub(crate) fn copy_msg(s: &[u8]) -> Msg {
+    // SAFETY: `s` is valid for reads of its length.
+    unsafe { Msg::copy_from_raw(s.as_ptr(), s.len()) }
+}
+
 /// A frame to send from a Python object: bytes, Frame, or any contiguous buffer.
 pub fn msg_from_obj(obj: &Bound<'_, PyAny>) -> PyResult<Msg> {
     match small_bytes(obj) {
-        Some(s) => Ok(Msg::copy_from(s)),
+        Some(s) => Ok(copy_msg(s)),
         None => msg_from_any(obj),
     }
 }
@@ -67,7 +76,7 @@ pub fn msg_from_obj(obj: &Bound<'_, PyAny>) -> PyResult<Msg> {
 /// frame copies it), tested without a call into CPython: the stable ABI's `PyBytes_Check`
 /// calls `PyType_GetFlags`.
 #[inline(always)]
-fn small_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a [u8]> {
+pub(crate) fn small_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a [u8]> {
     // SAFETY: reads the type pointer of a live object.
     if unsafe { ffi::Py_TYPE(obj.as_ptr()) } != &raw mut ffi::PyBytes_Type {
         return None;
@@ -88,7 +97,7 @@ pub fn msg_from_any(obj: &Bound<'_, PyAny>) -> PyResult<Msg> {
     if let Ok(b) = obj.cast::<PyBytes>() {
         let s = b.as_bytes();
         if s.len() < SHARE_THRESHOLD {
-            return Ok(Msg::copy_from(s));
+            return Ok(copy_msg(s));
         }
         let owner = PyBytesOwner { ptr: s.as_ptr(), len: s.len(), _obj: b.clone().unbind() };
         return Ok(Msg::from_bytes(Bytes::from_owner(owner)));
@@ -102,7 +111,7 @@ pub fn msg_from_any(obj: &Bound<'_, PyAny>) -> PyResult<Msg> {
     // Any other buffer (bytearray, memoryview, numpy...) may be mutated after send returns,
     // so it is copied.
     match BufferView::get(obj, false) {
-        Ok(v) => Ok(Msg::copy_from(v.as_slice())),
+        Ok(v) => Ok(copy_msg(v.as_slice())),
         Err(_) => Err(PyTypeError::new_err(format!(
             "expected bytes or a buffer, got {}",
             obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
@@ -300,64 +309,10 @@ impl Context {
     }
 }
 
-/// The socket of a Python `Socket`: `Option<oxmq::Socket>` (None once closed) behind a busy
-/// flag. A `Mutex` with `try_lock` only, minus what a messaging loop does not need: poisoning
-/// (a panic inside oxmq leaves the socket value usable, as before) and the futex wake check on
-/// unlock (nobody ever waits for this lock). One atomic swap to take it, one store to give it
-/// back: about a third of `Mutex::try_lock` plus its guard's drop, paid on every send and recv.
-pub(crate) struct SockCell {
-    busy: AtomicBool,
-    sock: UnsafeCell<Option<oxmq::Socket>>,
-}
-
-// SAFETY: the value is only reached through a `SockGuard`, and `busy` admits one guard at a
-// time (Acquire on taking, Release on giving back), so the `Option` is never shared between
-// threads; `oxmq::Socket` is `Send`, so it may be used from whichever thread holds the guard.
-unsafe impl Sync for SockCell {}
-
-impl SockCell {
-    fn new(s: oxmq::Socket) -> SockCell {
-        SockCell { busy: AtomicBool::new(false), sock: UnsafeCell::new(Some(s)) }
-    }
-
-    /// The socket for one call, or None if another thread is inside a call on it.
-    #[inline]
-    fn try_lock(&self) -> Option<SockGuard<'_>> {
-        if self.busy.swap(true, Ordering::Acquire) {
-            return None;
-        }
-        Some(SockGuard { cell: self })
-    }
-}
-
-/// Exclusive access to a [`SockCell`]'s value until dropped.
-pub(crate) struct SockGuard<'a> {
-    cell: &'a SockCell,
-}
-
-impl Deref for SockGuard<'_> {
-    type Target = Option<oxmq::Socket>;
-    #[inline]
-    fn deref(&self) -> &Self::Target {
-        // SAFETY: this guard holds the busy flag: no other reference to the value exists.
-        unsafe { &*self.cell.sock.get() }
-    }
-}
-
-impl DerefMut for SockGuard<'_> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        // SAFETY: as in `deref`, and `&mut self` makes this the only borrow through the guard.
-        unsafe { &mut *self.cell.sock.get() }
-    }
-}
-
-impl Drop for SockGuard<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        self.cell.busy.store(false, Ordering::Release);
-    }
-}
+/// The socket of a Python `Socket`: `Option<oxmq::Socket>` (None once closed), one thread at
+/// a time.
+pub(crate) type SockCell = BusyCell<Option<oxmq::Socket>>;
+type SockGuard<'a> = BusyGuard<'a, Option<oxmq::Socket>>;
 
 /// A ZeroMQ socket (base class; `oxmq.Socket` adds pyzmq's conveniences).
 #[pyclass(subclass, frozen, module = "oxmq._oxmq", name = "Socket")]
@@ -426,7 +381,7 @@ impl Socket {
     #[inline(always)]
     pub(crate) fn send_one(&self, py: Python<'_>, data: &Bound<'_, PyAny>, flags: i32) -> PyResult<()> {
         if let Some(s) = small_bytes(data) {
-            let mut m = Msg::copy_from(s);
+            let mut m = copy_msg(s);
             return self.send_msg(py, &mut m, flags);
         }
         let mut m = msg_from_any(data)?;
@@ -488,7 +443,7 @@ impl Socket {
         let s = ctx.get().inner.socket(kind).py_err(py)?;
         Ok(Socket {
             fd: s.fd(),
-            inner: SockCell::new(s),
+            inner: SockCell::new(Some(s)),
             closed: AtomicBool::new(false),
             socket_type,
             context: context.clone().unbind(),

@@ -203,6 +203,50 @@ def test_a_send_waiting_for_room_lets_other_threads_run(embedded):
     a.close()
 
 
+def test_a_handle_in_use_by_another_thread_raises_efsm(embedded):
+    # One thread at a time, as with a socket: a call made while another thread is inside one
+    # (here a receive waiting with the GIL released) raises EFSM instead of racing it, and the
+    # handle serves any thread afterwards.
+    import threading
+    w = pyzmq.ZMQ(embedded)
+    w.create_queue("TQ", pyzmq.SCOPE_PROCESS, "")
+    b = pyzmq.ZMQ(embedded)
+    eid = b.create_exchange("TE")
+    b.bind("TE", "TQ")
+    got, failed = [], []
+
+    def receiver():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                got.append(w.receive(30))
+                return
+            except oxmq.ZMQError as e:
+                if e.errno != oxmq.EFSM:  # the main thread's probe held it: try again
+                    failed.append(e)
+                    return
+
+    t = threading.Thread(target=receiver)
+    t.start()
+    deadline = time.monotonic() + 30
+    busy = None
+    while busy is None and time.monotonic() < deadline:
+        try:
+            w.receive(timeout=0)
+        except pyzmq.Again:
+            continue  # the receiver is not inside its call yet
+        except oxmq.ZMQError as e:
+            busy = e
+    assert busy is not None and busy.errno == oxmq.EFSM and "thread" in str(busy)
+    b.send(eid, b"one")
+    t.join(30)
+    assert not t.is_alive() and not failed and got == [b"one"]
+    b.send(eid, b"two")
+    assert w.receive(5) == b"two"
+    b.close()
+    w.close()
+
+
 def test_libzmq_peers_on_global_names(embedded):
     zmq = pytest.importorskip("zmq")
     ctx = zmq.Context()
