@@ -273,10 +273,27 @@ public final class Jzmq implements AutoCloseable {
      */
     public int receive(byte[] buffer) {
         nonNull(buffer, "buffer");
-        long n = receiveNow(MemorySegment.ofArray(buffer));
+        MemorySegment dst = MemorySegment.ofArray(buffer);
+        long n = receiveNow(dst);
         if (n >= 0) {
             return (int) Math.min(n, Integer.MAX_VALUE);
         }
+        // Wait without taking the message, then copy it straight into the array: a message
+        // taken by the waiting (non-critical) call would land in native memory first and be
+        // copied twice.
+        while ((n = await(RECEIVE_SLICE_MS)) < 0) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new ZmqInterruptedException("receive");
+            }
+        }
+        if (n == 0) {
+            return 0; // an empty message, taken by the wait
+        }
+        n = receiveNow(dst);
+        if (n >= 0) {
+            return (int) Math.min(n, Integer.MAX_VALUE);
+        }
+        // Longer than the array: through the native buffer, stored truncated below.
         while ((n = nextInto(RECEIVE_SLICE_MS)) < 0) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new ZmqInterruptedException("receive");
@@ -314,6 +331,32 @@ public final class Jzmq implements AutoCloseable {
 
     /** One czmq_receive_into into {@code recvBuf}, grown and asked again when the message is
      *  longer (the library keeps it meanwhile): its length, or -1 on timeout. */
+    /**
+     * Waits up to {@code timeoutMs} for a message and leaves it queued for the next receive
+     * (czmq_receive_into with no room: EMSGSIZE and its length): its length, 0 for an empty
+     * message (which the call took), or -1 on timeout.
+     */
+    private long await(int timeoutMs) {
+        MemorySegment h = live();
+        int rc;
+        try {
+            rc = (int) RECEIVE_INTO.invokeExact(state, h, MemorySegment.NULL, 0L, out, timeoutMs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (rc == 0) {
+            return 0;
+        }
+        int e = errno();
+        if (e == ZmqException.EAGAIN) {
+            return -1;
+        }
+        if (e != ZmqException.EMSGSIZE) {
+            throw new ZmqException("receive", e);
+        }
+        return out.get(JAVA_LONG, 0);
+    }
+
     private long nextInto(int timeoutMs) {
         MemorySegment h = live();
         while (true) {

@@ -229,6 +229,57 @@ class JzmqTest {
     }
 
     @Test
+    void aReceiveIntoAnArrayThatWaitsGetsEachMessageWhole() throws Exception {
+        // The receiver asks for each message before it is sent, so most receives wait for it
+        // (and then copy it into the array from the queue); an empty message, one of 64 KiB and
+        // one longer than the array (its head and full length), in turn.
+        int rounds = 200;
+        try (Jzmq a = new Jzmq(host); Jzmq b = new Jzmq(host)) {
+            int eid = wireProcessQueue(a, unique("PQ"), b);
+            java.util.concurrent.SynchronousQueue<Integer> asked = new java.util.concurrent.SynchronousQueue<>();
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            byte[] buf = new byte[65_536];
+            Thread receiver = new Thread(() -> {
+                try {
+                    for (int r = 0; r < rounds; r++) {
+                        asked.put(0);
+                        assertEquals(0, a.receive(buf));
+                        asked.put(1);
+                        assertEquals(65_536, a.receive(buf));
+                        assertEquals((byte) r, buf[0]);
+                        assertEquals((byte) (r + 1), buf[65_535]);
+                        asked.put(2);
+                        assertEquals(70_000, a.receive(buf));
+                        assertEquals((byte) (r + 2), buf[0]);
+                        assertEquals((byte) (r + 3), buf[65_535]);
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            receiver.start();
+            for (int r = 0; r < rounds && failed.get() == null; r++) {
+                byte[] m = new byte[65_536];
+                m[0] = (byte) r;
+                m[65_535] = (byte) (r + 1);
+                byte[] longer = new byte[70_000];
+                longer[0] = (byte) (r + 2);
+                longer[65_535] = (byte) (r + 3);
+                assertEquals(0, asked.poll(10, TimeUnit.SECONDS));
+                b.send(eid, new byte[0]);
+                assertEquals(1, asked.poll(10, TimeUnit.SECONDS));
+                b.send(eid, m);
+                assertEquals(2, asked.poll(10, TimeUnit.SECONDS));
+                b.send(eid, longer);
+            }
+            receiver.join(30_000);
+            assertNull(failed.get());
+            assertTrue(!receiver.isAlive(), "the receiver is still waiting");
+            assertNull(a.receive(50), "nothing beyond what was sent");
+        }
+    }
+
+    @Test
     void errorsComeBackAsExceptionsWithErrno() throws IOException {
         try (Jzmq obj = new Jzmq(host)) {
             ZmqException unknown = assertThrows(ZmqException.class, () -> obj.bind(unique("nope"), unique("nada")));
