@@ -116,12 +116,25 @@ int main (int argc, char *argv[])
         if (tffn) tffn (tdata);
     }
     CHECK (drained == accepted);
-    /* An exchange with two queues: not tried (EAGAIN, nothing sent); czmq_send_ex sends. */
+    /* The refused message's copy was kept: czmq_send_parked sends it, once. */
+    CHECK (czmq_send_parked (h, eid) == 0);
+    CHECK (czmq_receive_ex (h, &tdata, &tsize, &tffn, 5000) == 0 && tsize == 1 && *(char *) tdata == 'f');
+    if (tffn) tffn (tdata);
+    CHECK (czmq_send_parked (h, eid) == -1 && errno == EINVAL);
+    /* An exchange with two queues: not tried (EAGAIN, nothing sent); czmq_send_parked sends
+       the copy kept (not to another exchange), czmq_send_ex the data. */
     int meid = czmq_create_exchange (h, "M", CZMQ_SCOPE_LOCAL, NULL);
     CHECK (czmq_create_queue (h, "Q2", CZMQ_SCOPE_LOCAL, NULL) >= 0);
     CHECK (czmq_bind_ex (h, "M", "Q") == 0 && czmq_bind_ex (h, "M", "Q2") == 0);
     CHECK (czmq_try_send (h, meid, "m", 1) == -1 && errno == EAGAIN);
     CHECK (czmq_receive_ex (h, &tdata, &tsize, &tffn, 50) == -1 && errno == EAGAIN);
+    CHECK (czmq_send_parked (h, meid) == 0);
+    for (int i = 0; i < 2; i++) {
+        CHECK (czmq_receive_ex (h, &tdata, &tsize, &tffn, 5000) == 0 && tsize == 1 && *(char *) tdata == 'm');
+        if (tffn) tffn (tdata);
+    }
+    CHECK (czmq_try_send (h, meid, "n", 1) == -1 && errno == EAGAIN);
+    CHECK (czmq_send_parked (h, eid) == -1 && errno == EINVAL);
     CHECK (czmq_send_ex (h, meid, "m", 1, NULL) == 0);
     for (int i = 0; i < 2; i++) {
         CHECK (czmq_receive_ex (h, &tdata, &tsize, &tffn, 5000) == 0 && tsize == 1 && *(char *) tdata == 'm');

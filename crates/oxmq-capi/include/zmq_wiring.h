@@ -58,8 +58,12 @@ int czmq_send_ex (void *obj_, int eid_, void *data_, size_t size_,
     czmq_free_fn *ffn_);
 /*  oxmq: sends a copy of size_ bytes at data_ if that needs no wait: 0. Otherwise -1 with
     EAGAIN and nothing sent (a full queue, or an exchange with several destinations or
-    reachable from other handles): send with czmq_send_ex then.  */
+    reachable from other handles): the handle keeps the copy, which czmq_send_parked then
+    sends (or send the data with czmq_send_ex; the next czmq_try_send drops the copy).  */
 int czmq_try_send (void *obj_, int eid_, const void *data_, size_t size_);
+/*  oxmq: sends the copy czmq_try_send kept for exchange eid_, waiting as czmq_send_ex does;
+    the copy is dropped either way. EINVAL when none is kept for eid_.  */
+int czmq_send_parked (void *obj_, int eid_);
 /*  timeout_ms_ -1 waits forever; EAGAIN when it runs out.  */
 int czmq_receive_ex (void *obj_, void **data_, size_t *size_,
     czmq_free_fn **ffn_, int timeout_ms_);

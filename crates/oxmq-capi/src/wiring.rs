@@ -44,6 +44,9 @@ struct Handle {
     /// `Msg` of its own. Between receives it holds at most an inline body (a copied shared
     /// body is let go at once, a lent one moves to the table).
     scratch: Msg,
+    /// The copy `czmq_try_send` made of a message it could not send at once, with its
+    /// exchange: `czmq_send_parked` sends it without the caller copying it again.
+    parked: Option<(usize, Msg)>,
 }
 
 /// Runs `body`; an error sets errno and returns `fail`, a panic sets EFAULT. Success leaves
@@ -131,7 +134,7 @@ pub unsafe extern "C" fn czmq_create(host: *const c_char) -> *mut c_void {
         // SAFETY: C contract.
         let host = unsafe { text(host, true) }?;
         let w = Wiring::new(host)?;
-        Ok(Box::into_raw(Box::new(Handle { tag: LIVE, w, pending: None, scratch: Msg::new() })).cast())
+        Ok(Box::into_raw(Box::new(Handle { tag: LIVE, w, pending: None, scratch: Msg::new(), parked: None })).cast())
     })
 }
 
@@ -279,8 +282,9 @@ pub unsafe extern "C" fn czmq_send_ex(obj: *mut c_void, eid: c_int, data: *mut c
 /// `int czmq_try_send (void *obj, int eid, const void *data, size_t size)` (an oxmq extension,
 /// for bindings whose calls must not block): sends a copy of the `size` bytes at `data` if that
 /// needs no wait: 0. Otherwise -1 with `EAGAIN` and nothing sent (a full queue, or an exchange
-/// with several destinations or reachable from other handles): the caller then sends with
-/// `czmq_send_ex`. Other errors as `czmq_send_ex`.
+/// with several destinations or reachable from other handles): the handle keeps the copy and
+/// the caller sends it with `czmq_send_parked` (or the data with `czmq_send_ex`; the next
+/// `czmq_try_send` drops a copy left unsent). Other errors as `czmq_send_ex`.
 #[no_mangle]
 pub unsafe extern "C" fn czmq_try_send(obj: *mut c_void, eid: c_int, data: *const c_void, size: usize) -> c_int {
     wguard(-1, || {
@@ -288,15 +292,36 @@ pub unsafe extern "C" fn czmq_try_send(obj: *mut c_void, eid: c_int, data: *cons
             return Err(WiringError::Socket(oxmq::Error::Fault));
         }
         // SAFETY: C contract.
-        let w = unsafe { handle(obj) }?;
+        let h = unsafe { handle_full(obj) }?;
+        h.parked = None;
         let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
         // SAFETY: C contract: `data` has `size` readable bytes for the call (checked non-null
         // when `size` is not 0).
         let mut msg = unsafe { Msg::copy_from_raw(data.cast::<u8>(), size) };
-        if w.try_send_msg(eid, &mut msg)? {
+        if h.w.try_send_msg(eid, &mut msg)? {
             Ok(0)
         } else {
+            h.parked = Some((eid, msg));
             Err(WiringError::Socket(oxmq::Error::Again))
+        }
+    })
+}
+
+/// `int czmq_send_parked (void *obj, int eid)` (an oxmq extension): sends the copy the last
+/// `czmq_try_send` on exchange `eid` kept when it returned `EAGAIN`, waiting as `czmq_send_ex`
+/// does: 0, or -1 and errno (the copy is dropped either way). `EINVAL` when no copy of a
+/// message for `eid` is kept.
+#[no_mangle]
+pub unsafe extern "C" fn czmq_send_parked(obj: *mut c_void, eid: c_int) -> c_int {
+    wguard(-1, || {
+        // SAFETY: C contract.
+        let h = unsafe { handle_full(obj) }?;
+        match h.parked.take() {
+            Some((e, mut msg)) if usize::try_from(eid).is_ok_and(|eid| eid == e) => {
+                h.w.send_msg(e, &mut msg)?;
+                Ok(0)
+            }
+            _ => Err(bad("no message kept by czmq_try_send for this exchange")),
         }
     })
 }

@@ -69,8 +69,7 @@ public final class Jzmq implements AutoCloseable {
     private static final MethodHandle CREATE_QUEUE = bind("czmq_create_queue",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     private static final MethodHandle BIND = bind("czmq_bind_ex", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle SEND = bind("czmq_send_ex",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle SEND_PARKED = bind("czmq_send_parked", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle RECEIVE = bind("czmq_receive_ex",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle RECEIVE_INTO = bind("czmq_receive_into",
@@ -105,7 +104,6 @@ public final class Jzmq implements AutoCloseable {
     private final MemorySegment out = arena.allocate(24, 8);
     /** Where send copies a message; grown to the largest sent. The library copies it again
      *  (no free function), so it is reused at once. */
-    private MemorySegment sendBuf = arena.allocate(256, 8);
     /** Where receive copies a message (one native call, one copy); grown to the largest
      *  received. */
     private MemorySegment recvBuf = arena.allocate(4096, 8);
@@ -187,18 +185,8 @@ public final class Jzmq implements AutoCloseable {
     public void send(int eid, byte[] message, int offset, int length) {
         java.util.Objects.checkFromIndexSize(offset, length, nonNull(message, "message").length);
         MemorySegment h = live();
-        if (trySend(h, eid, MemorySegment.ofArray(message).asSlice(offset, length))) {
-            return;
-        }
-        if (sendBuf.byteSize() < length) {
-            sendBuf = arena.allocate(Math.max(length, sendBuf.byteSize() * 2), 8);
-        }
-        MemorySegment.copy(message, offset, sendBuf, JAVA_BYTE, 0, length);
-        try {
-            int rc = (int) SEND.invokeExact(state, h, eid, sendBuf, (long) length, MemorySegment.NULL);
-            check(rc, "send(" + eid + ")");
-        } catch (Throwable t) {
-            throw rethrow(t);
+        if (!trySend(h, eid, MemorySegment.ofArray(message).asSlice(offset, length))) {
+            sendParked(h, eid);
         }
     }
 
@@ -206,21 +194,15 @@ public final class Jzmq implements AutoCloseable {
      *  {@code eid}; the library copies them during the call. */
     public void send(int eid, MemorySegment message) {
         MemorySegment h = live();
-        if (trySend(h, eid, message)) {
-            return;
-        }
-        try {
-            int rc = (int) SEND.invokeExact(state, h, eid, message, message.byteSize(), MemorySegment.NULL);
-            check(rc, "send(" + eid + ")");
-        } catch (Throwable t) {
-            throw rethrow(t);
+        if (!trySend(h, eid, message)) {
+            sendParked(h, eid);
         }
     }
 
     /**
      * Sends a copy of {@code message} (heap or native) if that needs no wait: true. False when
-     * it would wait or the exchange is one the quick path does not take; nothing was sent and
-     * the blocking call sends it.
+     * it would wait or the exchange is one the quick path does not take; nothing was sent, and
+     * the library keeps the copy for {@link #sendParked}.
      */
     private boolean trySend(MemorySegment h, int eid, MemorySegment message) {
         try {
@@ -331,6 +313,17 @@ public final class Jzmq implements AutoCloseable {
 
     /** One czmq_receive_into into {@code recvBuf}, grown and asked again when the message is
      *  longer (the library keeps it meanwhile): its length, or -1 on timeout. */
+    /** Sends the copy {@link #trySend} left with the library, waiting for room as long as the
+     *  handle's send timeout allows (czmq_send_parked, a non-critical downcall). */
+    private void sendParked(MemorySegment h, int eid) {
+        try {
+            int rc = (int) SEND_PARKED.invokeExact(state, h, eid);
+            check(rc, "send(" + eid + ")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     /**
      * Waits up to {@code timeoutMs} for a message and leaves it queued for the next receive
      * (czmq_receive_into with no room: EMSGSIZE and its length): its length, 0 for an empty
