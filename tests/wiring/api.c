@@ -164,6 +164,32 @@ int main (int argc, char *argv[])
     CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, &got, 50) == -1 && errno == EAGAIN);
     CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, NULL, 50) == -1 && errno == EFAULT);
 
+    /* czmq_send_msg and czmq_receive_msg: libzmq's message object, no copy of the body. */
+    zmq_msg_t zm;
+    CHECK (zmq_msg_init_size (&zm, 100000) == 0);
+    memset (zmq_msg_data (&zm), 'z', 100000);
+    ((char *) zmq_msg_data (&zm))[99999] = 'Z';
+    void *zbody = zmq_msg_data (&zm);
+    CHECK (czmq_send_msg (h, 42, &zm) == -1 && errno == EINVAL && zmq_msg_size (&zm) == 100000);
+    CHECK (czmq_send_msg (h, eid, &zm) == 100000 && zmq_msg_size (&zm) == 0);
+    zmq_msg_t rm;
+    CHECK (zmq_msg_init_size (&rm, 7) == 0); /* what it held is released by the receive */
+    CHECK (czmq_receive_msg (h, &rm, 5000) == 100000 && zmq_msg_size (&rm) == 100000);
+    CHECK (((char *) zmq_msg_data (&rm))[0] == 'z' && ((char *) zmq_msg_data (&rm))[99999] == 'Z');
+    CHECK (zmq_msg_data (&rm) == zbody); /* inproc: the very same buffer */
+    CHECK (zmq_msg_init_size (&zm, 3) == 0 && czmq_send_msg (h, eid, &zm) == 3);
+    CHECK (czmq_send_ex (h, eid, NULL, 0, NULL) == 0);
+    CHECK (czmq_receive_msg (h, &rm, 5000) == 3 && zmq_msg_size (&rm) == 3);
+    CHECK (czmq_receive_msg (h, &rm, 5000) == 0 && zmq_msg_size (&rm) == 0);
+    CHECK (czmq_receive_msg (h, &rm, 50) == -1 && errno == EAGAIN);
+    /* A message czmq_receive_into left queued is the next one czmq_receive_msg returns. */
+    CHECK (czmq_send_ex (h, eid, "0123456789", 10, NULL) == 0);
+    CHECK (czmq_receive_into (h, rbuf, sizeof rbuf, &got, 5000) == -1 && errno == EMSGSIZE);
+    CHECK (czmq_receive_msg (h, &rm, 0) == 10 && memcmp (zmq_msg_data (&rm), "0123456789", 10) == 0);
+    CHECK (czmq_receive_msg (h, NULL, 0) == -1 && errno == EFAULT);
+    zmq_msg_close (&zm);
+    zmq_msg_close (&rm);
+
     /* Over tcp (global queue G of this handle, bound from a global exchange): the sender's
        buffer is freed once written. */
     int geid = czmq_create_exchange (h, "GE", CZMQ_SCOPE_GLOBAL, "");
@@ -182,6 +208,14 @@ int main (int argc, char *argv[])
     CHECK (size == big && ((char *) data)[0] == 'g' && ((char *) data)[big - 1] == 'g');
     if (ffn) ffn (data);
     CHECK (czmq_receive_ex (h, &data, &size, &ffn, 100) == -1 && errno == EAGAIN);
+    /* The same with libzmq's message object, over tcp. */
+    zmq_msg_t tm;
+    CHECK (zmq_msg_init_size (&tm, big) == 0);
+    memset (zmq_msg_data (&tm), 't', big);
+    CHECK (czmq_send_msg (h, geid, &tm) == (int) big && zmq_msg_size (&tm) == 0);
+    CHECK (czmq_receive_msg (h, &tm, 5000) == (int) big);
+    CHECK (((char *) zmq_msg_data (&tm))[0] == 't' && ((char *) zmq_msg_data (&tm))[big - 1] == 't');
+    zmq_msg_close (&tm);
 
     czmq_destroy (h2);
     CHECK (errno == 0);

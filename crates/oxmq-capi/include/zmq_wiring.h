@@ -64,6 +64,17 @@ int czmq_try_send (void *obj_, int eid_, const void *data_, size_t size_);
 /*  oxmq: sends the copy czmq_try_send kept for exchange eid_, waiting as czmq_send_ex does;
     the copy is dropped either way. EINVAL when none is kept for eid_.  */
 int czmq_send_parked (void *obj_, int eid_);
+
+/*  oxmq: zero-copy sends and receives with libzmq's message object (zmq.h), as
+    zmq_msg_send and zmq_msg_recv. czmq_send_msg sends the message in msg_ (say from
+    zmq_msg_init_size, filled in place) without copying its body, waiting as czmq_send_ex
+    does: its size, and msg_ is empty again; -1 and errno with msg_ unchanged.
+    czmq_receive_msg waits up to timeout_ms_ (-1: forever) for the next message of any
+    queue and puts it in msg_ (initialised; what it held is released): its size, or -1
+    and errno (EAGAIN on timeout); read it with zmq_msg_data and zmq_msg_size.  */
+struct zmq_msg_t;
+int czmq_send_msg (void *obj_, int eid_, struct zmq_msg_t *msg_);
+int czmq_receive_msg (void *obj_, struct zmq_msg_t *msg_, int timeout_ms_);
 /*  timeout_ms_ -1 waits forever; EAGAIN when it runs out.  */
 int czmq_receive_ex (void *obj_, void **data_, size_t *size_,
     czmq_free_fn **ffn_, int timeout_ms_);

@@ -72,6 +72,16 @@ pub(crate) unsafe fn live<'a>(m: *mut zmq_msg_t) -> Result<&'a mut Msg> {
     Ok(unsafe { &mut *m.cast::<Msg>() })
 }
 
+/// Forgets `m`'s RADIO/DISH group (a message sent or received elsewhere has none).
+///
+/// # Safety
+/// `m` is live (see [`live`]).
+#[inline(always)]
+pub(crate) unsafe fn clear_group(m: *mut zmq_msg_t) {
+    // SAFETY: caller's contract.
+    unsafe { (*m).group = 0 };
+}
+
 /// Writes `msg` into `m` (without reading or dropping what was there, as libzmq's init does)
 /// and marks it live.
 ///

@@ -15,6 +15,7 @@
 //! its data pointer).
 
 use crate::guard::set_errno;
+use crate::msg::zmq_msg_t;
 use bytes::Bytes;
 use oxmq::{Msg, INLINE_CAP};
 use oxmq_wiring::{Scope, Style, Wiring, WiringError};
@@ -323,6 +324,49 @@ pub unsafe extern "C" fn czmq_send_parked(obj: *mut c_void, eid: c_int) -> c_int
             }
             _ => Err(bad("no message kept by czmq_try_send for this exchange")),
         }
+    })
+}
+
+/// `int czmq_send_msg (void *obj, int eid, zmq_msg_t *msg)` (an oxmq extension): sends the
+/// message in `msg` through exchange `eid`, waiting as `czmq_send_ex` does, without copying
+/// its body: a body from `zmq_msg_init_size` (filled in place) or `zmq_msg_init_data` goes as
+/// it is, as `zmq_msg_send` sends it. Its size on success, with `msg` empty again (ready for
+/// `zmq_msg_init_size` or `zmq_msg_close`); -1 and errno on failure, with `msg` unchanged.
+#[no_mangle]
+pub unsafe extern "C" fn czmq_send_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
+    wguard(-1, || {
+        // SAFETY: C contract: a live handle and the caller's zmq_msg_t.
+        let (w, m) = unsafe { (handle(obj)?, crate::msg::live(msg)?) };
+        let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
+        let n = m.len();
+        // One message per send: a frame received with "more" goes as a whole message. (Only
+        // then stored: a store to the flags just before the frame is copied into the pipe
+        // would stall that copy.)
+        if m.more() {
+            m.set_more(false);
+        }
+        w.send_msg(eid, m)?;
+        // SAFETY: `msg` is live (checked above).
+        unsafe { crate::msg::clear_group(msg) };
+        Ok(crate::guard::len_to_int(n))
+    })
+}
+
+/// `int czmq_receive_msg (void *obj, zmq_msg_t *msg, int timeout_ms)` (an oxmq extension):
+/// waits up to `timeout_ms` (-1: forever) for the next message from any queue of the handle
+/// and puts it in `msg` (initialised, as for `zmq_msg_recv`; what it held is released) without
+/// copying the body: read it with `zmq_msg_data` and `zmq_msg_size`. Its size, or -1 and
+/// errno (`EAGAIN` on timeout).
+#[no_mangle]
+pub unsafe extern "C" fn czmq_receive_msg(obj: *mut c_void, msg: *mut zmq_msg_t, timeout_ms: c_int) -> c_int {
+    wguard(-1, || {
+        // SAFETY: C contract: a live handle and the caller's zmq_msg_t.
+        let (h, m) = unsafe { (handle_full(obj)?, crate::msg::live(msg)?) };
+        let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
+        next_message(&mut h.w, &mut h.pending, m, timeout)?;
+        // SAFETY: `msg` is live (checked above).
+        unsafe { crate::msg::clear_group(msg) };
+        Ok(crate::guard::len_to_int(m.len()))
     })
 }
 

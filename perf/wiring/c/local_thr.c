@@ -1,4 +1,4 @@
-/* local_thr <host> <location> <message-size> <message-count>
+/* local_thr <host> <location> <message-size> <message-count> [msg]
    Creates the global queue "Q" at <location> ("" picks one) with the name service at <host>,
    receives <message-count> messages and prints the throughput, timed from the first message
    (as libzmq's local_thr). */
@@ -6,8 +6,9 @@
 
 int main (int argc, char *argv[])
 {
-    if (argc != 5) {
-        printf ("usage: local_thr <host> <location> <message-size> <message-count>\n");
+    int msg_mode = w_msg_mode (argc, argv, 5);
+    if (msg_mode < 0) {
+        printf ("usage: local_thr <host> <location> <message-size> <message-count> [msg]\n");
         return 1;
     }
     long size = parse_count (argv[3], "message-size");
@@ -16,13 +17,19 @@ int main (int argc, char *argv[])
     w_check (czmq_create_queue (h, "Q", CZMQ_SCOPE_GLOBAL, argv[2]), "czmq_create_queue");
     printf ("ready\n");
     fflush (stdout);
-    if ((long) w_receive (h) != size)
-        die ("message", "wrong size");
-    double start = now_us ();
-    for (long i = 1; i < count; i++)
-        if ((long) w_receive (h) != size)
+    zmq_msg_t m;
+    zmq_msg_init (&m);
+    double start = 0;
+    for (long i = 0; i < count; i++) {
+        long got = msg_mode ? (long) w_check (czmq_receive_msg (h, &m, -1), "czmq_receive_msg")
+                            : (long) w_receive (h);
+        if (got != size)
             die ("message", "wrong size");
+        if (i == 0)
+            start = now_us ();
+    }
     double elapsed = now_us () - start;
+    zmq_msg_close (&m);
     print_throughput (size, count, elapsed);
     czmq_destroy (h);
     return 0;

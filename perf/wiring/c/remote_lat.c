@@ -1,4 +1,4 @@
-/* remote_lat <host> <message-size> <roundtrip-count>
+/* remote_lat <host> <message-size> <roundtrip-count> [msg]
    The measuring side: binds its local exchange "EL" to the global queue "QG" and the global
    exchange "EG" to its local queue "QL" (both resolved through the name service at <host>),
    then times <roundtrip-count> round trips and prints half of one (as libzmq's remote_lat). */
@@ -6,8 +6,9 @@
 
 int main (int argc, char *argv[])
 {
-    if (argc != 4) {
-        printf ("usage: remote_lat <host> <message-size> <roundtrip-count>\n");
+    int msg_mode = w_msg_mode (argc, argv, 4);
+    if (msg_mode < 0) {
+        printf ("usage: remote_lat <host> <message-size> <roundtrip-count> [msg]\n");
         return 1;
     }
     long size = parse_count (argv[2], "message-size");
@@ -20,11 +21,20 @@ int main (int argc, char *argv[])
     w_check (czmq_bind_ex (h, "EL", "QG"), "czmq_bind");
     void *buf = calloc (1, (size_t) size + 1);
     double start = now_us ();
+    zmq_msg_t m;
+    zmq_msg_init (&m);
     for (long i = 0; i < roundtrips; i++) {
-        w_send (h, eid, buf, (size_t) size);
-        if ((long) w_receive (h) != size)
-            die ("message", "wrong size");
+        if (msg_mode) {
+            w_send_msg (h, eid, (size_t) size);
+            if (w_check (czmq_receive_msg (h, &m, -1), "czmq_receive_msg") != size)
+                die ("message", "wrong size");
+        } else {
+            w_send (h, eid, buf, (size_t) size);
+            if ((long) w_receive (h) != size)
+                die ("message", "wrong size");
+        }
     }
+    zmq_msg_close (&m);
     double elapsed = now_us () - start;
     print_latency (size, roundtrips, elapsed);
     free (buf);
