@@ -97,6 +97,10 @@ def front_ends(py, java=None):
                  lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-perf']}", f"io.oxmq.perf.{cls(tool)}"], False),
                 ("Java wiring", "Java",
                  lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-wiring']}", f"io.oxmq.wiring.perf.{cls(tool)}"], True),
+                # Frames (the library's buffers, no copy), as the Java socket tools use.
+                ("Java wiring (Frame)", "Java",
+                 lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-wiring']}", f"io.oxmq.wiring.perf.{cls(tool)}"], True,
+                 ["frame"]),
             ]
     return fes
 
@@ -241,11 +245,17 @@ def main():
     ]
     chart = {}
     names = {fe[0] for fe in fes}
-    groups = [(lang, f"{lang} sockets", f"{lang} wiring") for lang in ("C", "Java", "Python")]
-    groups.insert(1, ("C, zero-copy calls: czmq_send_msg and czmq_receive_msg on zmq_msg_t (the socket tools' "
-                      "zmq_msg_send and zmq_msg_recv); the table above is the seed's czmq_send (copies a "
-                      "body up to 4 KiB in these tools) and czmq_receive (copies one up to 1 KiB)",
-                      "C sockets", "C wiring (zmq_msg_t)"))
+    groups = [
+        ("C", "C sockets", "C wiring"),
+        ("C, zero-copy calls: czmq_send_msg and czmq_receive_msg on zmq_msg_t (the socket tools' "
+         "zmq_msg_send and zmq_msg_recv); the table above is the seed's czmq_send (copies a body up to "
+         "4 KiB in these tools) and czmq_receive (copies one up to 1 KiB)", "C sockets", "C wiring (zmq_msg_t)"),
+        ("Java (the seed's byte[] calls: a copy on each side; the socket tools send and receive Frames)",
+         "Java sockets", "Java wiring"),
+        ("Java, zero-copy calls: Jzmq.send(int, Frame) and receive(Frame), as the socket tools",
+         "Java sockets", "Java wiring (Frame)"),
+        ("Python", "Python sockets", "Python wiring"),
+    ]
     for title, s_name, w_name in groups:
         if s_name not in names or w_name not in names:
             continue

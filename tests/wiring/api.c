@@ -177,6 +177,12 @@ int main (int argc, char *argv[])
     CHECK (czmq_receive_msg (h, &rm, 5000) == 100000 && zmq_msg_size (&rm) == 100000);
     CHECK (((char *) zmq_msg_data (&rm))[0] == 'z' && ((char *) zmq_msg_data (&rm))[99999] == 'Z');
     CHECK (zmq_msg_data (&rm) == zbody); /* inproc: the very same buffer */
+    CHECK (zmq_msg_init_size (&zm, 3) == 0 && czmq_try_send_msg (h, eid, &zm) == 3 && zmq_msg_size (&zm) == 0);
+    CHECK (czmq_receive_msg (h, &rm, 5000) == 3);
+    CHECK (zmq_msg_init_size (&zm, 2) == 0 && czmq_try_send_msg (h, meid, &zm) == -1 && errno == EAGAIN);
+    CHECK (zmq_msg_size (&zm) == 2 && czmq_receive_msg (h, &rm, 0) == -1 && errno == EAGAIN);
+    CHECK (czmq_send_msg (h, meid, &zm) == 2); /* both of M's queues */
+    CHECK (czmq_receive_msg (h, &rm, 5000) == 2 && czmq_receive_msg (h, &rm, 5000) == 2);
     CHECK (zmq_msg_init_size (&zm, 3) == 0 && czmq_send_msg (h, eid, &zm) == 3);
     CHECK (czmq_send_ex (h, eid, NULL, 0, NULL) == 0);
     CHECK (czmq_receive_msg (h, &rm, 5000) == 3 && zmq_msg_size (&rm) == 3);

@@ -74,6 +74,9 @@ int czmq_send_parked (void *obj_, int eid_);
     and errno (EAGAIN on timeout); read it with zmq_msg_data and zmq_msg_size.  */
 struct zmq_msg_t;
 int czmq_send_msg (void *obj_, int eid_, struct zmq_msg_t *msg_);
+/*  oxmq: czmq_send_msg if that needs no wait; else -1 with EAGAIN, nothing sent and msg_
+    unchanged (as czmq_try_send), and czmq_send_msg sends it.  */
+int czmq_try_send_msg (void *obj_, int eid_, struct zmq_msg_t *msg_);
 int czmq_receive_msg (void *obj_, struct zmq_msg_t *msg_, int timeout_ms_);
 /*  timeout_ms_ -1 waits forever; EAGAIN when it runs out.  */
 int czmq_receive_ex (void *obj_, void **data_, size_t *size_,

@@ -352,6 +352,29 @@ pub unsafe extern "C" fn czmq_send_msg(obj: *mut c_void, eid: c_int, msg: *mut z
     })
 }
 
+/// `int czmq_try_send_msg (void *obj, int eid, zmq_msg_t *msg)` (an oxmq extension, for
+/// bindings whose calls must not block): `czmq_send_msg` if that needs no wait. Otherwise -1
+/// with `EAGAIN` and nothing sent, `msg` unchanged (a full queue, or an exchange with several
+/// destinations or reachable from other handles): the caller then sends with `czmq_send_msg`.
+#[no_mangle]
+pub unsafe extern "C" fn czmq_try_send_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
+    wguard(-1, || {
+        // SAFETY: C contract: a live handle and the caller's zmq_msg_t.
+        let (w, m) = unsafe { (handle(obj)?, crate::msg::live(msg)?) };
+        let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
+        let n = m.len();
+        if m.more() {
+            m.set_more(false); // as czmq_send_msg
+        }
+        if !w.try_send_msg(eid, m)? {
+            return Err(WiringError::Socket(oxmq::Error::Again));
+        }
+        // SAFETY: `msg` is live (checked above).
+        unsafe { crate::msg::clear_group(msg) };
+        Ok(crate::guard::len_to_int(n))
+    })
+}
+
 /// `int czmq_receive_msg (void *obj, zmq_msg_t *msg, int timeout_ms)` (an oxmq extension):
 /// waits up to `timeout_ms` (-1: forever) for the next message from any queue of the handle
 /// and puts it in `msg` (initialised, as for `zmq_msg_recv`; what it held is released) without

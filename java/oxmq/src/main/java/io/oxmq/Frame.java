@@ -161,6 +161,19 @@ public final class Frame implements AutoCloseable {
         return view;
     }
 
+    /**
+     * The frame's {@code zmq_msg_t} (64 bytes), for native functions that take one, such as the
+     * wiring API's {@code czmq_send_msg} and {@code czmq_receive_msg} (which
+     * {@code io.oxmq.wiring.Jzmq} calls with it). Views from {@link #data()} and
+     * {@link #buffer()} end here, since such a call may replace the message; take new ones
+     * after it.
+     */
+    public MemorySegment message() {
+        msgAddress();
+        dropView();
+        return msg;
+    }
+
     /** A message property of a received frame ("Socket-Type", "User-Id", "Peer-Address", ...),
      *  or {@code null}. */
     public String property(String name) {

@@ -1,6 +1,7 @@
 package io.oxmq.wiring;
 
 import io.oxmq.AgainException;
+import io.oxmq.Frame;
 import io.oxmq.Zmq;
 import io.oxmq.ZmqException;
 import io.oxmq.ZmqInterruptedException;
@@ -69,6 +70,13 @@ public final class Jzmq implements AutoCloseable {
     private static final MethodHandle CREATE_QUEUE = bind("czmq_create_queue",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     private static final MethodHandle BIND = bind("czmq_bind_ex", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle SEND_MSG = bind("czmq_send_msg", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    /** czmq_try_send_msg (it never waits), as a critical downcall. */
+    private static final MethodHandle TRY_SEND_MSG = critical("czmq_try_send_msg", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle RECEIVE_MSG = bind("czmq_receive_msg", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    /** czmq_receive_msg with timeout 0 (it never waits), as a critical downcall; its errno is
+     *  read with {@link #ERRNO_NOW} right after it. */
+    private static final MethodHandle RECEIVE_MSG_NOW = critical("czmq_receive_msg", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle SEND_PARKED = bind("czmq_send_parked", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle RECEIVE = bind("czmq_receive_ex",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
@@ -196,6 +204,64 @@ public final class Jzmq implements AutoCloseable {
         MemorySegment h = live();
         if (!trySend(h, eid, message)) {
             sendParked(h, eid);
+        }
+    }
+
+    /**
+     * Sends the frame's message through exchange {@code eid} without copying it (a frame from
+     * {@link Frame#allocate(long)} filled through {@link Frame#buffer()}, or one received),
+     * waiting for room as long as the handle's send timeout allows; the frame is empty after,
+     * as after {@link io.oxmq.Socket#send(Frame, int)}.
+     */
+    public void send(int eid, Frame frame) {
+        MemorySegment m = nonNull(frame, "frame").message();
+        MemorySegment h = live();
+        try {
+            // Most sends find room at once: a critical call that never waits, then the
+            // blocking one only when it would have to.
+            if ((int) TRY_SEND_MSG.invokeExact(h, eid, m) >= 0) {
+                return;
+            }
+            int e = (int) ERRNO_NOW.invokeExact();
+            if (e != ZmqException.EAGAIN) {
+                throw new ZmqException("send(" + eid + ")", e);
+            }
+            int rc = (int) SEND_MSG.invokeExact(state, h, eid, m);
+            check(rc, "send(" + eid + ")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Waits for the next message on any queue of this handle and puts it in {@code frame}
+     * without copying it (read it with {@link Frame#data()}); returns its size. What the
+     * frame held is released. Interruptible like {@link #receive()}.
+     */
+    public long receive(Frame frame) {
+        MemorySegment m = nonNull(frame, "frame").message();
+        MemorySegment h = live();
+        try {
+            int rc = (int) RECEIVE_MSG_NOW.invokeExact(h, m, 0);
+            if (rc >= 0) {
+                return rc;
+            }
+            int e = (int) ERRNO_NOW.invokeExact();
+            while (true) {
+                if (e != ZmqException.EAGAIN) {
+                    throw new ZmqException("receive", e);
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new ZmqInterruptedException("receive");
+                }
+                rc = (int) RECEIVE_MSG.invokeExact(state, h, m, RECEIVE_SLICE_MS);
+                if (rc >= 0) {
+                    return rc;
+                }
+                e = errno();
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
         }
     }
 

@@ -280,6 +280,59 @@ class JzmqTest {
     }
 
     @Test
+    void framesGoAndComeWithoutACopy() throws Exception {
+        try (Jzmq a = new Jzmq(host); Jzmq b = new Jzmq(host); io.oxmq.Frame f = new io.oxmq.Frame();
+             io.oxmq.Frame r = new io.oxmq.Frame()) {
+            // Within one handle: the receiver gets the very buffer the sender filled.
+            String lq = unique("LQ"), le = unique("LE");
+            a.createQueue(lq, Jzmq.SCOPE_LOCAL, "");
+            int leid = a.createExchange(le, Jzmq.SCOPE_LOCAL, "");
+            a.bind(le, lq);
+            java.lang.foreign.MemorySegment body = f.allocate(70_000).buffer();
+            body.fill((byte) 'f');
+            body.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 69_999, (byte) 'F');
+            long address = body.address();
+            a.send(leid, f);
+            assertEquals(0, f.size(), "a sent frame is empty");
+            assertEquals(70_000, a.receive(r));
+            assertEquals(address, r.data().address());
+            assertEquals('F', r.byteAt(69_999));
+            // Between handles of the process; an empty frame; an array's message into a frame.
+            int eid = wireProcessQueue(a, unique("PQ"), b);
+            b.send(eid, f);
+            assertEquals(0, a.receive(r));
+            b.send(eid, new byte[] {1, 2, 3});
+            assertEquals(3, a.receive(r));
+            assertArrayEquals(new byte[] {1, 2, 3}, r.toByteArray());
+            // Over tcp, and a receive that waits for its message.
+            String gq = unique("GQ"), ge = unique("GE");
+            a.createQueue(gq, Jzmq.SCOPE_GLOBAL, "");
+            int geid = b.createExchange(ge, Jzmq.SCOPE_LOCAL, "");
+            b.bind(ge, gq);
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread sender = new Thread(() -> {
+                try (io.oxmq.Frame g = new io.oxmq.Frame()) {
+                    for (int i = 0; i < 100; i++) {
+                        g.allocate(1000).buffer().fill((byte) i);
+                        b.send(geid, g);
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            sender.start();
+            for (int i = 0; i < 100; i++) {
+                assertEquals(1000, a.receive(r));
+                assertEquals((byte) i, r.byteAt(0));
+                assertEquals((byte) i, r.byteAt(999));
+            }
+            sender.join(30_000);
+            assertNull(failed.get());
+            assertNull(a.receive(50), "nothing beyond what was sent");
+        }
+    }
+
+    @Test
     void errorsComeBackAsExceptionsWithErrno() throws IOException {
         try (Jzmq obj = new Jzmq(host)) {
             ZmqException unknown = assertThrows(ZmqException.class, () -> obj.bind(unique("nope"), unique("nada")));

@@ -11,6 +11,19 @@ final class Perf {
         }
     }
 
+    /**
+     * The arguments before an optional last one, {@code frame}: the tool then sends and
+     * receives {@link io.oxmq.Frame}s (no copy, as the socket tools do) instead of arrays.
+     * Returns whether it was given; exits with the usage on any other count.
+     */
+    static boolean frameMode(String[] args, int n, String usage) {
+        if (args.length == n + 1 && args[n].equals("frame")) {
+            return true;
+        }
+        need(args, n, usage + " [frame]");
+        return false;
+    }
+
     static int count(String s, String what) {
         try {
             int v = Integer.parseInt(s);
