@@ -2,15 +2,14 @@
 # The wiring API's section of the benchmark: the seeds' table (throughput and latency at 1, 16,
 # 256, 4096 and 65536 B) for the C, Python and Java front ends beside oxmq's socket tools, measured
 # in interleaved rounds (perf/wiring/bench.py), appended to RESULT.md, charted as
-# <RESULT stem>-wiring.png. `--quick` among the args: one short round.
+# <RESULT stem>-wiring.png. The harness args go to bench.py, which takes `--quick` (one short
+# round) and `--rounds N` (default 3) and ignores the others.
 #   bash 70-wiring.sh RESULT.md [harness args...]      VENV=/path reuses a venv
 set -euo pipefail
 result="$(realpath "${1:?usage: 70-wiring.sh RESULT.md [args]}")"
 shift
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
-quick=()
-for a in "$@"; do [ "$a" = --quick ] && quick=(--quick); done
 
 echo "== wiring: building dist/, the C tools and the Python package" >&2
 timeout 1200 bash scripts/build-dist.sh >&2
@@ -31,4 +30,4 @@ else
 fi
 
 echo "== wiring: measuring" >&2
-timeout 3000 python3 perf/wiring/bench.py "$result" --python "$venv/bin/python" "${java_args[@]}" "${quick[@]}"
+timeout 3000 python3 perf/wiring/bench.py "$result" --python "$venv/bin/python" "${java_args[@]}" "$@"
