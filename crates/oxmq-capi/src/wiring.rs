@@ -334,8 +334,28 @@ pub unsafe extern "C" fn czmq_send_parked(obj: *mut c_void, eid: c_int) -> c_int
 /// `zmq_msg_init_size` or `zmq_msg_close`); -1 and errno on failure, with `msg` unchanged.
 #[no_mangle]
 pub unsafe extern "C" fn czmq_send_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { send_zmq_msg(obj, eid, msg, true) }
+}
+
+/// `int czmq_try_send_msg (void *obj, int eid, zmq_msg_t *msg)` (an oxmq extension, for
+/// bindings whose calls must not block): `czmq_send_msg` if that needs no wait. Otherwise -1
+/// with `EAGAIN` and nothing sent, `msg` unchanged (a full queue, or an exchange with several
+/// destinations or reachable from other handles): the caller then sends with `czmq_send_msg`.
+#[no_mangle]
+pub unsafe extern "C" fn czmq_try_send_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { send_zmq_msg(obj, eid, msg, false) }
+}
+
+/// `czmq_send_msg` (`wait`), or `czmq_try_send_msg`.
+///
+/// # Safety
+/// `obj` a live handle, `msg` null or the caller's zmq_msg_t (C contract).
+#[inline(always)]
+unsafe fn send_zmq_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t, wait: bool) -> c_int {
     wguard(-1, || {
-        // SAFETY: C contract: a live handle and the caller's zmq_msg_t.
+        // SAFETY: the caller's contract.
         let (w, m) = unsafe { (handle(obj)?, crate::msg::live(msg)?) };
         let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
         let n = m.len();
@@ -345,28 +365,9 @@ pub unsafe extern "C" fn czmq_send_msg(obj: *mut c_void, eid: c_int, msg: *mut z
         if m.more() {
             m.set_more(false);
         }
-        w.send_msg(eid, m)?;
-        // SAFETY: `msg` is live (checked above).
-        unsafe { crate::msg::clear_group(msg) };
-        Ok(crate::guard::len_to_int(n))
-    })
-}
-
-/// `int czmq_try_send_msg (void *obj, int eid, zmq_msg_t *msg)` (an oxmq extension, for
-/// bindings whose calls must not block): `czmq_send_msg` if that needs no wait. Otherwise -1
-/// with `EAGAIN` and nothing sent, `msg` unchanged (a full queue, or an exchange with several
-/// destinations or reachable from other handles): the caller then sends with `czmq_send_msg`.
-#[no_mangle]
-pub unsafe extern "C" fn czmq_try_send_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
-    wguard(-1, || {
-        // SAFETY: C contract: a live handle and the caller's zmq_msg_t.
-        let (w, m) = unsafe { (handle(obj)?, crate::msg::live(msg)?) };
-        let eid = usize::try_from(eid).map_err(|_| bad("negative exchange id"))?;
-        let n = m.len();
-        if m.more() {
-            m.set_more(false); // as czmq_send_msg
-        }
-        if !w.try_send_msg(eid, m)? {
+        if wait {
+            w.send_msg(eid, m)?;
+        } else if !w.try_send_msg(eid, m)? {
             return Err(WiringError::Socket(oxmq::Error::Again));
         }
         // SAFETY: `msg` is live (checked above).
