@@ -82,16 +82,20 @@ pub(crate) unsafe fn clear_group(m: *mut zmq_msg_t) {
     unsafe { (*m).group = 0 };
 }
 
-/// Writes `msg` into `m` (without reading or dropping what was there, as libzmq's init does)
-/// and marks it live.
+/// Writes the message `make` builds into `m` (without reading or dropping what was there, as
+/// libzmq's init does) and marks it live. `m` is checked before the message is built, so it
+/// is built in place: built first, it would live on the stack in case `m` were null and be
+/// copied over with loads that span the narrower stores that built it (a store-forwarding
+/// stall in every `zmq_msg_init_size` of a small body, and in the send that read it next).
 ///
 /// # Safety
 /// `m` is null or points to 64 writable bytes aligned to 8.
-unsafe fn init(m: *mut zmq_msg_t, msg: Msg) -> Result<c_int> {
+#[inline(always)]
+unsafe fn init(m: *mut zmq_msg_t, make: impl FnOnce() -> Msg) -> Result<c_int> {
     non_null(m)?;
     // SAFETY: non-null, 8-aligned 64-byte struct; offset 0 holds a `Msg` (size checked above).
     unsafe {
-        m.cast::<Msg>().write(msg);
+        m.cast::<Msg>().write(make());
         std::ptr::addr_of_mut!((*m).group).write(0);
         std::ptr::addr_of_mut!((*m).tag).write(LIVE);
     }
@@ -101,7 +105,7 @@ unsafe fn init(m: *mut zmq_msg_t, msg: Msg) -> Result<c_int> {
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_init(m: *mut zmq_msg_t) -> c_int {
     // SAFETY: C contract: `m` is null or a zmq_msg_t.
-    guard_unlocked(-1, || unsafe { init(m, Msg::new()) })
+    guard_unlocked(-1, || unsafe { init(m, Msg::new) })
 }
 
 #[no_mangle]
@@ -111,7 +115,15 @@ pub unsafe extern "C" fn zmq_msg_init_size(m: *mut zmq_msg_t, size: usize) -> c_
     // SAFETY: C contract: `m` is null or a zmq_msg_t; the caller fills the `size` bytes at
     // `zmq_msg_data` before the message is used (a C program that sends them unwritten, as
     // the perf tools do, sends whatever the memory held, as it would with libzmq).
-    guard_unlocked(-1, || unsafe { init(m, Msg::with_size_uninit(size)) })
+    guard_unlocked(-1, || unsafe {
+        // Two writes, not one of either: a message built on either branch is built on the
+        // stack and copied (see `init`).
+        if size <= oxmq::INLINE_CAP {
+            init(m, || Msg::with_size(size))
+        } else {
+            init(m, || Msg::with_size_uninit(size))
+        }
+    })
 }
 
 #[no_mangle]
@@ -124,7 +136,7 @@ pub unsafe extern "C" fn zmq_msg_init_buffer(
         // SAFETY: C promises `size` readable bytes at `buf`.
         let data = unsafe { crate::socket::in_slice(buf, size)? };
         // SAFETY: C contract: `m` is null or a zmq_msg_t.
-        unsafe { init(m, Msg::copy_from(data)) }
+        unsafe { init(m, || Msg::copy_from(data)) }
     })
 }
 
@@ -218,7 +230,7 @@ pub unsafe extern "C" fn zmq_msg_init_data(
             Msg::from_bytes_uncopied(Bytes::from_owner(owner))
         };
         // SAFETY: C contract: `m` is a zmq_msg_t (non-null checked).
-        unsafe { init(m, msg) }
+        unsafe { init(m, || msg) }
     })
 }
 
