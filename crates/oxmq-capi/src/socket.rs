@@ -324,12 +324,14 @@ pub extern "C" fn zmq_send(s: *mut c_void, buf: *const c_void, len: usize, flags
             non_null(buf)?;
         }
         // SAFETY: C promises `len` readable bytes at `buf`.
-        let msg = unsafe { Msg::copy_from_raw(buf.cast(), len) };
+        let mut msg = unsafe { Msg::copy_from_raw(buf.cast(), len) };
         // SAFETY: C contract: `s` is a socket handle (used by this thread only unless
         // thread-safe).
+        // Sent by reference: moving the frame into a by-value argument would load it right
+        // after the narrower stores that built it (a store-forwarding stall per send).
         match unsafe { handle(s)? } {
-            Handle::Plain(sock) => sock.send(msg, flags)?,
-            Handle::Sync(ts) => ts.send(msg, flags)?,
+            Handle::Plain(sock) => sock.send_msg(&mut msg, flags)?,
+            Handle::Sync(ts) => ts.send_msg(&mut msg, flags)?,
         }
         Ok(len_to_int(len))
     })
