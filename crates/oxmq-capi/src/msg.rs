@@ -432,7 +432,7 @@ unsafe fn recv_draft(h: Handle<'_>, m: *mut zmq_msg_t, msg: &mut Msg, flags: c_i
             groups::intern(&g)?
         }
         Handle::Sync(ts) => {
-            *msg = ts.recv(flags)?;
+            ts.recv_msg(msg, flags)?;
             0
         }
     };

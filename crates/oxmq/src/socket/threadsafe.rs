@@ -30,6 +30,19 @@ struct State {
     poller: bool,
     /// Bumped whenever the socket may be able to do more than before.
     seq: u64,
+    /// Threads waiting on the condition variable: a notification is a system call, made only
+    /// when somebody waits for it.
+    waiters: u32,
+}
+
+impl State {
+    /// Tells the waiting threads that the socket may be able to do more than before.
+    fn bump(&mut self, changed: &Condvar) {
+        self.seq = self.seq.wrapping_add(1);
+        if self.waiters > 0 {
+            changed.notify_all();
+        }
+    }
 }
 
 /// A thread-safe socket of a draft type. See the module documentation.
@@ -47,7 +60,7 @@ impl SyncSocket {
         }
         let sock = Socket::new(ctx.clone(), kind)?;
         let mailbox = sock.shared.mailbox.clone();
-        Ok(SyncSocket { state: Mutex::new(State { sock, poller: false, seq: 0 }), changed: Condvar::new(), mailbox, kind })
+        Ok(SyncSocket { state: Mutex::new(State { sock, poller: false, seq: 0, waiters: 0 }), changed: Condvar::new(), mailbox, kind })
     }
 
     fn lock_state(&self) -> MutexGuard<'_, State> {
@@ -60,8 +73,7 @@ impl SyncSocket {
         let had_commands = self.mailbox.has_pending();
         let r = op(&mut g.sock);
         if had_commands || r.is_ok() {
-            g.seq = g.seq.wrapping_add(1);
-            self.changed.notify_all();
+            g.bump(&self.changed);
             if g.poller {
                 // The poller may be asleep on a descriptor this call just drained.
                 self.mailbox.send(Command::Stop);
@@ -75,13 +87,19 @@ impl SyncSocket {
         let mut g = self.lock_state();
         let timeout = if send { g.sock.options.sndtimeo } else { g.sock.options.rcvtimeo };
         let nowait = flags & opt::DONTWAIT != 0 || timeout == 0;
-        let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
+        // The clock is read only once the call has to wait.
+        let mut deadline: Option<Option<Instant>> = None;
         loop {
             match self.attempt(&mut g, &mut op) {
                 Err(Error::Again) => {}
                 r => return r,
             }
-            if nowait || deadline.is_some_and(|d| Instant::now() >= d) {
+            if nowait {
+                return Err(Error::Again);
+            }
+            let deadline = *deadline
+                .get_or_insert_with(|| (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64)));
+            if deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(Error::Again);
             }
             if !g.poller {
@@ -90,8 +108,7 @@ impl SyncSocket {
                 let woke = self.mailbox.wait(deadline);
                 g = self.lock_state();
                 g.poller = false;
-                g.seq = g.seq.wrapping_add(1);
-                self.changed.notify_all();
+                g.bump(&self.changed);
                 match woke {
                     Ok(_) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Error::Intr),
@@ -99,6 +116,7 @@ impl SyncSocket {
                 }
             } else {
                 let seq = g.seq;
+                g.waiters += 1;
                 g = match deadline {
                     None => self.changed.wait_while(g, |s| s.seq == seq).unwrap_or_else(|p| p.into_inner()),
                     Some(d) => {
@@ -109,6 +127,7 @@ impl SyncSocket {
                             .0
                     }
                 };
+                g.waiters -= 1;
             }
         }
     }
@@ -139,6 +158,12 @@ impl SyncSocket {
     /// Receives one message (SERVER/PEER: tagged with the sender's routing id).
     pub fn recv(&self, flags: i32) -> Result<Msg> {
         self.blocking(flags, false, |s| s.recv(flags | opt::DONTWAIT))
+    }
+
+    /// [`SyncSocket::recv`] into a reused `Msg` (its old content dropped; untouched on error),
+    /// as [`Socket::recv_msg`].
+    pub fn recv_msg(&self, msg: &mut Msg, flags: i32) -> Result<()> {
+        self.blocking(flags, false, |s| s.recv_msg(msg, flags | opt::DONTWAIT))
     }
 
     /// RADIO: sends to a group (never blocks).
@@ -240,8 +265,7 @@ impl std::ops::DerefMut for SyncGuard<'_> {
 impl Drop for SyncGuard<'_> {
     fn drop(&mut self) {
         if self.had_commands {
-            self.g.seq = self.g.seq.wrapping_add(1);
-            self.owner.changed.notify_all();
+            self.g.bump(&self.owner.changed);
             if self.g.poller {
                 self.owner.mailbox.send(Command::Stop);
             }
