@@ -41,6 +41,53 @@ fn an_exchange_takes_the_direct_path() {
     }
 }
 
+/// A thread-safe socket's receiver waits as a plain socket's does and without the socket's
+/// lock: a CLIENT's receiving thread reads the replies itself while the main thread sends each
+/// request on the same socket as soon as the previous reply is in (a wait that held the lock
+/// would keep that send out until the receive timed out, and the test would fail).
+#[test]
+fn a_thread_safe_receiver_takes_the_direct_path_without_the_lock() {
+    const N: u32 = 300;
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let ctx = Context::new();
+        let server = ctx.sync_socket(T::Server).unwrap();
+        server.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+        let ep = t.bind_endpoint();
+        server.bind(&ep).unwrap();
+        let ep = if ep.starts_with("tcp://") { server.last_endpoint().unwrap() } else { ep };
+        let client = Arc::new(ctx.sync_socket(T::Client).unwrap());
+        client.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+        client.connect(&ep).unwrap();
+        let echo = std::thread::spawn(move || {
+            for _ in 0..N {
+                let m = server.recv(0).expect("request");
+                let mut reply = oxmq::Msg::copy_from(&m);
+                reply.set_routing_id(m.routing_id()).unwrap();
+                server.send_msg(&mut reply, 0).expect("reply");
+            }
+            server.with(|s| Ok(s.stats().direct_reads)).unwrap()
+        });
+        let (got_tx, got_rx) = std::sync::mpsc::channel();
+        let receiver = {
+            let client = client.clone();
+            std::thread::spawn(move || {
+                for i in 0..N {
+                    let m = client.recv(0).expect("reply");
+                    assert_eq!(m.as_slice(), i.to_be_bytes(), "reply {i}");
+                    got_tx.send(i).unwrap();
+                }
+                client.with(|s| Ok(s.stats().direct_reads)).unwrap()
+            })
+        };
+        for i in 0..N {
+            client.send(&i.to_be_bytes()[..], 0).unwrap();
+            assert_eq!(got_rx.recv_timeout(DEADLINE), Ok(i), "{t:?}: reply {i} never came");
+        }
+        let direct = receiver.join().expect("receiver") + echo.join().expect("echo");
+        assert!(direct > 0, "{t:?}: no input was read by a waiting receiver");
+    }
+}
+
 /// A wait that times out hands the connection's input back: a message sent afterwards reaches
 /// the socket through the I/O thread and its descriptor, with nobody in `recv`.
 #[test]

@@ -17,7 +17,9 @@
 //! wake that thread too, for nothing, and it would hold the session just when the receiver
 //! wants to write its reply; a guard gives the input back however the wait ends. Only sockets
 //! with a few connections take this path: a fan-in socket keeps the I/O thread's batching, and
-//! a wait never costs more than one `poll` over a handful of descriptors.
+//! a wait never costs more than one `poll` over a handful of descriptors. The wait borrows
+//! nothing of the socket ([`Watch`]), so a thread-safe socket's receiver runs it without the
+//! socket's lock ([`SyncWait`]) while its other threads' calls go on.
 //!
 //! Even one wake-up is most of a loopback round trip on a machine whose idle cores sleep: the
 //! kernel delivers the bytes in microseconds, then the scheduler takes tens to run the thread
@@ -133,15 +135,51 @@ impl Socket {
         if self.shared.mailbox.has_pending() {
             return self.wait(deadline);
         }
+        let Some(mut watch) = self.watch(also) else {
+            // Fan-in: the I/O thread batches better.
+            return self.wait(deadline);
+        };
+        let start = Instant::now();
+        let mut spin = self.spin.until(start, deadline);
+        let spins = spin.is_some();
+        let woke = watch.run(deadline, &mut spin)?;
+        match woke {
+            Woke::Mailbox => {
+                self.spin.ended(start);
+                if spins {
+                    self.counters.spun_waits += 1;
+                }
+                self.wait(deadline)
+            }
+            Woke::Also => {
+                self.spin.ended(start);
+                Ok(())
+            }
+            Woke::Timeout => {
+                self.spin.ended(start);
+                Err(Error::Again)
+            }
+            Woke::Idle => {
+                let r = self.wait(deadline);
+                self.spin.ended(start);
+                r
+            }
+        }
+    }
+
+    /// The connections a wait can read on its own thread (at most [`DIRECT_MAX`]), taken over
+    /// from the I/O thread until the [`Watch`] is dropped, and their input already waiting read
+    /// at once; with the mailbox and `also` (at most [`WAIT_ALSO_MAX`]) beside them. None for
+    /// a socket with more connections and nothing in `also`: it waits on its mailbox alone.
+    fn watch(&mut self, also: &[RawFd]) -> Option<Watch> {
         let k = also.len();
         let mut peers: [Option<(Arc<dyn Owner>, PipeId)>; DIRECT_MAX] = Default::default();
         let mut n = 0;
         for slot in self.pipes.slots.iter().flatten() {
             if let Some(peer) = slot.end.peer_owner() {
                 if n == DIRECT_MAX {
-                    // Fan-in: the I/O thread batches better.
                     if k == 0 {
-                        return self.wait(deadline);
+                        return None;
                     }
                     n = 0;
                     peers = Default::default();
@@ -152,54 +190,179 @@ impl Socket {
             }
         }
         // The mailbox, the caller's other descriptors (`fds[1..=k]`), then the connections.
-        // Input already waiting in the kernel is read at once; the others are polled.
         let none = libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 };
-        let mut fds = [none; DIRECT_MAX + 1 + WAIT_ALSO_MAX];
-        fds[0].fd = self.shared.mailbox.fd();
-        for (f, &fd) in fds[1..].iter_mut().zip(also) {
+        let mut w = Watch {
+            mailbox: self.shared.mailbox.clone(),
+            ctx: self.ctx.clone(),
+            quiet: self.level.mask == 0,
+            peers,
+            on: [false; DIRECT_MAX],
+            fds: [none; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
+            who: [0; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
+            k,
+            m: 1 + k,
+        };
+        w.fds[0].fd = w.mailbox.fd();
+        for (f, &fd) in w.fds[1..].iter_mut().zip(also) {
             f.fd = fd;
         }
-        let mut who = [0usize; DIRECT_MAX + 1 + WAIT_ALSO_MAX];
-        let mut m = 1 + k;
-        let mut armed = Armed { peers: &peers, on: [false; DIRECT_MAX] };
-        for (i, (owner, id)) in peers[..n].iter().flatten().enumerate() {
+        // Input already waiting in the kernel is read at once; the others are polled.
+        for i in 0..n {
+            let Some((owner, id)) = &w.peers[i] else { continue };
             if let Some(fd) = owner.direct_arm(*id) {
-                armed.on[i] = true;
-                self.read_direct(owner.as_ref(), *id);
-                fds[m].fd = fd;
-                who[m] = i;
-                m += 1;
+                w.on[i] = true;
+                w.read(i);
+                w.fds[w.m].fd = fd;
+                w.who[w.m] = i;
+                w.m += 1;
             }
         }
+        Some(w)
+    }
+}
+
+impl Socket {
+    /// For a thread-safe socket's receiver about to wait: the wait [`Socket::wait_input`]
+    /// would make, to be run without the socket's lock ([`SyncWait::run`]) and handed back
+    /// after ([`Socket::sync_wait_done`]). None when commands are already queued, in
+    /// level-triggered mode, or with too many connections: wait on the mailbox alone.
+    pub(crate) fn sync_wait(&mut self, deadline: Option<Instant>) -> Option<SyncWait> {
+        if self.level.mask != 0 || self.shared.mailbox.has_pending() {
+            return None;
+        }
+        let watch = self.watch(&[])?;
         let start = Instant::now();
-        let mut spin = self.spin.until(start, deadline);
+        let spin = self.spin.until(start, deadline);
+        Some(SyncWait { watch, start, spins: spin.is_some(), spin, to_mailbox: false })
+    }
+
+    /// Takes back what a [`SyncWait`] learnt: whether the wait ended within the spin window.
+    pub(crate) fn sync_wait_done(&mut self, w: SyncWait) {
+        self.spin.ended(w.start);
+        if w.to_mailbox && w.spins {
+            self.counters.spun_waits += 1;
+        }
+    }
+}
+
+/// A receive wait of a thread-safe socket, run by its waiting thread without the socket's
+/// lock so that the other threads' calls go on meanwhile: the direct receive path and spin
+/// of [`Socket::wait_input`], then the mailbox.
+pub(crate) struct SyncWait {
+    watch: Watch,
+    start: Instant,
+    spin: Option<Instant>,
+    spins: bool,
+    /// The wait ended with commands in the mailbox (before the spin ran out, if it spun).
+    to_mailbox: bool,
+}
+
+impl SyncWait {
+    /// Waits until the socket may be able to do more, or `deadline` (`Ok` either way: the
+    /// caller tries again and looks at the clock); `Err(Intr)` on a signal, `Err(Term)` on
+    /// shutdown.
+    pub(crate) fn run(&mut self, deadline: Option<Instant>) -> Result<()> {
+        match self.watch.run(deadline, &mut self.spin)? {
+            Woke::Mailbox => {
+                self.to_mailbox = true;
+                Ok(())
+            }
+            Woke::Also | Woke::Timeout => Ok(()),
+            Woke::Idle => match self.watch.mailbox.wait(deadline) {
+                Ok(_) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(Error::Intr),
+                Err(e) => Err(e.into()),
+            },
+        }
+    }
+}
+
+/// What ended a [`Watch::run`].
+enum Woke {
+    /// Commands are waiting in the mailbox (a message, among them): process them.
+    Mailbox,
+    /// One of the caller's other descriptors is readable.
+    Also,
+    /// The deadline passed.
+    Timeout,
+    /// There is no connection to poll (inproc peers, or sessions the I/O thread holds), and
+    /// the spin, if any, is over: wait on the mailbox.
+    Idle,
+}
+
+/// A wait over a socket's mailbox and the connections it reads itself (see the module
+/// comment). It holds no borrow of the socket, so a thread-safe socket's waiter runs it
+/// without the socket's lock; dropping it gives the connections' input back to the I/O
+/// thread.
+pub(crate) struct Watch {
+    mailbox: Arc<crate::mailbox::Mailbox>,
+    ctx: crate::context::Context,
+    /// Reads may leave the mailbox's descriptor unsignalled (see [`Watch::read`]); not in
+    /// level-triggered mode, where its state is the user's readiness.
+    quiet: bool,
+    peers: [Option<(Arc<dyn Owner>, PipeId)>; DIRECT_MAX],
+    /// Connections whose input this wait took over.
+    on: [bool; DIRECT_MAX],
+    fds: [libc::pollfd; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
+    /// The connection (index into `peers`) each polled descriptor past the others belongs to.
+    who: [usize; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
+    /// Descriptors in `also`.
+    k: usize,
+    /// Descriptors polled.
+    m: usize,
+}
+
+impl Watch {
+    /// Reads connection `i` on this thread. The mailbox is quiet meanwhile: the read posts a
+    /// command for each message it delivers to the waiting thread, which looks at the mailbox
+    /// next anyway, so signalling the eventfd (and draining it) would only cost two syscalls.
+    fn read(&self, i: usize) -> bool {
+        let Some((owner, id)) = &self.peers[i] else { return false };
+        if !self.quiet {
+            return owner.direct_read(*id);
+        }
+        /// Ends the quiet stretch however the read ends.
+        struct Quiet<'a>(&'a crate::mailbox::Mailbox);
+        impl Drop for Quiet<'_> {
+            fn drop(&mut self) {
+                self.0.set_quiet(false);
+            }
+        }
+        self.mailbox.set_quiet(true);
+        let _quiet = Quiet(&self.mailbox);
+        owner.direct_read(*id)
+    }
+
+    /// Gives connection `i`'s input back to the I/O thread.
+    fn off(&mut self, i: usize) {
+        if std::mem::take(&mut self.on[i]) {
+            if let Some((owner, id)) = &self.peers[i] {
+                owner.direct_disarm(*id);
+            }
+        }
+    }
+
+    /// Waits until `deadline`, polling without sleeping until `spin` (then `None`: sleep from
+    /// there on), reading the connections that become readable.
+    fn run(&mut self, deadline: Option<Instant>, spin: &mut Option<Instant>) -> Result<Woke> {
         loop {
-            if self.shared.mailbox.has_pending() {
-                self.spin.ended(start);
-                if spin.is_some() {
-                    self.counters.spun_waits += 1;
-                }
-                return self.wait(deadline);
+            if self.mailbox.has_pending() {
+                return Ok(Woke::Mailbox);
             }
             // Readiness that brought no message (a peer's command, a partial frame) must not
             // stretch the wait past its deadline.
-            if m > 1 && deadline.is_some_and(|d| Instant::now() >= d) {
-                self.spin.ended(start);
-                return Err(Error::Again);
+            if self.m > 1 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(Woke::Timeout);
             }
-            if m == 1 {
-                // No connection to poll (inproc peers, or sessions the I/O thread holds): the
-                // input comes through the mailbox, which the spin watches without a syscall.
-                match spin {
+            if self.m == 1 {
+                // Nothing to poll: the input comes through the mailbox, which the spin
+                // watches without a syscall.
+                match *spin {
                     Some(until) if Instant::now() < until => {
                         std::thread::yield_now();
                         continue;
                     }
-                    _ => {
-                        let r = self.wait(deadline);
-                        self.spin.ended(start);
-                        return r;
-                    }
+                    _ => return Ok(Woke::Idle),
                 }
             }
             let timeout = match spin {
@@ -207,40 +370,40 @@ impl Socket {
                 None => crate::mailbox::poll_timeout(deadline),
             };
             // SAFETY: `fds[..m]` are initialised pollfds that live across the call.
-            let rc = unsafe { libc::poll(fds.as_mut_ptr(), m as libc::nfds_t, timeout) };
+            let rc = unsafe { libc::poll(self.fds.as_mut_ptr(), self.m as libc::nfds_t, timeout) };
             if rc < 0 {
                 let e = std::io::Error::last_os_error();
                 return Err(if e.kind() == std::io::ErrorKind::Interrupted { Error::Intr } else { e.into() });
             }
-            self.check_term()?;
-            if fds[1..=k].iter().any(|f| f.revents != 0) {
-                self.spin.ended(start);
-                return Ok(());
+            if self.ctx.inner.is_terminating() {
+                return Err(Error::Term);
+            }
+            if self.fds[1..=self.k].iter().any(|f| f.revents != 0) {
+                return Ok(Woke::Also);
             }
             if rc == 0 {
-                if let Some(until) = spin {
+                if let Some(until) = *spin {
                     if Instant::now() < until {
                         std::thread::yield_now();
                     } else {
-                        spin = None; // sleep from now on
+                        *spin = None; // sleep from now on
                     }
                     continue;
                 }
-                self.spin.ended(start);
-                return Err(Error::Again);
+                return Ok(Woke::Timeout);
             }
             // Connections this thread could not read (busy, or input only the I/O thread may
             // handle) leave the set: the I/O thread delivers theirs through the mailbox.
-            let mut j = 1 + k;
-            while j < m {
-                if fds[j].revents != 0 {
-                    fds[j].revents = 0;
-                    let (owner, id) = peers[who[j]].as_ref().expect("polled peers are gathered");
-                    if !self.read_direct(owner.as_ref(), *id) {
-                        armed.off(who[j]);
-                        fds[j] = fds[m - 1];
-                        who[j] = who[m - 1];
-                        m -= 1;
+            let mut j = 1 + self.k;
+            while j < self.m {
+                if self.fds[j].revents != 0 {
+                    self.fds[j].revents = 0;
+                    let i = self.who[j];
+                    if !self.read(i) {
+                        self.off(i);
+                        self.fds[j] = self.fds[self.m - 1];
+                        self.who[j] = self.who[self.m - 1];
+                        self.m -= 1;
                         continue;
                     }
                 }
@@ -250,45 +413,7 @@ impl Socket {
     }
 }
 
-impl Socket {
-    /// Reads one connection on this thread. The mailbox is quiet meanwhile: the read posts a
-    /// command for each message it delivers to this very thread, which looks at the mailbox
-    /// next anyway, so signalling the eventfd (and draining it) would only cost two syscalls.
-    /// Not in level-triggered mode, where the eventfd's state is the user's readiness.
-    fn read_direct(&self, owner: &dyn Owner, id: PipeId) -> bool {
-        if self.level.mask != 0 {
-            return owner.direct_read(id);
-        }
-        /// Ends the quiet stretch however the read ends.
-        struct Quiet<'a>(&'a crate::mailbox::Mailbox);
-        impl Drop for Quiet<'_> {
-            fn drop(&mut self) {
-                self.0.set_quiet(false);
-            }
-        }
-        self.shared.mailbox.set_quiet(true);
-        let _quiet = Quiet(&self.shared.mailbox);
-        owner.direct_read(id)
-    }
-}
-
-/// The connections a wait took input over from; dropping it gives the input back.
-struct Armed<'a> {
-    peers: &'a [Option<(Arc<dyn Owner>, PipeId)>; DIRECT_MAX],
-    on: [bool; DIRECT_MAX],
-}
-
-impl Armed<'_> {
-    fn off(&mut self, i: usize) {
-        if std::mem::take(&mut self.on[i]) {
-            if let Some((owner, id)) = &self.peers[i] {
-                owner.direct_disarm(*id);
-            }
-        }
-    }
-}
-
-impl Drop for Armed<'_> {
+impl Drop for Watch {
     fn drop(&mut self) {
         for i in 0..DIRECT_MAX {
             self.off(i);

@@ -3,7 +3,9 @@
 //!
 //! The socket sits behind a mutex that is held only for the non-blocking attempt of each call,
 //! never while a call waits. A call that would block waits in one of two ways: the first such
-//! thread becomes the *poller* and waits on the socket's mailbox descriptor without the lock;
+//! thread becomes the *poller* and waits on the socket's mailbox descriptor without the lock
+//! (a receiver also reads its connections directly and spins first, as a plain socket's
+//! receive does: `direct.rs`);
 //! every other one waits on a condition variable. Whoever changes what the socket can do wakes
 //! the others: the poller when its descriptor fires, and any thread whose call consumed mailbox
 //! commands or moved a message (it bumps a sequence number, notifies the condition variable,
@@ -104,16 +106,25 @@ impl SyncSocket {
             }
             if !g.poller {
                 g.poller = true;
+                // A receiver waits as a plain socket's does (reading its connections itself,
+                // spinning first after short waits); a sender on the mailbox.
+                let mut direct = if send { None } else { g.sock.sync_wait(deadline) };
                 drop(g);
-                let woke = self.mailbox.wait(deadline);
+                let woke = match direct.as_mut() {
+                    Some(w) => w.run(deadline),
+                    None => match self.mailbox.wait(deadline) {
+                        Ok(_) => Ok(()),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(Error::Intr),
+                        Err(e) => Err(e.into()),
+                    },
+                };
                 g = self.lock_state();
                 g.poller = false;
-                g.bump(&self.changed);
-                match woke {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Error::Intr),
-                    Err(e) => return Err(e.into()),
+                if let Some(w) = direct {
+                    g.sock.sync_wait_done(w);
                 }
+                g.bump(&self.changed);
+                woke?;
             } else {
                 let seq = g.seq;
                 g.waiters += 1;
