@@ -3,10 +3,15 @@
 //! A socket is ready when its pattern can receive or send now ([`Socket::events`]); its
 //! mailbox eventfd only says "something changed, look again". So the loop is: check every
 //! socket, and if nothing is ready, `poll(2)` on the eventfds and the plain descriptors, then
-//! check again, until something is ready or the timeout expires.
+//! check again, until something is ready or the timeout expires. A small set (a few sockets
+//! with a few connections between them) sleeps as a blocking `recv` does instead
+//! (`socket/direct.rs`): the connections of the sockets polled for input are read on the
+//! polling thread, after a spin when their recent waits were short, so a message that arrives
+//! meanwhile costs one wake-up rather than the I/O thread's and then the poller's.
 
 use crate::error::{Error, Result};
 use crate::opt::{POLLERR, POLLIN, POLLOUT, POLLPRI};
+use crate::socket::direct::{Added, Woke};
 use crate::socket::Socket;
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
@@ -110,7 +115,9 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
                 }
             }
         };
-        if !pfds.is_empty() && (any_fd || !first) {
+        if !first && wait_direct(items, &mut pfds, deadline, timeout)? {
+            // Waited, and the plain descriptors' revents are current.
+        } else if !pfds.is_empty() && (any_fd || !first) {
             // SAFETY: `pfds` is a valid array of `pfds.len()` pollfd structs for the call.
             let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout) };
             if rc < 0 {
@@ -174,6 +181,68 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
         }
         first = false;
     }
+}
+
+/// Sleeps as a blocking `recv` does (see the module comment) when the set allows it: at most
+/// [`WATCH_SOCKETS`](crate::socket::direct::WATCH_SOCKETS) sockets, none in level-triggered
+/// mode, at least one polled for input with connections it can read, and at most
+/// [`crate::WAIT_ALSO_MAX`] plain descriptors. Then true, with `pfds`' revents current; false
+/// when the caller is to sleep in `poll(2)` itself.
+fn wait_direct(items: &mut [PollItem<'_>], pfds: &mut [libc::pollfd], deadline: Option<Instant>, timeout: i32) -> Result<bool> {
+    let mut watch = None;
+    let mut reads = false;
+    for it in items.iter() {
+        if let PollItem::Socket { socket, events, .. } = it {
+            if socket.fd_level() != 0 {
+                return Ok(false);
+            }
+            let w = watch.get_or_insert_with(|| socket.new_watch());
+            match w.add_socket(socket, events & POLLIN != 0) {
+                Added::Full => return Ok(false),
+                Added::Read => reads = true,
+                Added::Mailbox => {}
+            }
+        }
+    }
+    let Some(mut w) = watch.filter(|_| reads) else { return Ok(false) };
+    for (it, pfd) in items.iter().zip(pfds.iter()) {
+        if matches!(it, PollItem::Fd { .. }) && !w.add_also(*pfd) {
+            return Ok(false);
+        }
+    }
+    w.arm();
+    let start = Instant::now();
+    let reading = |it: &PollItem<'_>| matches!(it, PollItem::Socket { events, .. } if events & POLLIN != 0);
+    let mut spin = items
+        .iter()
+        .filter(|it| reading(it))
+        .filter_map(|it| match it {
+            PollItem::Socket { socket, .. } => socket.spin_until(start, deadline),
+            PollItem::Fd { .. } => None,
+        })
+        .max();
+    let woke = w.run(deadline, &mut spin);
+    drop(w); // the connections' input goes back to the I/O thread
+    let any_fd = items.iter().any(|it| matches!(it, PollItem::Fd { .. }));
+    let sleep = matches!(woke, Ok(Woke::Idle));
+    if sleep || any_fd {
+        // Idle: no connection to read after all; sleep on the descriptors as `poll` does.
+        // Otherwise a look (no wait) for the plain descriptors' revents.
+        // SAFETY: `pfds` is a valid array of `pfds.len()` pollfd structs for the call.
+        let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, if sleep { timeout } else { 0 }) };
+        if rc < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(if e.kind() == std::io::ErrorKind::Interrupted { Error::Intr } else { e.into() });
+        }
+    }
+    for it in items.iter_mut() {
+        if let PollItem::Socket { socket, events, .. } = it {
+            if *events & POLLIN != 0 {
+                socket.spin_ended(start);
+            }
+        }
+    }
+    woke.map(|_| true)
 }
 
 /// Something a [`Poller`] can hold as a socket: `&mut Socket`, an owned `Socket`, or (in the C

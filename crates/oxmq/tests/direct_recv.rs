@@ -88,6 +88,67 @@ fn a_thread_safe_receiver_takes_the_direct_path_without_the_lock() {
     }
 }
 
+/// `poll` over a few sockets sleeps as `recv` does: in a REQ/REP exchange whose both ends wait
+/// in `poll` (beside a second, silent socket and a plain descriptor), the waits read input
+/// themselves, every reply arrives in order, and the plain descriptor is still reported when it
+/// becomes readable.
+#[test]
+fn poll_takes_the_direct_path() {
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let ctx = Context::new();
+        let (mut rep, mut req, _) = pair(&ctx, t, T::Rep, T::Req);
+        let (mut quiet, _quiet_peer, _) = pair(&ctx, t, T::Pull, T::Push);
+        let server = std::thread::spawn(move || {
+            for _ in 0..300 {
+                let mut items = [PollItem::socket(&mut rep, opt::POLLIN)];
+                assert_eq!(poll(&mut items, 5_000).expect("poll"), 1, "a request");
+                let m = rep.recv(opt::DONTWAIT).expect("request");
+                rep.send(m, 0).expect("reply");
+            }
+            rep.stats().direct_reads
+        });
+        let (r, w) = nix_pipe();
+        for i in 0..300u32 {
+            req.send(&i.to_be_bytes()[..], 0).unwrap();
+            let mut items = [
+                PollItem::socket(&mut quiet, opt::POLLIN),
+                PollItem::socket(&mut req, opt::POLLIN),
+                PollItem::fd(r, opt::POLLIN),
+            ];
+            assert_eq!(poll(&mut items, 5_000).expect("poll"), 1, "{t:?}: reply {i}");
+            assert!(items[1].is_readable() && !items[0].is_readable() && !items[2].is_readable());
+            assert_eq!(req.recv(opt::DONTWAIT).unwrap().to_vec(), i.to_be_bytes(), "{t:?} reply {i}");
+        }
+        let direct = server.join().expect("server") + req.stats().direct_reads;
+        assert!(direct > 0, "{t:?}: no input was read by a polling thread");
+        // A plain descriptor that becomes readable ends the wait (the writer most likely
+        // writes during it; before it, the first look reports the byte, as it must too).
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            // SAFETY: `w` is the pipe's open write end.
+            assert_eq!(unsafe { libc::write(w, b"x".as_ptr().cast(), 1) }, 1);
+            w
+        });
+        let mut items = [PollItem::socket(&mut req, opt::POLLIN), PollItem::fd(r, opt::POLLIN)];
+        assert_eq!(poll(&mut items, 5_000).expect("poll"), 1);
+        assert!(items[1].is_readable(), "{t:?}: the pipe's byte was not reported");
+        let w = writer.join().unwrap();
+        // SAFETY: both ends are open descriptors of this test.
+        unsafe {
+            libc::close(r);
+            libc::close(w);
+        }
+    }
+}
+
+/// A pipe's two ends (read, write).
+fn nix_pipe() -> (i32, i32) {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    (fds[0], fds[1])
+}
+
 /// A wait that times out hands the connection's input back: a message sent afterwards reaches
 /// the socket through the I/O thread and its descriptor, with nobody in `recv`.
 #[test]

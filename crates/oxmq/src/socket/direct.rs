@@ -172,52 +172,30 @@ impl Socket {
     /// at once; with the mailbox and `also` (at most [`WAIT_ALSO_MAX`]) beside them. None for
     /// a socket with more connections and nothing in `also`: it waits on its mailbox alone.
     fn watch(&mut self, also: &[RawFd]) -> Option<Watch> {
-        let k = also.len();
-        let mut peers: [Option<(Arc<dyn Owner>, PipeId)>; DIRECT_MAX] = Default::default();
-        let mut n = 0;
-        for slot in self.pipes.slots.iter().flatten() {
-            if let Some(peer) = slot.end.peer_owner() {
-                if n == DIRECT_MAX {
-                    if k == 0 {
-                        return None;
-                    }
-                    n = 0;
-                    peers = Default::default();
-                    break;
-                }
-                peers[n] = Some(peer);
-                n += 1;
-            }
+        let mut w = Watch::new(self.ctx.clone());
+        for &fd in also {
+            w.add_also(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
         }
-        // The mailbox, the caller's other descriptors (`fds[1..=k]`), then the connections.
-        let none = libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 };
-        let mut w = Watch {
-            mailbox: self.shared.mailbox.clone(),
-            ctx: self.ctx.clone(),
-            quiet: self.level.mask == 0,
-            peers,
-            on: [false; DIRECT_MAX],
-            fds: [none; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
-            who: [0; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
-            k,
-            m: 1 + k,
-        };
-        w.fds[0].fd = w.mailbox.fd();
-        for (f, &fd) in w.fds[1..].iter_mut().zip(also) {
-            f.fd = fd;
+        if w.add_socket(self, true) != Added::Read && also.is_empty() {
+            return None;
         }
-        // Input already waiting in the kernel is read at once; the others are polled.
-        for i in 0..n {
-            let Some((owner, id)) = &w.peers[i] else { continue };
-            if let Some(fd) = owner.direct_arm(*id) {
-                w.on[i] = true;
-                w.read(i);
-                w.fds[w.m].fd = fd;
-                w.who[w.m] = i;
-                w.m += 1;
-            }
-        }
+        w.arm();
         Some(w)
+    }
+
+    /// An empty [`Watch`] in this socket's context (`poll`'s direct wait adds its sockets).
+    pub(crate) fn new_watch(&self) -> Watch {
+        Watch::new(self.ctx.clone())
+    }
+
+    /// When a wait starting at `start` stops spinning, if it spins (`poll`'s direct wait).
+    pub(crate) fn spin_until(&self, start: Instant, deadline: Option<Instant>) -> Option<Instant> {
+        self.spin.until(start, deadline)
+    }
+
+    /// A wait that started at `start` ended (`poll`'s direct wait).
+    pub(crate) fn spin_ended(&mut self, start: Instant) {
+        self.spin.ended(start);
     }
 }
 
@@ -268,7 +246,7 @@ impl SyncWait {
                 Ok(())
             }
             Woke::Also | Woke::Timeout => Ok(()),
-            Woke::Idle => match self.watch.mailbox.wait(deadline) {
+            Woke::Idle => match self.watch.mailboxes[0].as_ref().expect("the socket's mailbox").wait(deadline) {
                 Ok(_) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(Error::Intr),
                 Err(e) => Err(e.into()),
@@ -278,7 +256,8 @@ impl SyncWait {
 }
 
 /// What ended a [`Watch::run`].
-enum Woke {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Woke {
     /// Commands are waiting in the mailbox (a message, among them): process them.
     Mailbox,
     /// One of the caller's other descriptors is readable.
@@ -290,37 +269,145 @@ enum Woke {
     Idle,
 }
 
-/// A wait over a socket's mailbox and the connections it reads itself (see the module
-/// comment). It holds no borrow of the socket, so a thread-safe socket's waiter runs it
-/// without the socket's lock; dropping it gives the connections' input back to the I/O
-/// thread.
+/// Sockets one [`Watch`] waits on at most (`poll` over a few sockets).
+pub(crate) const WATCH_SOCKETS: usize = 4;
+/// Descriptors one [`Watch`] polls at most: the sockets' mailboxes, the caller's others, the
+/// connections.
+const WATCH_FDS: usize = WATCH_SOCKETS + WAIT_ALSO_MAX + DIRECT_MAX;
+
+/// What [`Watch::add_socket`] took of a socket.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Added {
+    /// Its mailbox and its connections (read on the waiting thread).
+    Read,
+    /// Its mailbox only: not asked to read, or more connections than the watch has room for
+    /// (their input comes through the I/O thread).
+    Mailbox,
+    /// Nothing: the watch has no room for another socket.
+    Full,
+}
+
+/// A wait over sockets' mailboxes and the connections it reads itself (see the module
+/// comment), and other descriptors of the caller. It holds no borrow of the sockets, so a
+/// thread-safe socket's waiter runs it without the socket's lock; dropping it gives the
+/// connections' input back to the I/O thread.
 pub(crate) struct Watch {
-    mailbox: Arc<crate::mailbox::Mailbox>,
     ctx: crate::context::Context,
-    /// Reads may leave the mailbox's descriptor unsignalled (see [`Watch::read`]); not in
+    mailboxes: [Option<Arc<crate::mailbox::Mailbox>>; WATCH_SOCKETS],
+    /// Per mailbox: reads may leave its descriptor unsignalled (see [`Watch::read`]); not in
     /// level-triggered mode, where its state is the user's readiness.
-    quiet: bool,
+    quiet: [bool; WATCH_SOCKETS],
+    /// Mailboxes: `fds[..s]` once armed.
+    s: usize,
+    also: [libc::pollfd; WAIT_ALSO_MAX],
+    /// The caller's other descriptors: `fds[s..s + k]` once armed.
+    k: usize,
     peers: [Option<(Arc<dyn Owner>, PipeId)>; DIRECT_MAX],
+    /// The mailbox (index) of each peer's socket.
+    mailbox_of: [usize; DIRECT_MAX],
+    n: usize,
     /// Connections whose input this wait took over.
     on: [bool; DIRECT_MAX],
-    fds: [libc::pollfd; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
+    fds: [libc::pollfd; WATCH_FDS],
     /// The connection (index into `peers`) each polled descriptor past the others belongs to.
-    who: [usize; DIRECT_MAX + 1 + WAIT_ALSO_MAX],
-    /// Descriptors in `also`.
-    k: usize,
+    who: [usize; WATCH_FDS],
     /// Descriptors polled.
     m: usize,
 }
 
 impl Watch {
-    /// Reads connection `i` on this thread. The mailbox is quiet meanwhile: the read posts a
-    /// command for each message it delivers to the waiting thread, which looks at the mailbox
-    /// next anyway, so signalling the eventfd (and draining it) would only cost two syscalls.
+    pub(crate) fn new(ctx: crate::context::Context) -> Watch {
+        let none = libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 };
+        Watch {
+            ctx,
+            mailboxes: Default::default(),
+            quiet: [false; WATCH_SOCKETS],
+            s: 0,
+            also: [none; WAIT_ALSO_MAX],
+            k: 0,
+            peers: Default::default(),
+            mailbox_of: [0; DIRECT_MAX],
+            n: 0,
+            on: [false; DIRECT_MAX],
+            fds: [none; WATCH_FDS],
+            who: [0; WATCH_FDS],
+            m: 0,
+        }
+    }
+
+    /// Watches `sock`'s mailbox and, with `read`, reads its connections (all of them, or none
+    /// if they do not fit). Before [`Watch::arm`].
+    pub(crate) fn add_socket(&mut self, sock: &Socket, read: bool) -> Added {
+        if self.s == WATCH_SOCKETS {
+            return Added::Full;
+        }
+        let i = self.s;
+        self.mailboxes[i] = Some(sock.shared.mailbox.clone());
+        self.quiet[i] = sock.level.mask == 0;
+        self.s += 1;
+        if !read {
+            return Added::Mailbox;
+        }
+        let first = self.n;
+        for slot in sock.pipes.slots.iter().flatten() {
+            if let Some(peer) = slot.end.peer_owner() {
+                if self.n == DIRECT_MAX {
+                    // Fan-in: the I/O thread batches better.
+                    for p in &mut self.peers[first..] {
+                        *p = None;
+                    }
+                    self.n = first;
+                    return Added::Mailbox;
+                }
+                self.peers[self.n] = Some(peer);
+                self.mailbox_of[self.n] = i;
+                self.n += 1;
+            }
+        }
+        Added::Read
+    }
+
+    /// Watches a descriptor of the caller's for the events in `pfd`; false when there are
+    /// already [`WAIT_ALSO_MAX`]. Before [`Watch::arm`].
+    pub(crate) fn add_also(&mut self, pfd: libc::pollfd) -> bool {
+        if self.k == WAIT_ALSO_MAX {
+            return false;
+        }
+        self.also[self.k] = libc::pollfd { revents: 0, ..pfd };
+        self.k += 1;
+        true
+    }
+
+    /// Takes the connections' input over from the I/O thread and reads what is already
+    /// waiting; the watch is then ready to [`run`](Watch::run).
+    pub(crate) fn arm(&mut self) {
+        for i in 0..self.s {
+            self.fds[i].fd = self.mailboxes[i].as_ref().expect("added mailboxes").fd();
+        }
+        self.fds[self.s..self.s + self.k].copy_from_slice(&self.also[..self.k]);
+        self.m = self.s + self.k;
+        for i in 0..self.n {
+            let Some((owner, id)) = &self.peers[i] else { continue };
+            if let Some(fd) = owner.direct_arm(*id) {
+                self.on[i] = true;
+                self.read(i);
+                self.fds[self.m].fd = fd;
+                self.who[self.m] = i;
+                self.m += 1;
+            }
+        }
+    }
+
+    /// Reads connection `i` on this thread. Its socket's mailbox is quiet meanwhile: the read
+    /// posts a command for each message it delivers to the waiting thread, which looks at the
+    /// mailbox next anyway, so signalling the eventfd (and draining it) would only cost two
+    /// syscalls.
     fn read(&self, i: usize) -> bool {
         let Some((owner, id)) = &self.peers[i] else { return false };
-        if !self.quiet {
+        let b = self.mailbox_of[i];
+        let Some(mailbox) = self.mailboxes[b].as_deref().filter(|_| self.quiet[b]) else {
             return owner.direct_read(*id);
-        }
+        };
         /// Ends the quiet stretch however the read ends.
         struct Quiet<'a>(&'a crate::mailbox::Mailbox);
         impl Drop for Quiet<'_> {
@@ -328,8 +415,8 @@ impl Watch {
                 self.0.set_quiet(false);
             }
         }
-        self.mailbox.set_quiet(true);
-        let _quiet = Quiet(&self.mailbox);
+        mailbox.set_quiet(true);
+        let _quiet = Quiet(mailbox);
         owner.direct_read(*id)
     }
 
@@ -342,20 +429,25 @@ impl Watch {
         }
     }
 
+    fn pending(&self) -> bool {
+        self.mailboxes[..self.s].iter().flatten().any(|m| m.has_pending())
+    }
+
     /// Waits until `deadline`, polling without sleeping until `spin` (then `None`: sleep from
-    /// there on), reading the connections that become readable.
-    fn run(&mut self, deadline: Option<Instant>, spin: &mut Option<Instant>) -> Result<Woke> {
+    /// there on), reading the connections that become readable. After [`Watch::arm`].
+    pub(crate) fn run(&mut self, deadline: Option<Instant>, spin: &mut Option<Instant>) -> Result<Woke> {
+        let (s, k) = (self.s, self.k);
         loop {
-            if self.mailbox.has_pending() {
+            if self.pending() {
                 return Ok(Woke::Mailbox);
             }
             // Readiness that brought no message (a peer's command, a partial frame) must not
             // stretch the wait past its deadline.
-            if self.m > 1 && deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.m > s && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Ok(Woke::Timeout);
             }
-            if self.m == 1 {
-                // Nothing to poll: the input comes through the mailbox, which the spin
+            if self.m == s {
+                // Nothing to poll but mailboxes: the input comes through them, which the spin
                 // watches without a syscall.
                 match *spin {
                     Some(until) if Instant::now() < until => {
@@ -378,7 +470,7 @@ impl Watch {
             if self.ctx.inner.is_terminating() {
                 return Err(Error::Term);
             }
-            if self.fds[1..=self.k].iter().any(|f| f.revents != 0) {
+            if self.fds[s..s + k].iter().any(|f| f.revents != 0) {
                 return Ok(Woke::Also);
             }
             if rc == 0 {
@@ -394,7 +486,7 @@ impl Watch {
             }
             // Connections this thread could not read (busy, or input only the I/O thread may
             // handle) leave the set: the I/O thread delivers theirs through the mailbox.
-            let mut j = 1 + self.k;
+            let mut j = s + k;
             while j < self.m {
                 if self.fds[j].revents != 0 {
                     self.fds[j].revents = 0;

@@ -10,7 +10,7 @@
 //! move between threads, but it is not `Sync`, exactly like a libzmq socket.
 
 mod dealer;
-mod direct;
+pub(crate) mod direct;
 pub use direct::WAIT_ALSO_MAX;
 mod dist;
 mod fq;
