@@ -4,10 +4,9 @@
    receive, as event loops do), clientserver (CLIENT/SERVER) or peer (PEER/PEER). `local` binds
    and echoes each message back to its sender; `remote` connects, does the round trips and
    prints libzmq's latency lines (one-way: elapsed / (2 * round trips)). Built against oxmq
-   only: Debian's libzmq has no draft API. */
-#define ZMQ_BUILD_DRAFT_API
-#include <zmq.h>
-#include "perf_util.h"
+   only: Debian's libzmq has no draft API (reqrep and reqrep-poll call no draft function, so
+   the binary runs on libzmq through LD_LIBRARY_PATH). */
+#include "draft_util.h"
 
 static int socket_type (const char *pattern, int local)
 {
@@ -21,73 +20,45 @@ static int socket_type (const char *pattern, int local)
     return -1;
 }
 
-/* With `use_poll`, waits in zmq_poll until `s` has input. */
-static void wait_input (void *s, int use_poll)
+/* Receives into `msg`, first waiting in zmq_poll with `use_poll`. */
+static void receive (void *s, zmq_msg_t *msg, int use_poll)
 {
-    if (!use_poll)
-        return;
     zmq_pollitem_t item = {s, 0, ZMQ_POLLIN, 0};
-    if (zmq_poll (&item, 1, -1) != 1)
+    if (use_poll && zmq_poll (&item, 1, -1) != 1)
         die ("zmq_poll", zmq_strerror (zmq_errno ()));
+    if (zmq_msg_recv (msg, s, 0) < 0)
+        die ("zmq_msg_recv", zmq_strerror (zmq_errno ()));
 }
 
 int main (int argc, char *argv[])
 {
-    if (argc != 6 || (strcmp (argv[1], "local") && strcmp (argv[1], "remote"))) {
-        printf ("usage: draft_lat local|remote <endpoint> <message-size> <roundtrip-count> "
-                "reqrep|reqrep-poll|clientserver|peer\n");
-        return 1;
-    }
-    int local = !strcmp (argv[1], "local");
-    long size = parse_count (argv[3], "message-size");
-    long roundtrips = parse_count (argv[4], "roundtrip-count");
-    int peer = !strcmp (argv[5], "peer");
-    int use_poll = !strcmp (argv[5], "reqrep-poll");
-    void *ctx = zmq_ctx_new ();
-    void *s = zmq_socket (ctx, socket_type (argv[5], local));
-    if (!s)
-        die ("zmq_socket", zmq_strerror (zmq_errno ()));
+    struct draft_run r = draft_open (argc, argv,
+                                     "draft_lat local|remote <endpoint> <message-size> "
+                                     "<roundtrip-count> reqrep|reqrep-poll|clientserver|peer",
+                                     socket_type);
+    int use_poll = !strcmp (r.pattern, "reqrep-poll");
     zmq_msg_t msg;
     zmq_msg_init (&msg);
-    if (local) {
-        if (zmq_bind (s, argv[2]) != 0)
-            die ("zmq_bind", zmq_strerror (zmq_errno ()));
+    if (r.local) {
         /* A received message keeps its sender's routing id (SERVER, PEER): sent back as is. */
-        for (long i = 0; i < roundtrips; i++) {
-            wait_input (s, use_poll);
-            if (zmq_msg_recv (&msg, s, 0) < 0)
-                die ("zmq_msg_recv", zmq_strerror (zmq_errno ()));
-            if (zmq_msg_send (&msg, s, 0) < 0)
+        for (long i = 0; i < r.count; i++) {
+            receive (r.socket, &msg, use_poll);
+            if (zmq_msg_send (&msg, r.socket, 0) < 0)
                 die ("zmq_msg_send", zmq_strerror (zmq_errno ()));
         }
     } else {
-        uint32_t rid = 0;
-        if (peer) {
-            rid = zmq_connect_peer (s, argv[2]);
-            if (rid == 0)
-                die ("zmq_connect_peer", zmq_strerror (zmq_errno ()));
-        } else if (zmq_connect (s, argv[2]) != 0)
-            die ("zmq_connect", zmq_strerror (zmq_errno ()));
         void *watch = zmq_stopwatch_start ();
-        for (long i = 0; i < roundtrips; i++) {
-            if (zmq_msg_init_size (&msg, (size_t) size) != 0)
-                die ("zmq_msg_init_size", zmq_strerror (zmq_errno ()));
-            if (size)
-                memset (zmq_msg_data (&msg), 0, (size_t) size);
-            if (peer && zmq_msg_set_routing_id (&msg, rid) != 0)
-                die ("zmq_msg_set_routing_id", zmq_strerror (zmq_errno ()));
-            if (zmq_msg_send (&msg, s, 0) < 0)
+        for (long i = 0; i < r.count; i++) {
+            draft_fill (&r, &msg);
+            if (zmq_msg_send (&msg, r.socket, 0) < 0)
                 die ("zmq_msg_send", zmq_strerror (zmq_errno ()));
-            wait_input (s, use_poll);
-            if (zmq_msg_recv (&msg, s, 0) < 0)
-                die ("zmq_msg_recv", zmq_strerror (zmq_errno ()));
-            if ((long) zmq_msg_size (&msg) != size)
+            receive (r.socket, &msg, use_poll);
+            if ((long) zmq_msg_size (&msg) != r.size)
                 die ("message", "wrong size");
         }
-        print_latency (size, roundtrips, (double) zmq_stopwatch_stop (watch));
+        print_latency (r.size, r.count, (double) zmq_stopwatch_stop (watch));
     }
     zmq_msg_close (&msg);
-    zmq_close (s);
-    zmq_ctx_term (ctx);
+    draft_close (&r);
     return 0;
 }
