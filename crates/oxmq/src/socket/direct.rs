@@ -19,7 +19,8 @@
 //! with a few connections take this path: a fan-in socket keeps the I/O thread's batching, and
 //! a wait never costs more than one `poll` over a handful of descriptors. The wait borrows
 //! nothing of the socket ([`Watch`]), so a thread-safe socket's receiver runs it without the
-//! socket's lock ([`SyncWait`]) while its other threads' calls go on.
+//! socket's lock ([`SyncWait`]) while its other threads' calls go on, and `crate::poll` runs
+//! one over a few sockets at once.
 //!
 //! Even one wake-up is most of a loopback round trip on a machine whose idle cores sleep: the
 //! kernel delivers the bytes in microseconds, then the scheduler takes tens to run the thread
