@@ -189,6 +189,12 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
 /// [`crate::WAIT_ALSO_MAX`] plain descriptors. Then true, with `pfds`' revents current; false
 /// when the caller is to sleep in `poll(2)` itself.
 fn wait_direct(items: &mut [PollItem<'_>], pfds: &mut [libc::pollfd], deadline: Option<Instant>, timeout: i32) -> Result<bool> {
+    // A large set (a subscriber polling dozens of sockets) is ruled out before anything is
+    // gathered: it waits in poll(2) on every pass, and that wait must stay as cheap as it was.
+    let socks = items.iter().filter(|it| matches!(it, PollItem::Socket { .. })).count();
+    if socks == 0 || socks > crate::socket::direct::WATCH_SOCKETS || items.len() - socks > crate::WAIT_ALSO_MAX {
+        return Ok(false);
+    }
     let mut watch = None;
     let mut reads = false;
     for it in items.iter() {
