@@ -52,14 +52,14 @@ namespace ZeroMQ.Tests
         }
 
         // Everything a subscriber receives up to and including its end marker, syncs dropped.
-        static List<string> Collect(ZSocket sub, string endMarker)
+        static List<string> Collect(ZSocket sub, string endMarker, string what)
         {
             var got = new List<string>();
             byte[] tb = new byte[64], pb = new byte[64];
             while (true)
             {
                 string ev = ReceiveEvent(sub, tb, pb, Util.Deadline);
-                Assert.True(ev != null, "subscriber timed out; so far: " + string.Join(", ", got));
+                Assert.True(ev != null, what + " timed out; so far: " + string.Join(", ", got));
                 if (ev.EndsWith(" sync")) continue;
                 got.Add(ev);
                 if (ev == endMarker) return got;
@@ -90,18 +90,22 @@ namespace ZeroMQ.Tests
                 Publish(pub, "hw/button/end", "."); // end marker of the hardware subscribers
                 Publish(pub, "audio/end", ".");
 
-                Assert.SequenceEqual(new[] { "hw/button/1 pressed", "hw/button/end ." }, Collect(buttons, "hw/button/end ."), "button subscriber");
-                Assert.SequenceEqual(new[] { "hw/button/1 pressed", "hw/temp/1 23.5", "hw/button/end ." }, Collect(allHw, "hw/button/end ."), "hardware subscriber");
-                Assert.SequenceEqual(new[] { "audio/volume 3", "audio/end ." }, Collect(audio, "audio/end ."), "audio subscriber");
+                Assert.SequenceEqual(new[] { "hw/button/1 pressed", "hw/button/end ." }, Collect(buttons, "hw/button/end .", "button subscriber"), "button subscriber");
+                Assert.SequenceEqual(new[] { "hw/button/1 pressed", "hw/temp/1 23.5", "hw/button/end ." }, Collect(allHw, "hw/button/end .", "hardware subscriber"), "hardware subscriber");
+                Assert.SequenceEqual(new[] { "audio/volume 3", "audio/end ." }, Collect(audio, "audio/end .", "audio subscriber"), "audio subscriber");
 
-                // Narrow a subscription: drop "hw/", keep only temperatures.
+                // Narrow a subscription: drop "hw/", keep only temperatures. A sync topic under
+                // "hw/temp" would also match the old "hw/", so it could arrive before the change
+                // reaches the publisher; a topic of its own, subscribed last, arrives only after
+                // the publisher has applied the two changes before it (one connection, in order).
                 allHw.Unsubscribe("hw/");
                 allHw.Subscribe("hw/temp");
-                Sync(pub, new[] { allHw }, new[] { "hw/temp/sync" });
+                allHw.Subscribe("sync/narrowed");
+                Sync(pub, new[] { allHw }, new[] { "sync/narrowed" });
                 Publish(pub, "hw/button/2", "pressed");
                 Publish(pub, "hw/temp/2", "24.0");
                 Publish(pub, "hw/temp/end", ".");
-                Assert.SequenceEqual(new[] { "hw/temp/2 24.0", "hw/temp/end ." }, Collect(allHw, "hw/temp/end ."), "after unsubscribe");
+                Assert.SequenceEqual(new[] { "hw/temp/2 24.0", "hw/temp/end ." }, Collect(allHw, "hw/temp/end .", "after unsubscribe"), "after unsubscribe");
             }
         }
 
