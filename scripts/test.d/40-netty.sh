@@ -35,10 +35,15 @@ fi
 echo "== 40-netty: mvn test (java/oxmq-netty)"
 log="$(mktemp)"
 set +e
-timeout 900 bash java/mvnw.sh -B -pl oxmq-netty test -Doxmq.python="$venv/bin/python" >"$log" 2>&1
+# One rerun of a failed test, as 60-java.sh: the interop cases with a connecting JeroMQ 0.6.0
+# peer sometimes see no handshake, a known flake of JeroMQ's (its connecting socket sometimes
+# never sends its greeting; ARCHITECTURE.md's known gaps). Surefire reports a test that passed
+# on its rerun as a flake.
+timeout 900 bash java/mvnw.sh -B -pl oxmq-netty test -Doxmq.python="$venv/bin/python" \
+  -Dsurefire.rerunFailingTestsCount=1 >"$log" 2>&1
 rc=$?
 set -e
-grep -E 'Tests run:|FAIL|ERROR\]' "$log" | grep -v 'WARNING' | tail -25
+grep -E 'Tests run:|FAIL|ERROR\]|Flake' "$log" | grep -v 'WARNING' | tail -25
 if [ "$rc" -ne 0 ]; then
   echo "40-netty: FAILED (exit $rc); full log: $log" >&2
   exit "$rc"
