@@ -121,8 +121,7 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
             // SAFETY: `pfds` is a valid array of `pfds.len()` pollfd structs for the call.
             let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout) };
             if rc < 0 {
-                let e = std::io::Error::last_os_error();
-                return Err(if e.kind() == std::io::ErrorKind::Interrupted { Error::Intr } else { e.into() });
+                return Err(std::io::Error::last_os_error().into()); // EINTR is Error::Intr
             }
         } else if !first {
             if let Some(d) = deadline {
@@ -237,8 +236,7 @@ fn wait_direct(items: &mut [PollItem<'_>], pfds: &mut [libc::pollfd], deadline: 
         // SAFETY: `pfds` is a valid array of `pfds.len()` pollfd structs for the call.
         let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, if sleep { timeout } else { 0 }) };
         if rc < 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(if e.kind() == std::io::ErrorKind::Interrupted { Error::Intr } else { e.into() });
+            return Err(std::io::Error::last_os_error().into()); // EINTR is Error::Intr
         }
     }
     for it in items.iter_mut() {

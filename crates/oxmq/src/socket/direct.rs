@@ -247,11 +247,8 @@ impl SyncWait {
                 Ok(())
             }
             Woke::Also | Woke::Timeout => Ok(()),
-            Woke::Idle => match self.watch.mailboxes[0].as_ref().expect("the socket's mailbox").wait(deadline) {
-                Ok(_) => Ok(()),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(Error::Intr),
-                Err(e) => Err(e.into()),
-            },
+            // An interrupted wait is `Error::Intr` (`From<io::Error>`).
+            Woke::Idle => self.watch.mailboxes[0].as_ref().expect("the socket's mailbox").wait(deadline).map(drop).map_err(Error::from),
         }
     }
 }
@@ -465,8 +462,7 @@ impl Watch {
             // SAFETY: `fds[..m]` are initialised pollfds that live across the call.
             let rc = unsafe { libc::poll(self.fds.as_mut_ptr(), self.m as libc::nfds_t, timeout) };
             if rc < 0 {
-                let e = std::io::Error::last_os_error();
-                return Err(if e.kind() == std::io::ErrorKind::Interrupted { Error::Intr } else { e.into() });
+                return Err(std::io::Error::last_os_error().into()); // EINTR is Error::Intr
             }
             if self.ctx.inner.is_terminating() {
                 return Err(Error::Term);

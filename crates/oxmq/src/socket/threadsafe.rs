@@ -112,11 +112,8 @@ impl SyncSocket {
                 drop(g);
                 let woke = match direct.as_mut() {
                     Some(w) => w.run(deadline),
-                    None => match self.mailbox.wait(deadline) {
-                        Ok(_) => Ok(()),
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(Error::Intr),
-                        Err(e) => Err(e.into()),
-                    },
+                    // An interrupted wait is `Error::Intr` (`From<io::Error>`).
+                    None => self.mailbox.wait(deadline).map(drop).map_err(Error::from),
                 };
                 g = self.lock_state();
                 g.poller = false;
