@@ -303,12 +303,15 @@ impl Msg {
     }
 
     /// Marks whether more frames follow.
+    ///
+    /// Stores only when the flag changes: frames are usually copied whole (into a pipe slot)
+    /// right after this call, and that wide load of a frame would wait for a narrower store
+    /// to its flags to reach the cache (a failed store-to-load forward).
     #[inline]
     pub fn set_more(&mut self, more: bool) {
-        if more {
-            self.flags |= MORE as u32;
-        } else {
-            self.flags &= !(MORE as u32);
+        let flags = if more { self.flags | MORE as u32 } else { self.flags & !(MORE as u32) };
+        if flags != self.flags {
+            self.flags = flags;
         }
     }
 

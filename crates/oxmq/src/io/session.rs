@@ -37,6 +37,7 @@ use crate::transport::stream::Stream;
 use bytes::{Buf, BytesMut};
 use mio::{Interest, Token};
 use std::io::{self, IoSlice};
+use std::mem::MaybeUninit;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -1245,28 +1246,28 @@ impl Session {
             }
             let len = h.body_len as usize;
             let body_at = pos + h.header_len;
+            // The common case: a single-frame message for the pipe, built in its slot.
+            if c.cipher.is_none() && !h.command && !h.more && c.partial.is_empty() && kind != SocketType::Push && kind != SocketType::Pub {
+                if !p.check_write() {
+                    let msg = plain_frame(c, &mut pos, body_at, len);
+                    c.held.push(msg);
+                } else if let Some(slot) = p.new_slot() {
+                    plain_frame_into(c, &mut pos, body_at, len, slot);
+                    // SAFETY: `plain_frame_into` wrote a single frame, MORE clear, no routing id.
+                    unsafe { p.commit_new() };
+                } else {
+                    let msg = plain_frame(c, &mut pos, body_at, len);
+                    p.write(msg);
+                }
+                continue;
+            }
             let mut msg = if let Some(cipher) = &mut c.cipher {
                 match open_sealed(cipher, &mut c.rx, &mut pos, body_at, len, &mut h) {
                     Ok(m) => m,
                     Err(l) => break Err(l),
                 }
-            } else if len <= INLINE_CAP {
-                pos = body_at + len;
-                match c.rx.get(body_at..body_at + INLINE_CAP) {
-                    // More bytes follow in the buffer (a stream): one fixed-size copy.
-                    Some(w) => Msg::inline_from_window(w.try_into().expect("INLINE_CAP bytes"), len),
-                    None => Msg::copy_from(&c.rx[body_at..pos]),
-                }
-            } else if len <= crate::chunk::MAX_PIECE {
-                pos = body_at + len;
-                Msg::from_piece(c.carver.copy(&c.rx[body_at..pos]))
             } else {
-                c.rx.advance(body_at);
-                pos = 0;
-                if len >= ZERO_COPY_MIN {
-                    c.read_chunk = LARGE_READ_CHUNK;
-                }
-                Msg::from_bytes(c.rx.split_to(len).freeze())
+                plain_frame(c, &mut pos, body_at, len)
             };
             if h.command {
                 let Some(ctx) = ctx.as_deref_mut() else {
@@ -1278,7 +1279,12 @@ impl Session {
                     Err(l) => break Err(l),
                 }
             }
-            msg.set_more(h.more);
+            // Each branch above builds a fresh frame, MORE clear. Stored only when set: a
+            // store to the flags just before the frame is copied into the pipe would stall
+            // that copy (the wider load waits for the narrower store to reach the cache).
+            if h.more {
+                msg.set_more(true);
+            }
             if h.more || !c.partial.is_empty() {
                 if c.partial.len() >= MAX_PARTS {
                     break Err(Lost);
@@ -1300,7 +1306,7 @@ impl Session {
                 }
                 continue;
             }
-            // The common case: a single-frame message goes straight into the pipe.
+            // A single-frame message: PUSH and PUB take none but subscriptions.
             if kind == SocketType::Push || kind == SocketType::Pub && !matches!(msg.first(), Some(0) | Some(1)) {
                 continue;
             }
@@ -1777,6 +1783,41 @@ fn encode(c: &mut Conn, m: &mut Msg, sub: bool) {
     } else {
         zmtp::encode_message_header(c.version, len, more, &mut c.tx);
         c.tx.extend_from_slice(m);
+    }
+}
+
+/// The frame of an unencrypted body of `len` bytes at `body_at` in the receive buffer, with
+/// `*pos` moved past it.
+#[inline(always)]
+fn plain_frame(c: &mut Conn, pos: &mut usize, body_at: usize, len: usize) -> Msg {
+    let mut m = MaybeUninit::uninit();
+    plain_frame_into(c, pos, body_at, len, &mut m);
+    // SAFETY: every branch of `plain_frame_into` writes `m`.
+    unsafe { m.assume_init() }
+}
+
+/// [`plain_frame`] written into `out` (its old contents are not dropped): small bodies
+/// inline, mid-size ones cut from the connection's chunk, large ones split off the buffer
+/// without a copy. MORE is clear.
+#[inline(always)]
+fn plain_frame_into(c: &mut Conn, pos: &mut usize, body_at: usize, len: usize, out: &mut MaybeUninit<Msg>) {
+    if len <= INLINE_CAP {
+        *pos = body_at + len;
+        match c.rx.get(body_at..body_at + INLINE_CAP) {
+            // More bytes follow in the buffer (a stream): one fixed-size copy.
+            Some(w) => out.write(Msg::inline_from_window(w.try_into().expect("INLINE_CAP bytes"), len)),
+            None => out.write(Msg::copy_from(&c.rx[body_at..*pos])),
+        };
+    } else if len <= crate::chunk::MAX_PIECE {
+        *pos = body_at + len;
+        out.write(Msg::from_piece(c.carver.copy(&c.rx[body_at..*pos])));
+    } else {
+        c.rx.advance(body_at);
+        *pos = 0;
+        if len >= ZERO_COPY_MIN {
+            c.read_chunk = LARGE_READ_CHUNK;
+        }
+        out.write(Msg::from_bytes(c.rx.split_to(len).freeze()));
     }
 }
 

@@ -18,6 +18,7 @@
 pub mod ypipe;
 
 use crate::msg::Msg;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -336,6 +337,30 @@ impl PipeEnd {
             return self.write_queued(msg);
         }
         *self.shared.slots[1 - self.side].msg.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
+    }
+
+    /// Where the next single-frame message (not a routing id) can be built in place in the
+    /// queue, for [`PipeEnd::commit_new`] to write it (the decoder's common case). None with
+    /// CONFLATE, where messages go to a slot of their own ([`PipeEnd::write`]).
+    #[inline(always)]
+    pub(crate) fn new_slot(&mut self) -> Option<&mut MaybeUninit<Msg>> {
+        if self.conflate_out {
+            return None;
+        }
+        Some(self.out.slot())
+    }
+
+    /// [`PipeEnd::write`] of the message built in the place [`PipeEnd::new_slot`] gave.
+    ///
+    /// # Safety
+    /// That place holds a single-frame message that is not a routing id, written since.
+    #[inline(always)]
+    pub(crate) unsafe fn commit_new(&mut self) {
+        // SAFETY: forwarded contract.
+        unsafe { self.out.commit() };
+        self.out_mid = false;
+        self.written_msgs += 1;
+        self.complete_upto = self.out.written();
     }
 
     /// [`PipeEnd::write`] of `*msg`, leaving it empty: the frame is copied once, from the

@@ -155,6 +155,31 @@ impl<T> Writer<T> {
         }
     }
 
+    /// The slot the next push fills, for an item built in place ([`Writer::commit`] pushes
+    /// it): an item written on the stack and then copied whole would wait for its narrower
+    /// stores to reach the cache (a failed store-to-load forward) before the copy could read
+    /// it. Asking again before a commit gives the same slot (what it held is not dropped).
+    #[inline(always)]
+    pub fn slot(&mut self) -> &mut MaybeUninit<T> {
+        if self.pos == CHUNK {
+            self.grow();
+        }
+        // SAFETY: as in `push`: the slot is beyond everything published, so the reader does
+        // not touch it, and `&mut self` makes this the only reference to it.
+        unsafe { &mut *(*self.chunk).slots[self.pos].get() }
+    }
+
+    /// Pushes the item built in the slot [`Writer::slot`] gave.
+    ///
+    /// # Safety
+    /// That slot has been initialised since the call that returned it.
+    #[inline(always)]
+    pub unsafe fn commit(&mut self) {
+        self.pos += 1;
+        self.written += 1;
+        self.prefetch_next();
+    }
+
     /// [`Writer::push`] of `*item`, leaving `T::default()` in its place: the item is copied
     /// once, straight into its slot (a `push(mem::take(item))` goes through a temporary).
     #[inline(always)]
@@ -474,6 +499,25 @@ mod tests {
         w.push(3);
         assert!(w.flush(), "reader went to sleep on the empty pop");
         assert_eq!(r.pop(), Some(3));
+    }
+
+    #[test]
+    fn items_built_in_their_slot_keep_their_order_across_chunks() {
+        let (mut w, mut r) = ypipe::<String>();
+        for i in 0..2 * CHUNK + 3 {
+            if i % 3 == 0 {
+                w.push(i.to_string());
+            } else {
+                w.slot().write(i.to_string());
+                // SAFETY: the slot was just written.
+                unsafe { w.commit() };
+            }
+        }
+        w.flush();
+        for i in 0..2 * CHUNK + 3 {
+            assert_eq!(r.pop().as_deref(), Some(&*i.to_string()));
+        }
+        assert_eq!(r.pop(), None);
     }
 
     #[test]
