@@ -10,7 +10,7 @@
 //! `czmq_send` returns. Without a free function the buffer is copied, since the caller keeps
 //! it. `czmq_receive` hands out a buffer the caller releases with the returned
 //! function: bodies up to `COPY_MAX` bytes are copied into `malloc`ed memory (`ffn` keeps one
-//! spare buffer for the next receive and frees the rest),
+//! spare buffer per thread for the next receive and frees the rest),
 //! larger ones are lent without copying (`ffn` is `release_lent`, which finds the message by
 //! its data pointer).
 
@@ -19,10 +19,10 @@ use crate::msg::zmq_msg_t;
 use bytes::Bytes;
 use oxmq::{Msg, INLINE_CAP};
 use oxmq_wiring::{Scope, Style, Wiring, WiringError};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicPtr, Ordering as AtomicOrdering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -413,15 +413,33 @@ unsafe extern "C" fn release_lent(data: *mut c_void) {
     drop(m);
 }
 
-/// One spare receive buffer (`COPY_MAX` bytes, from malloc), so a receive loop that frees
-/// each message before the next reuses one buffer instead of a malloc and a free per message.
-/// Any thread may put one back (the free function can run anywhere): an atomic swap.
-static SPARE: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+/// One spare receive buffer (`COPY_MAX` bytes, from malloc) per thread, so a receive loop
+/// that frees each message before the next reuses one buffer instead of a malloc and a free
+/// per message. Per thread, not one for the process: a shared slot cost an atomic exchange
+/// on each side of every message. A buffer freed on another thread becomes that thread's
+/// spare; a thread's spare is freed when the thread exits.
+struct Spare(Cell<*mut c_void>);
 
-/// A `COPY_MAX`-byte buffer: the spare if there is one, else a new one (null if out of memory).
+impl Drop for Spare {
+    fn drop(&mut self) {
+        let p = self.0.replace(std::ptr::null_mut());
+        if !p.is_null() {
+            // SAFETY: the spare came from libc::malloc in copy_buffer, owned by this slot.
+            unsafe { libc::free(p) };
+        }
+    }
+}
+
+thread_local! {
+    static SPARE: Spare = const { Spare(Cell::new(std::ptr::null_mut())) };
+}
+
+/// A `COPY_MAX`-byte buffer: this thread's spare if it has one, else a new one (null if out
+/// of memory).
 #[inline(always)]
 fn copy_buffer() -> *mut c_void {
-    let p = SPARE.swap(std::ptr::null_mut(), AtomicOrdering::Acquire);
+    // A thread past its locals' destruction (`try_with` fails) just allocates.
+    let p = SPARE.try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
     if !p.is_null() {
         return p;
     }
@@ -429,9 +447,19 @@ fn copy_buffer() -> *mut c_void {
     unsafe { libc::malloc(COPY_MAX) }
 }
 
-/// The free function of a copied body: keeps the buffer as the spare, or frees it.
+/// The free function of a copied body: keeps the buffer as this thread's spare, or frees it.
 unsafe extern "C" fn free_copy(data: *mut c_void) {
-    if SPARE.compare_exchange(std::ptr::null_mut(), data, AtomicOrdering::Release, AtomicOrdering::Relaxed).is_err() {
+    let kept = SPARE
+        .try_with(|s| {
+            if s.0.get().is_null() {
+                s.0.set(data);
+                true
+            } else {
+                false
+            }
+        })
+        .unwrap_or(false);
+    if !kept {
         // SAFETY: `data` came from libc::malloc in copy_buffer (caller's contract: once).
         unsafe { libc::free(data) };
     }
