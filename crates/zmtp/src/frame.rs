@@ -124,15 +124,27 @@ pub fn parse_header_for(
 #[inline]
 pub fn encode_message_header(version: Version, body_len: usize, more: bool, out: &mut Vec<u8>) {
     let mut hdr = [0u8; legacy::MAX_HEADER_LEN];
-    let n = if version == Version::V1_0 {
-        legacy::write_header_v1(body_len, more, &mut hdr)
-    } else {
-        let mut h9 = [0u8; LONG_HEADER_LEN];
-        let n = write_header(body_len, more, false, &mut h9);
-        hdr[..n].copy_from_slice(&h9[..n]);
-        n
-    };
+    let n = write_message_header(version, body_len, more, &mut hdr);
     out.extend_from_slice(&hdr[..n]);
+}
+
+/// Writes the header of a message frame in `version`'s format at the start of `out` and
+/// returns its length. The array is of fixed size so that an encoder can copy all of it in
+/// one go and keep the first bytes (no length-dependent copy for a header).
+#[inline]
+pub fn write_message_header(version: Version, body_len: usize, more: bool, out: &mut [u8; legacy::MAX_HEADER_LEN]) -> usize {
+    if version == Version::V1_0 {
+        return legacy::write_header_v1(body_len, more, out);
+    }
+    let (flags, long) = flags_for(body_len, more, false);
+    out[0] = flags;
+    if long {
+        out[1..9].copy_from_slice(&(body_len as u64).to_be_bytes());
+        LONG_HEADER_LEN
+    } else {
+        out[1] = body_len as u8;
+        SHORT_HEADER_LEN
+    }
 }
 
 /// Appends a complete message frame in `version`'s format.
@@ -299,6 +311,23 @@ impl FrameDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn message_headers_parse_back_in_every_revision() {
+        for version in [Version::V1_0, Version::V2_0, Version::V3_0, Version::V3_1] {
+            for len in [0usize, 1, 38, 253, 254, 255, 256, 70_000] {
+                for more in [false, true] {
+                    let mut hdr = [0xAAu8; legacy::MAX_HEADER_LEN];
+                    let n = write_message_header(version, len, more, &mut hdr);
+                    let mut appended = Vec::new();
+                    encode_message_header(version, len, more, &mut appended);
+                    assert_eq!(&hdr[..n], &appended[..], "{version:?} {len} {more}");
+                    let h = parse_header_for(version, &hdr[..n], None).unwrap().unwrap();
+                    assert_eq!((h.header_len, h.body_len, h.more, h.command), (n, len as u64, more, false));
+                }
+            }
+        }
+    }
 
     #[test]
     fn short_and_long_headers() {

@@ -48,7 +48,7 @@ pub use connection::{Connection, Event};
 pub use error::{CipherError, CommandError, Error, FrameError, HandshakeError, MetadataError};
 pub use frame::{
     encode_frame, encode_frame_for, encode_header, encode_message_header, parse_header,
-    parse_header_for, write_header, Frame, FrameDecoder, FrameHeader, FLAG_COMMAND, FLAG_LONG,
+    parse_header_for, write_header, write_message_header, Frame, FrameDecoder, FrameHeader, FLAG_COMMAND, FLAG_LONG,
     FLAG_MORE,
 };
 pub use greeting::Greeting;

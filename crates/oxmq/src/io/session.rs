@@ -1781,8 +1781,21 @@ fn encode(c: &mut Conn, m: &mut Msg, sub: bool) {
         rest.set_more(more);
         c.bigs.push_back((c.tx.len(), std::mem::replace(m, rest)));
     } else {
-        zmtp::encode_message_header(c.version, len, more, &mut c.tx);
-        c.tx.extend_from_slice(m);
+        // Header and body written straight into the batch's spare room: the header array
+        // whole (a fixed-size copy), of which the body then overwrites what is not header.
+        let mut hdr = [0u8; zmtp::legacy::MAX_HEADER_LEN];
+        let n = zmtp::write_message_header(c.version, len, more, &mut hdr);
+        let at = c.tx.len();
+        c.tx.reserve(zmtp::legacy::MAX_HEADER_LEN + len);
+        // SAFETY: `reserve` made room for MAX_HEADER_LEN + len bytes past `at`: the whole
+        // header array, then `len` body bytes from `at + n` (n <= MAX_HEADER_LEN), all written
+        // before `set_len` keeps the first n + len; the body lives in the frame, not in `tx`.
+        unsafe {
+            let p = c.tx.as_mut_ptr().add(at);
+            std::ptr::copy_nonoverlapping(hdr.as_ptr(), p, zmtp::legacy::MAX_HEADER_LEN);
+            std::ptr::copy_nonoverlapping(m.as_slice().as_ptr(), p.add(n), len);
+            c.tx.set_len(at + n + len);
+        }
     }
 }
 
