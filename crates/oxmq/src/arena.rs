@@ -21,8 +21,10 @@ fn with_carver(carve: impl Fn(&mut Carver) -> Piece) -> Piece {
     ARENA.try_with(|a| carve(&mut a.borrow_mut())).unwrap_or_else(|_| carve(&mut Carver::new()))
 }
 
-/// A body holding a copy of `data` (not empty).
-#[inline]
+/// A body holding a copy of `data` (not empty). Always inlined: returned through memory, the
+/// piece was read back with wider loads than the stores that wrote it, and each such load
+/// waited for those stores to reach the cache.
+#[inline(always)]
 pub(crate) fn copy(data: &[u8]) -> Piece {
     if data.len() > MAX_PIECE {
         // SAFETY: every byte is written right away.
