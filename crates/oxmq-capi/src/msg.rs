@@ -121,7 +121,12 @@ pub unsafe extern "C" fn zmq_msg_init_size(m: *mut zmq_msg_t, size: usize) -> c_
         if size <= oxmq::INLINE_CAP {
             init(m, || Msg::with_size(size))
         } else {
-            init(m, || Msg::with_size_uninit(size))
+            non_null(m)?;
+            // Built in place (see `Msg::write_with_size_uninit`).
+            Msg::write_with_size_uninit(&mut *m.cast::<MaybeUninit<Msg>>(), size);
+            std::ptr::addr_of_mut!((*m).group).write(0);
+            std::ptr::addr_of_mut!((*m).tag).write(LIVE);
+            Ok(0)
         }
     })
 }

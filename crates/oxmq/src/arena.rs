@@ -55,6 +55,16 @@ pub(crate) fn zeroed(len: usize) -> Piece {
 /// The caller must write all `len` bytes before anything reads them.
 #[inline]
 pub(crate) unsafe fn uninit(len: usize) -> Piece {
+    // SAFETY: forwarded contract.
+    unsafe { uninit_inline(len) }
+}
+
+/// [`uninit`], always inlined (see [`copy`]).
+///
+/// # Safety
+/// As [`uninit`].
+#[inline(always)]
+pub(crate) unsafe fn uninit_inline(len: usize) -> Piece {
     if len > MAX_PIECE {
         // SAFETY: the caller's contract.
         return unsafe { Piece::alloc(len) };

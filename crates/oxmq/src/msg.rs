@@ -14,6 +14,7 @@ use crate::chunk::Piece;
 use crate::properties::Properties;
 use bytes::Bytes;
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -110,6 +111,30 @@ impl Msg {
     unsafe fn with_size_uninit_large(len: usize) -> Msg {
         // SAFETY: the caller's contract is `arena::uninit`'s.
         Msg { body: Body::Piece { piece: unsafe { arena::uninit(len) }, unique: true }, flags: 0, routing_id: 0, props: None }
+    }
+
+    /// [`Msg::with_size_uninit`] built in `out` (what it held is not dropped), for a caller
+    /// whose frame lives elsewhere (`zmq_msg_init_size`): a frame returned through memory and
+    /// copied over would be read with loads wider than the stores that built it, each waiting
+    /// for those stores to reach the cache.
+    ///
+    /// # Safety
+    /// As [`Msg::with_size_uninit`].
+    #[inline]
+    pub unsafe fn write_with_size_uninit(out: &mut MaybeUninit<Msg>, len: usize) {
+        if len <= INLINE_CAP {
+            out.write(Msg::with_size(len));
+        } else {
+            // SAFETY: forwarded contract.
+            unsafe { Msg::write_with_size_uninit_large(out, len) }
+        }
+    }
+
+    #[inline(never)]
+    unsafe fn write_with_size_uninit_large(out: &mut MaybeUninit<Msg>, len: usize) {
+        // SAFETY: the caller's contract is `arena::uninit`'s.
+        let piece = unsafe { arena::uninit_inline(len) };
+        out.write(Msg { body: Body::Piece { piece, unique: true }, flags: 0, routing_id: 0, props: None });
     }
 
     /// `with_size` for bodies that do not fit inline, out of line like `copy_large`.
