@@ -493,15 +493,26 @@ impl Msg {
     /// `props`: when the frame being replaced already holds the same properties (the caller
     /// reuses its `Msg` for each receive, as `zmq_msg_recv` loops do), their reference passes
     /// from the old frame to the new one instead of a count up and a count down.
+    ///
+    /// The properties are stored after the frame is copied in, not into `m` before: the
+    /// copy's wide loads would wait for that narrower store to reach the cache.
     #[inline(always)]
-    pub(crate) fn replace_with_props(&mut self, mut m: Msg, props: &Option<Arc<Properties>>) {
+    pub(crate) fn replace_with_props(&mut self, m: Msg, props: &Option<Arc<Properties>>) {
         let same = match (&self.props, props) {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             (None, None) => true,
             _ => false,
         };
-        m.props = if same { self.props.take() } else { props.clone() };
+        let props = if same { self.props.take() } else { props.clone() };
+        // Looked at before the copy: reading the field back after it would wait as well.
+        let had = m.props.is_some();
         self.replace_with(m);
+        if had {
+            drop(std::mem::replace(&mut self.props, props));
+        } else {
+            // SAFETY: `self.props` is the `None` just copied from `m`: nothing to drop.
+            unsafe { std::ptr::write(&mut self.props, props) };
+        }
     }
 }
 
