@@ -177,15 +177,23 @@ impl Clone for Piece {
 impl Piece {
     /// `n` more references to the same bytes, paid for with one atomic add (fan-out: one add
     /// per message rather than one per subscriber, on a count the I/O thread also writes).
+    #[cfg(test)]
     pub(crate) fn shares(&self, n: usize) -> impl Iterator<Item = Piece> + '_ {
+        self.take_refs(n);
+        // Each yielded Piece owns one of the `n` references just added; any the caller does
+        // not take are never released (a leak, never a double free).
+        (0..n).map(move |_| Piece { chunk: self.chunk, ptr: self.ptr, len: self.len })
+    }
+
+    /// Adds `n` references to this piece's chunk with one atomic add, for `n` bitwise copies
+    /// of the piece (`Msg::write_share_into`) that each own one.
+    #[inline]
+    pub(crate) fn take_refs(&self, n: usize) {
         // SAFETY: our reference keeps the chunk alive.
         let old = unsafe { self.chunk.as_ref() }.refs.fetch_add(n, Ordering::Relaxed);
         if old > usize::MAX / 2 {
             std::process::abort();
         }
-        // Each yielded Piece owns one of the `n` references just added; any the caller does
-        // not take are never released (a leak, never a double free).
-        (0..n).map(move |_| Piece { chunk: self.chunk, ptr: self.ptr, len: self.len })
     }
 }
 

@@ -340,28 +340,65 @@ impl Msg {
         }
     }
 
+    #[cfg(test)]
+    fn is_unique_for_test(&self) -> bool {
+        matches!(self.body, Body::Piece { unique: true, .. })
+    }
+
     /// True when the body is shared with other frames or a receive buffer.
     pub fn is_shared(&self) -> bool {
         matches!(self.body, Body::Shared(_) | Body::Piece { unique: false, .. })
     }
 
-    /// Hands a frame sharing this one's body to each of `targets` (fan-out); a counted body's
-    /// references are taken with one atomic add for all of them. Freezes a unique body first.
+    /// Fan-out, first step: freezes a unique body and, for a counted one, takes the
+    /// references of `n` shares with one atomic add, for `n` calls of
+    /// [`Msg::write_share_into`].
     #[inline]
-    pub(crate) fn share_with<T: Copy>(&mut self, targets: &[T], mut give: impl FnMut(T, Msg)) {
+    pub(crate) fn prepare_shares(&mut self, n: usize) {
         self.freeze();
-        let (flags, routing_id) = (self.flags, self.routing_id);
+        if let Body::Piece { piece, .. } = &self.body {
+            piece.take_refs(n);
+        }
+    }
+
+    /// Writes a frame sharing this one's body into `out` (what it held is not dropped).
+    ///
+    /// An inline or counted body is copied bit for bit, the whole frame at once from where
+    /// it has long been: a share built field by field on the stack and then copied would be
+    /// read with loads wider than the stores that built it, each waiting for them to reach
+    /// the cache.
+    ///
+    /// # Safety
+    /// [`Msg::prepare_shares`] was called for at least as many shares as are written.
+    #[inline(always)]
+    pub(crate) unsafe fn write_share_into(&self, out: &mut MaybeUninit<Msg>) {
         match &self.body {
-            Body::Piece { piece, .. } => {
-                for (&t, piece) in targets.iter().zip(piece.shares(targets.len())) {
-                    give(t, Msg { body: Body::Piece { piece, unique: false }, flags, routing_id, props: self.props.clone() });
+            Body::Inline { .. } | Body::Piece { .. } => {
+                if let Some(p) = &self.props {
+                    // The copy's count: it owns a reference from here on.
+                    std::mem::forget(Arc::clone(p));
                 }
+                // SAFETY: an inline body is plain bytes; a piece's reference for this copy
+                // was taken by `prepare_shares` (the caller's contract), and the properties'
+                // just above: the copy owns what it points to, as a clone would.
+                unsafe { std::ptr::copy_nonoverlapping(self as *const Msg, out.as_mut_ptr(), 1) };
             }
-            _ => {
-                for &t in targets {
-                    give(t, self.clone());
-                }
+            Body::Shared(_) => {
+                out.write(self.clone());
             }
+        }
+    }
+
+    /// [`Msg::write_share_into`] returning the frame.
+    ///
+    /// # Safety
+    /// As [`Msg::write_share_into`].
+    pub(crate) unsafe fn share(&self) -> Msg {
+        let mut m = MaybeUninit::uninit();
+        // SAFETY: forwarded contract; `m` is written.
+        unsafe {
+            self.write_share_into(&mut m);
+            m.assume_init()
         }
     }
 
@@ -684,6 +721,41 @@ mod tests {
             assert_eq!(&m[..], &data[..], "length {len}");
             assert_eq!(m.len(), len);
             assert!(!m.more());
+        }
+    }
+
+    #[test]
+    fn shares_copy_every_kind_of_body_and_count_what_they_own() {
+        let props = Arc::new(Properties::default());
+        let bodies = [
+            Msg::copy_from(b"small"),
+            Msg::copy_from(&[3u8; 300]),                  // a counted piece
+            Msg::from_bytes(Bytes::from(vec![4u8; 9000])), // a shared buffer
+        ];
+        for mut m in bodies {
+            m.set_more(true);
+            m.set_props(Some(props.clone()));
+            let n = 5;
+            m.prepare_shares(n);
+            let shares: Vec<Msg> = (0..n)
+                .map(|_| {
+                    let mut out = MaybeUninit::uninit();
+                    // SAFETY: n shares prepared, n written; `out` is written.
+                    unsafe {
+                        m.write_share_into(&mut out);
+                        out.assume_init()
+                    }
+                })
+                .collect();
+            assert_eq!(Arc::strong_count(&props), 2 + n);
+            for s in &shares {
+                assert_eq!(&s[..], &m[..]);
+                assert!(s.more());
+                assert!(!s.is_unique_for_test(), "a share is never written in place");
+            }
+            drop(shares);
+            drop(m);
+            assert_eq!(Arc::strong_count(&props), 1, "every share released what it held");
         }
     }
 

@@ -357,10 +357,23 @@ impl PipeEnd {
     #[inline(always)]
     pub(crate) unsafe fn commit_new(&mut self) {
         // SAFETY: forwarded contract.
+        unsafe { self.commit_frame(false, false) }
+    }
+
+    /// [`PipeEnd::write`] of the frame built in the place [`PipeEnd::new_slot`] gave, whose
+    /// MORE flag is `more` and that is a routing id or not (`id`).
+    ///
+    /// # Safety
+    /// That place holds such a frame, written since.
+    #[inline(always)]
+    pub(crate) unsafe fn commit_frame(&mut self, more: bool, id: bool) {
+        // SAFETY: forwarded contract.
         unsafe { self.out.commit() };
-        self.out_mid = false;
-        self.written_msgs += 1;
-        self.complete_upto = self.out.written();
+        self.out_mid = more;
+        if !more {
+            self.written_msgs += u64::from(!id);
+            self.complete_upto = self.out.written();
+        }
     }
 
     /// [`PipeEnd::write`] of `*msg`, leaving it empty: the frame is copied once, from the

@@ -45,7 +45,23 @@ impl Dist {
         if let Some((&last, rest)) = self.targets.split_last() {
             if !rest.is_empty() {
                 // Shared, so each target's frame is a reference, not a copy.
-                msg.share_with(rest, |s, m| pipes.write(s, m));
+                msg.prepare_shares(rest.len());
+                let id = msg.is_routing_id();
+                for &s in rest {
+                    let end = pipes.end(s);
+                    match end.new_slot() {
+                        Some(slot) => {
+                            // SAFETY: one share prepared per target; the slot gets one frame
+                            // with `msg`'s flags.
+                            unsafe {
+                                msg.write_share_into(slot);
+                                end.commit_frame(more, id);
+                            }
+                        }
+                        // SAFETY: as above.
+                        None => end.write(unsafe { msg.share() }),
+                    }
+                }
             }
             pipes.end(last).write_take(msg);
         } else {
