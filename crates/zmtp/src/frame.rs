@@ -136,15 +136,7 @@ pub fn write_message_header(version: Version, body_len: usize, more: bool, out: 
     if version == Version::V1_0 {
         return legacy::write_header_v1(body_len, more, out);
     }
-    let (flags, long) = flags_for(body_len, more, false);
-    out[0] = flags;
-    if long {
-        out[1..9].copy_from_slice(&(body_len as u64).to_be_bytes());
-        LONG_HEADER_LEN
-    } else {
-        out[1] = body_len as u8;
-        SHORT_HEADER_LEN
-    }
+    put_header(body_len, more, false, out)
 }
 
 /// Appends a complete message frame in `version`'s format.
@@ -179,6 +171,12 @@ pub fn encode_header(body_len: usize, more: bool, command: bool, out: &mut Vec<u
 /// Writes a frame header into a fixed array (for vectored writes) and
 /// returns its length (2 or 9).
 pub fn write_header(body_len: usize, more: bool, command: bool, out: &mut [u8; 9]) -> usize {
+    put_header(body_len, more, command, out)
+}
+
+/// The 2.0/3.x frame header written at the start of `out` (at least 9 bytes); its length.
+#[inline(always)]
+fn put_header(body_len: usize, more: bool, command: bool, out: &mut [u8]) -> usize {
     let (flags, long) = flags_for(body_len, more, command);
     out[0] = flags;
     if long {
