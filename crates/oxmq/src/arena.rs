@@ -50,21 +50,12 @@ pub(crate) fn zeroed(len: usize) -> Piece {
 
 /// A body of `len` (non-zero) bytes left as the chunk (or a fresh allocation) had them: no
 /// clearing. For `zmq_msg_init_size`, which libzmq documents as not clearing the data.
+/// Always inlined, as [`copy`].
 ///
 /// # Safety
 /// The caller must write all `len` bytes before anything reads them.
-#[inline]
-pub(crate) unsafe fn uninit(len: usize) -> Piece {
-    // SAFETY: forwarded contract.
-    unsafe { uninit_inline(len) }
-}
-
-/// [`uninit`], always inlined (see [`copy`]).
-///
-/// # Safety
-/// As [`uninit`].
 #[inline(always)]
-pub(crate) unsafe fn uninit_inline(len: usize) -> Piece {
+pub(crate) unsafe fn uninit(len: usize) -> Piece {
     if len > MAX_PIECE {
         // SAFETY: the caller's contract.
         return unsafe { Piece::alloc(len) };

@@ -101,16 +101,12 @@ impl Msg {
     /// C program does through `zmq_msg_data`) before the body is read, sent or cloned.
     #[inline]
     pub unsafe fn with_size_uninit(len: usize) -> Msg {
-        if len <= INLINE_CAP {
-            return Msg::with_size(len);
+        let mut m = MaybeUninit::uninit();
+        // SAFETY: forwarded contract; `write_with_size_uninit` writes `m`.
+        unsafe {
+            Msg::write_with_size_uninit(&mut m, len);
+            m.assume_init()
         }
-        Msg::with_size_uninit_large(len)
-    }
-
-    #[inline(never)]
-    unsafe fn with_size_uninit_large(len: usize) -> Msg {
-        // SAFETY: the caller's contract is `arena::uninit`'s.
-        Msg { body: Body::Piece { piece: unsafe { arena::uninit(len) }, unique: true }, flags: 0, routing_id: 0, props: None }
     }
 
     /// [`Msg::with_size_uninit`] built in `out` (what it held is not dropped), for a caller
@@ -133,7 +129,7 @@ impl Msg {
     #[inline(never)]
     unsafe fn write_with_size_uninit_large(out: &mut MaybeUninit<Msg>, len: usize) {
         // SAFETY: the caller's contract is `arena::uninit`'s.
-        let piece = unsafe { arena::uninit_inline(len) };
+        let piece = unsafe { arena::uninit(len) };
         out.write(Msg { body: Body::Piece { piece, unique: true }, flags: 0, routing_id: 0, props: None });
     }
 

@@ -1254,7 +1254,7 @@ impl Session {
                 } else if let Some(slot) = p.new_slot() {
                     plain_frame_into(c, &mut pos, body_at, len, slot);
                     // SAFETY: `plain_frame_into` wrote a single frame, MORE clear, no routing id.
-                    unsafe { p.commit_new() };
+                    unsafe { p.commit_frame(false, false) };
                 } else {
                     let msg = plain_frame(c, &mut pos, body_at, len);
                     p.write(msg);

@@ -339,25 +339,15 @@ impl PipeEnd {
         *self.shared.slots[1 - self.side].msg.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
     }
 
-    /// Where the next single-frame message (not a routing id) can be built in place in the
-    /// queue, for [`PipeEnd::commit_new`] to write it (the decoder's common case). None with
-    /// CONFLATE, where messages go to a slot of their own ([`PipeEnd::write`]).
+    /// Where the next frame can be built in place in the queue, for
+    /// [`PipeEnd::commit_frame`] to write it (the decoder's single frames, fan-out's shares).
+    /// None with CONFLATE, where messages go to a slot of their own ([`PipeEnd::write`]).
     #[inline(always)]
     pub(crate) fn new_slot(&mut self) -> Option<&mut MaybeUninit<Msg>> {
         if self.conflate_out {
             return None;
         }
         Some(self.out.slot())
-    }
-
-    /// [`PipeEnd::write`] of the message built in the place [`PipeEnd::new_slot`] gave.
-    ///
-    /// # Safety
-    /// That place holds a single-frame message that is not a routing id, written since.
-    #[inline(always)]
-    pub(crate) unsafe fn commit_new(&mut self) {
-        // SAFETY: forwarded contract.
-        unsafe { self.commit_frame(false, false) }
     }
 
     /// [`PipeEnd::write`] of the frame built in the place [`PipeEnd::new_slot`] gave, whose
