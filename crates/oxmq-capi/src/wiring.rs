@@ -335,7 +335,7 @@ pub unsafe extern "C" fn czmq_send_parked(obj: *mut c_void, eid: c_int) -> c_int
 #[no_mangle]
 pub unsafe extern "C" fn czmq_send_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { send_zmq_msg(obj, eid, msg, true) }
+    unsafe { send_zmq_msg::<true>(obj, eid, msg) }
 }
 
 /// `int czmq_try_send_msg (void *obj, int eid, zmq_msg_t *msg)` (an oxmq extension, for
@@ -345,15 +345,18 @@ pub unsafe extern "C" fn czmq_send_msg(obj: *mut c_void, eid: c_int, msg: *mut z
 #[no_mangle]
 pub unsafe extern "C" fn czmq_try_send_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { send_zmq_msg(obj, eid, msg, false) }
+    unsafe { send_zmq_msg::<false>(obj, eid, msg) }
 }
 
-/// `czmq_send_msg` (`wait`), or `czmq_try_send_msg`.
+/// `czmq_send_msg` (`WAIT`), or `czmq_try_send_msg`. A const parameter, not an argument:
+/// each export then has a closure of its own, which the compiler inlines into its unwinding
+/// boundary; one closure shared by both stayed an out-of-line call with its captures passed
+/// through memory.
 ///
 /// # Safety
 /// `obj` a live handle, `msg` null or the caller's zmq_msg_t (C contract).
 #[inline(always)]
-unsafe fn send_zmq_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t, wait: bool) -> c_int {
+unsafe fn send_zmq_msg<const WAIT: bool>(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t) -> c_int {
     wguard(-1, || {
         // SAFETY: the caller's contract.
         let (w, m) = unsafe { (handle(obj)?, crate::msg::live(msg)?) };
@@ -365,7 +368,7 @@ unsafe fn send_zmq_msg(obj: *mut c_void, eid: c_int, msg: *mut zmq_msg_t, wait: 
         if m.more() {
             m.set_more(false);
         }
-        if wait {
+        if WAIT {
             w.send_msg(eid, m)?;
         } else if !w.try_send_msg(eid, m)? {
             return Err(WiringError::Socket(oxmq::Error::Again));
