@@ -98,6 +98,11 @@ def front_ends(py, java=None):
             fes += [
                 ("Java sockets", "Java",
                  lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-perf']}", f"io.oxmq.perf.{cls(tool)}"], False),
+                # Arrays, copied by the library each way: the socket API's counterpart of the
+                # seed's byte[] calls.
+                ("Java sockets (byte[])", "Java",
+                 lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-perf']}", f"io.oxmq.perf.{cls(tool)}"], False,
+                 ["bytes"]),
                 ("Java wiring", "Java",
                  lambda tool: jvm + ["-cp", f"{jars['oxmq']}:{jars['oxmq-wiring']}", f"io.oxmq.wiring.perf.{cls(tool)}"], True),
                 # Frames (the library's buffers, no copy), as the Java socket tools use.
@@ -117,8 +122,8 @@ def measure(fe, kind, size, n, env):
         remote = tool(f"remote_{kind}") + ["", str(size), str(n)] + extra
     else:
         ep = f"tcp://127.0.0.1:{free_port()}"
-        local = tool(f"local_{kind}") + [ep, str(size), str(n)]
-        remote = tool(f"remote_{kind}") + [ep, str(size), str(n)]
+        local = tool(f"local_{kind}") + [ep, str(size), str(n)] + extra
+        remote = tool(f"remote_{kind}") + [ep, str(size), str(n)] + extra
         if lang == "Python":
             local.append("--impl=oxmq")
             remote.append("--impl=oxmq")
@@ -265,8 +270,8 @@ def main():
         ("C, zero-copy calls: czmq_send_msg and czmq_receive_msg on zmq_msg_t (the socket tools' "
          "zmq_msg_send and zmq_msg_recv); the table above is the seed's czmq_send (copies a body up to "
          "4 KiB in these tools) and czmq_receive (copies one up to 1 KiB)", "C sockets", "C wiring (zmq_msg_t)"),
-        ("Java (the seed's byte[] calls: a copy on each side; the socket tools send and receive Frames)",
-         "Java sockets", "Java wiring"),
+        ("Java (the seed's byte[] calls: send(int, byte[]) and receive(byte[]), a copy on each side; "
+         "the socket tools likewise send(byte[]) and recv(byte[], 0))", "Java sockets (byte[])", "Java wiring"),
         ("Java, zero-copy calls: Jzmq.send(int, Frame) and receive(Frame), as the socket tools",
          "Java sockets", "Java wiring (Frame)"),
         ("Python", "Python sockets", "Python wiring"),

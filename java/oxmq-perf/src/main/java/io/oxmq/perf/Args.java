@@ -12,6 +12,23 @@ public final class Args {
         }
     }
 
+    /**
+     * The optional last argument {@code bytes}: the tool sends from and receives into Java
+     * arrays (one call per message each way, the library copying between the heap and its
+     * buffers) instead of {@link io.oxmq.Frame}s. Exits with the usage line (which gains
+     * {@code [bytes]}) unless there are {@code n} arguments, or {@code n} and that one.
+     */
+    public static boolean bytesMode(String[] args, int n, String usage) {
+        if (args.length == n + 1 && args[n].equals("bytes")) return true;
+        need(args, n, usage + " [bytes]");
+        return false;
+    }
+
+    /** A received message's size, checked: exits the tool through an exception otherwise. */
+    public static void check(long got, int size) {
+        if (got != size) throw new IllegalStateException("message of wrong size: " + got + ", not " + size);
+    }
+
     /** A positive count argument. */
     public static int count(String s, String what) {
         try {
