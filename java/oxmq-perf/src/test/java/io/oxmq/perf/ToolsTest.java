@@ -56,11 +56,16 @@ class ToolsTest {
         return Double.parseDouble(m.group(1));
     }
 
+    /** A pair's arguments: 100 B messages, {@code count} of them, in {@code mode}. */
+    private static String[] args(String mode, String count) throws IOException {
+        String ep = endpoint();
+        return mode.equals("bytes") ? new String[] {ep, "100", count, "bytes"} : new String[] {ep, "100", count};
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"frame", "bytes"})
     void throughputPair(String mode) throws Exception {
-        String ep = endpoint();
-        String[] a = mode.equals("bytes") ? new String[] {ep, "100", "20000", "bytes"} : new String[] {ep, "100", "20000"};
+        String[] a = args(mode, "20000");
         String out = pair(() -> LocalThr.main(a), () -> RemoteThr.main(a));
         assertTrue(out.contains("message size: 100 [B]") && out.contains("message count: 20000"), out);
         assertTrue(value(out, "mean throughput") > 0, out);
@@ -69,8 +74,7 @@ class ToolsTest {
     @ParameterizedTest
     @ValueSource(strings = {"frame", "bytes"})
     void latencyPair(String mode) throws Exception {
-        String ep = endpoint();
-        String[] a = mode.equals("bytes") ? new String[] {ep, "100", "2000", "bytes"} : new String[] {ep, "100", "2000"};
+        String[] a = args(mode, "2000");
         String out = pair(() -> LocalLat.main(a), () -> RemoteLat.main(a));
         assertTrue(out.contains("roundtrip count: 2000"), out);
         assertTrue(value(out, "average latency") > 0, out);
