@@ -13,6 +13,7 @@ import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -115,7 +116,19 @@ public final class Jzmq implements AutoCloseable {
     /** Where receive copies a message (one native call, one copy); grown to the largest
      *  received. */
     private MemorySegment recvBuf = arena.allocate(4096, 8);
-    private MemorySegment handle;
+    private volatile MemorySegment handle;
+    /** The thread inside the handle, if any (see {@link #enter()}). */
+    @SuppressWarnings("unused") // through USER
+    private volatile Thread user;
+    private static final VarHandle USER;
+
+    static {
+        try {
+            USER = MethodHandles.lookup().findVarHandle(Jzmq.class, "user", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * A handle talking to the name service at {@code hostname} ({@code ""}: the embedded one).
@@ -147,23 +160,29 @@ public final class Jzmq implements AutoCloseable {
 
     /** Creates an exchange with a style ({@link #STYLE_FANOUT} or {@link #STYLE_LOAD_BALANCE}). */
     public int createExchange(String exchange, int scope, String location, int style) {
+        enter();
         try (Arena a = Arena.ofConfined()) {
             int rc = (int) CREATE_EXCHANGE.invokeExact(state, live(), a.allocateFrom(nonNull(exchange, "exchange")), scope,
                     a.allocateFrom(location == null ? "" : location), style);
             return check(rc, "createExchange(\"" + exchange + "\")");
         } catch (Throwable t) {
             throw rethrow(t);
+        } finally {
+            exit();
         }
     }
 
     /** Creates a queue; returns its id. {@code location} matters for {@link #SCOPE_GLOBAL} only. */
     public int createQueue(String queue, int scope, String location) {
+        enter();
         try (Arena a = Arena.ofConfined()) {
             int rc = (int) CREATE_QUEUE.invokeExact(state, live(), a.allocateFrom(nonNull(queue, "queue")), scope,
                     a.allocateFrom(location == null ? "" : location));
             return check(rc, "createQueue(\"" + queue + "\")");
         } catch (Throwable t) {
             throw rethrow(t);
+        } finally {
+            exit();
         }
     }
 
@@ -175,12 +194,15 @@ public final class Jzmq implements AutoCloseable {
     /** Wires {@code exchange} to {@code queue}, wherever each lives (resolving global names
      *  through the name service). Binding the same pair again does nothing. */
     public void bind(String exchange, String queue) {
+        enter();
         try (Arena a = Arena.ofConfined()) {
             int rc = (int) BIND.invokeExact(state, live(), a.allocateFrom(nonNull(exchange, "exchange")),
                     a.allocateFrom(nonNull(queue, "queue")));
             check(rc, "bind(\"" + exchange + "\", \"" + queue + "\")");
         } catch (Throwable t) {
             throw rethrow(t);
+        } finally {
+            exit();
         }
     }
 
@@ -191,19 +213,29 @@ public final class Jzmq implements AutoCloseable {
 
     /** Sends {@code length} bytes of {@code message} from {@code offset} through exchange {@code eid}. */
     public void send(int eid, byte[] message, int offset, int length) {
-        java.util.Objects.checkFromIndexSize(offset, length, nonNull(message, "message").length);
-        MemorySegment h = live();
-        if (!trySend(h, eid, MemorySegment.ofArray(message).asSlice(offset, length))) {
-            sendParked(h, eid);
+        enter();
+        try {
+            java.util.Objects.checkFromIndexSize(offset, length, nonNull(message, "message").length);
+            MemorySegment h = live();
+            if (!trySend(h, eid, MemorySegment.ofArray(message).asSlice(offset, length))) {
+                sendParked(h, eid);
+            }
+        } finally {
+            exit();
         }
     }
 
     /** Sends the bytes of a native segment (for instance a direct buffer's) through exchange
      *  {@code eid}; the library copies them during the call. */
     public void send(int eid, MemorySegment message) {
-        MemorySegment h = live();
-        if (!trySend(h, eid, message)) {
-            sendParked(h, eid);
+        enter();
+        try {
+            MemorySegment h = live();
+            if (!trySend(h, eid, message)) {
+                sendParked(h, eid);
+            }
+        } finally {
+            exit();
         }
     }
 
@@ -214,22 +246,27 @@ public final class Jzmq implements AutoCloseable {
      * as after {@link io.oxmq.Socket#send(Frame, int)}.
      */
     public void send(int eid, Frame frame) {
-        MemorySegment m = nonNull(frame, "frame").message();
-        MemorySegment h = live();
+        enter();
         try {
-            // Most sends find room at once: a critical call that never waits, then the
-            // blocking one only when it would have to.
-            if ((int) TRY_SEND_MSG.invokeExact(h, eid, m) >= 0) {
-                return;
+            MemorySegment m = nonNull(frame, "frame").message();
+            MemorySegment h = live();
+            try {
+                // Most sends find room at once: a critical call that never waits, then the
+                // blocking one only when it would have to.
+                if ((int) TRY_SEND_MSG.invokeExact(h, eid, m) >= 0) {
+                    return;
+                }
+                int e = (int) ERRNO_NOW.invokeExact();
+                if (e != ZmqException.EAGAIN) {
+                    throw new ZmqException("send(" + eid + ")", e);
+                }
+                int rc = (int) SEND_MSG.invokeExact(state, h, eid, m);
+                check(rc, "send(" + eid + ")");
+            } catch (Throwable t) {
+                throw rethrow(t);
             }
-            int e = (int) ERRNO_NOW.invokeExact();
-            if (e != ZmqException.EAGAIN) {
-                throw new ZmqException("send(" + eid + ")", e);
-            }
-            int rc = (int) SEND_MSG.invokeExact(state, h, eid, m);
-            check(rc, "send(" + eid + ")");
-        } catch (Throwable t) {
-            throw rethrow(t);
+        } finally {
+            exit();
         }
     }
 
@@ -239,29 +276,34 @@ public final class Jzmq implements AutoCloseable {
      * frame held is released. Interruptible like {@link #receive()}.
      */
     public long receive(Frame frame) {
-        MemorySegment m = nonNull(frame, "frame").message();
-        MemorySegment h = live();
+        enter();
         try {
-            int rc = (int) RECEIVE_MSG_NOW.invokeExact(h, m, 0);
-            if (rc >= 0) {
-                return rc;
-            }
-            int e = (int) ERRNO_NOW.invokeExact();
-            while (true) {
-                if (e != ZmqException.EAGAIN) {
-                    throw new ZmqException("receive", e);
-                }
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new ZmqInterruptedException("receive");
-                }
-                rc = (int) RECEIVE_MSG.invokeExact(state, h, m, RECEIVE_SLICE_MS);
+            MemorySegment m = nonNull(frame, "frame").message();
+            MemorySegment h = live();
+            try {
+                int rc = (int) RECEIVE_MSG_NOW.invokeExact(h, m, 0);
                 if (rc >= 0) {
                     return rc;
                 }
-                e = errno();
+                int e = (int) ERRNO_NOW.invokeExact();
+                while (true) {
+                    if (e != ZmqException.EAGAIN) {
+                        throw new ZmqException("receive", e);
+                    }
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw new ZmqInterruptedException("receive");
+                    }
+                    rc = (int) RECEIVE_MSG.invokeExact(state, h, m, RECEIVE_SLICE_MS);
+                    if (rc >= 0) {
+                        return rc;
+                    }
+                    e = errno();
+                }
+            } catch (Throwable t) {
+                throw rethrow(t);
             }
-        } catch (Throwable t) {
-            throw rethrow(t);
+        } finally {
+            exit();
         }
     }
 
@@ -304,14 +346,19 @@ public final class Jzmq implements AutoCloseable {
 
     /** Waits up to {@code timeoutMs} (-1: forever) for the next message; {@code null} when none came. */
     public byte[] receive(int timeoutMs) {
-        long n = receiveNow(recvBuf);
-        if (n == -1) {
-            n = nextInto(timeoutMs);
+        enter();
+        try {
+            long n = receiveNow(recvBuf);
+            if (n == -1) {
+                n = nextInto(timeoutMs);
+            }
+            if (n < 0) {
+                return null;
+            }
+            return n == 0 ? new byte[0] : recvBuf.asSlice(0, n).toArray(JAVA_BYTE);
+        } finally {
+            exit();
         }
-        if (n < 0) {
-            return null;
-        }
-        return n == 0 ? new byte[0] : recvBuf.asSlice(0, n).toArray(JAVA_BYTE);
     }
 
     /**
@@ -320,38 +367,43 @@ public final class Jzmq implements AutoCloseable {
      * were stored, as {@code zmq_recv} does). Interruptible like {@link #receive()}.
      */
     public int receive(byte[] buffer) {
-        nonNull(buffer, "buffer");
-        MemorySegment dst = MemorySegment.ofArray(buffer);
-        long n = receiveNow(dst);
-        if (n >= 0) {
-            return (int) Math.min(n, Integer.MAX_VALUE);
-        }
-        // Wait without taking the message, then copy it straight into the array: a message
-        // taken by the waiting (non-critical) call would land in native memory first and be
-        // copied twice.
-        while ((n = await(RECEIVE_SLICE_MS)) < 0) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw new ZmqInterruptedException("receive");
+        enter();
+        try {
+            nonNull(buffer, "buffer");
+            MemorySegment dst = MemorySegment.ofArray(buffer);
+            long n = receiveNow(dst);
+            if (n >= 0) {
+                return (int) Math.min(n, Integer.MAX_VALUE);
             }
-        }
-        if (n == 0) {
-            return 0; // an empty message, taken by the wait
-        }
-        n = receiveNow(dst);
-        if (n >= 0) {
-            return (int) Math.min(n, Integer.MAX_VALUE);
-        }
-        // Longer than the array: through the native buffer, stored truncated below.
-        while ((n = nextInto(RECEIVE_SLICE_MS)) < 0) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw new ZmqInterruptedException("receive");
+            // Wait without taking the message, then copy it straight into the array: a message
+            // taken by the waiting (non-critical) call would land in native memory first and be
+            // copied twice.
+            while ((n = await(RECEIVE_SLICE_MS)) < 0) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new ZmqInterruptedException("receive");
+                }
             }
+            if (n == 0) {
+                return 0; // an empty message, taken by the wait
+            }
+            n = receiveNow(dst);
+            if (n >= 0) {
+                return (int) Math.min(n, Integer.MAX_VALUE);
+            }
+            // Longer than the array: through the native buffer, stored truncated below.
+            while ((n = nextInto(RECEIVE_SLICE_MS)) < 0) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new ZmqInterruptedException("receive");
+                }
+            }
+            int k = (int) Math.min(n, buffer.length);
+            if (k > 0) {
+                MemorySegment.copy(recvBuf, JAVA_BYTE, 0, buffer, 0, k);
+            }
+            return (int) Math.min(n, Integer.MAX_VALUE);
+        } finally {
+            exit();
         }
-        int k = (int) Math.min(n, buffer.length);
-        if (k > 0) {
-            MemorySegment.copy(recvBuf, JAVA_BYTE, 0, buffer, 0, k);
-        }
-        return (int) Math.min(n, Integer.MAX_VALUE);
     }
 
     /**
@@ -470,6 +522,7 @@ public final class Jzmq implements AutoCloseable {
     /** The ZMTP endpoint of a global exchange or queue, for plain ZeroMQ peers (a SUB connects to
      *  an exchange's, a PUSH to a queue's). */
     public String lookup(String name) {
+        enter();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(1024);
             int rc = (int) LOOKUP.invokeExact(state, live(), a.allocateFrom(nonNull(name, "name")), buf, buf.byteSize());
@@ -477,6 +530,8 @@ public final class Jzmq implements AutoCloseable {
             return buf.getString(0);
         } catch (Throwable t) {
             throw rethrow(t);
+        } finally {
+            exit();
         }
     }
 
@@ -484,6 +539,21 @@ public final class Jzmq implements AutoCloseable {
      *  (bounded by the wiring linger). Later calls on the handle throw; closing twice is a no-op. */
     @Override
     public void close() {
+        if (handle == null) {
+            return;
+        }
+        if (!USER.compareAndSet(this, (Thread) null, Thread.currentThread())) {
+            throw new IllegalStateException("the Jzmq handle is in use by another thread; close it there"
+                    + " (interrupt a receive to end it)");
+        }
+        try {
+            closeInside();
+        } finally {
+            exit();
+        }
+    }
+
+    private void closeInside() {
         MemorySegment h = handle;
         if (h == null) {
             return;
@@ -514,12 +584,30 @@ public final class Jzmq implements AutoCloseable {
         }
     }
 
-    private MemorySegment live() {
-        MemorySegment h = handle;
-        if (h == null) {
+    /**
+     * Enters the handle for one call. A handle is used by one thread at a time: a call while
+     * another thread is inside, or after {@link #close()}, throws {@link IllegalStateException}
+     * and never reaches the native handle, so misuse cannot race on it or use it freed.
+     */
+    private void enter() {
+        if (!USER.compareAndSet(this, (Thread) null, Thread.currentThread())) {
+            Thread other = (Thread) USER.getVolatile(this);
+            throw new IllegalStateException("the Jzmq handle is in use by thread "
+                    + (other == null ? "?" : other.getName()) + "; a handle is used by one thread at a time");
+        }
+        if (handle == null) {
+            exit();
             throw new IllegalStateException("the Jzmq handle is closed");
         }
-        return h;
+    }
+
+    private void exit() {
+        USER.setRelease(this, (Thread) null);
+    }
+
+    /** The native handle, for a call inside the handle ({@link #enter()}). */
+    private MemorySegment live() {
+        return handle;
     }
 
     private int errno() {

@@ -382,4 +382,49 @@ class JzmqTest {
             assertTrue(thrown.get() instanceof ZmqInterruptedException, "got " + thrown.get());
         }
     }
+
+    /** Whether {@code t} is inside a handle's receive, waiting in the native call. */
+    private static boolean waitingInReceive(Thread t) {
+        for (StackTraceElement f : t.getStackTrace()) {
+            if (f.getClassName().equals(Jzmq.class.getName()) && f.getMethodName().equals("nextInto")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void aHandleInUseByAnotherThreadRefusesCallsAndCloseUntilItIsLeft() throws Exception {
+        Jzmq obj = new Jzmq(host);
+        String queue = unique("Q");
+        String exchange = unique("E");
+        obj.createQueue(queue, Jzmq.SCOPE_LOCAL, "");
+        int eid = obj.createExchange(exchange, Jzmq.SCOPE_LOCAL, "");
+        obj.bind(exchange, queue);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                obj.receive();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        }, "receiver");
+        t.start();
+        while (!waitingInReceive(t)) {
+            assertTrue(t.isAlive(), "the receiver ended early: " + thrown.get());
+            Thread.onSpinWait();
+        }
+        // Neither a call nor close reaches the native handle the receiver is using.
+        IllegalStateException busy = assertThrows(IllegalStateException.class, () -> obj.send(eid, new byte[] {1}));
+        assertTrue(busy.getMessage().contains("in use by thread receiver"), busy.getMessage());
+        assertThrows(IllegalStateException.class, obj::close);
+        t.interrupt();
+        t.join(10_000);
+        assertTrue(thrown.get() instanceof ZmqInterruptedException, "got " + thrown.get());
+        // Left: this thread may use and close it.
+        obj.send(eid, new byte[] {2});
+        assertArrayEquals(new byte[] {2}, obj.receive());
+        obj.close();
+        assertThrows(IllegalStateException.class, () -> obj.receive(0));
+    }
 }
