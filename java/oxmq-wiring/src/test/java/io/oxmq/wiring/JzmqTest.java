@@ -368,19 +368,25 @@ class JzmqTest {
         try (Jzmq obj = new Jzmq(host)) {
             obj.createQueue(unique("Q"), Jzmq.SCOPE_LOCAL, "");
             AtomicReference<Throwable> thrown = new AtomicReference<>();
-            Thread t = new Thread(() -> {
-                try {
-                    obj.receive();
-                } catch (Throwable e) {
-                    thrown.set(e);
-                }
-            });
-            t.start();
+            Thread t = startReceiver(obj, thrown);
             t.interrupt();
             t.join(10_000);
             assertTrue(!t.isAlive(), "receive still blocked after interrupt");
             assertTrue(thrown.get() instanceof ZmqInterruptedException, "got " + thrown.get());
         }
+    }
+
+    /** A thread named "receiver" waiting in {@code obj.receive()}; what it throws goes to {@code thrown}. */
+    private static Thread startReceiver(Jzmq obj, AtomicReference<Throwable> thrown) {
+        Thread t = new Thread(() -> {
+            try {
+                obj.receive();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        }, "receiver");
+        t.start();
+        return t;
     }
 
     /** Whether {@code t} is inside a handle's receive, waiting in the native call. */
@@ -402,14 +408,7 @@ class JzmqTest {
         int eid = obj.createExchange(exchange, Jzmq.SCOPE_LOCAL, "");
         obj.bind(exchange, queue);
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread t = new Thread(() -> {
-            try {
-                obj.receive();
-            } catch (Throwable e) {
-                thrown.set(e);
-            }
-        }, "receiver");
-        t.start();
+        Thread t = startReceiver(obj, thrown);
         while (!waitingInReceive(t)) {
             assertTrue(t.isAlive(), "the receiver ended early: " + thrown.get());
             Thread.onSpinWait();
