@@ -41,9 +41,10 @@ struct Handle {
     /// A message `czmq_receive_into` found too large for the caller's buffer: the next
     /// receive of any kind returns it.
     pending: Option<Msg>,
-    /// What `czmq_receive_ex` receives into: reused, so a receive neither builds nor drops a
-    /// `Msg` of its own. Between receives it holds at most an inline body (a copied shared
-    /// body is let go at once, a lent one moves to the table).
+    /// What `czmq_receive_ex` and `czmq_receive_into` receive into: reused, so a receive
+    /// neither builds nor drops a `Msg` of its own, and consecutive messages of one connection
+    /// share its properties without touching their count. Between receives it holds at most
+    /// an inline body (a copied body is let go at once, a lent one moves to the table).
     scratch: Msg,
     /// The copy `czmq_try_send` made of a message it could not send at once, with its
     /// exchange: `czmq_send_parked` sends it without the caller copying it again.
@@ -503,8 +504,9 @@ pub unsafe extern "C" fn czmq_receive_ex(
                 None => {
                     // SAFETY: `p` has `len` writable bytes; the body has `len` readable ones.
                     unsafe { std::ptr::copy_nonoverlapping(msg.as_slice().as_ptr(), p.cast::<u8>(), len) };
-                    // The handle keeps no hold on the buffer the body lives in.
-                    *msg = Msg::new();
+                    // The handle keeps no hold on the buffer the body lives in (its
+                    // connection's properties stay, for the next message).
+                    msg.release_body();
                 }
             }
             (p, Some(free_copy as czmq_free_fn))
@@ -540,19 +542,23 @@ pub unsafe extern "C" fn czmq_receive_into(obj: *mut c_void, buf: *mut c_void, l
         // SAFETY: C contract.
         let h = unsafe { handle_full(obj) }?;
         let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
-        let mut msg = Msg::new();
-        next_message(&mut h.w, &mut h.pending, &mut msg, timeout)?;
+        // Into the handle's reused frame, as czmq_receive_ex: consecutive messages of one
+        // connection then share its properties without two atomic RMWs per message.
+        let Handle { w, pending, scratch: msg, .. } = h;
+        next_message(w, pending, msg, timeout)?;
         let n = msg.len();
         // SAFETY: non-null (checked above).
         unsafe { *size = n };
         if n > len {
-            h.pending = Some(msg);
+            *pending = Some(std::mem::take(msg));
             return Err(WiringError::Socket(oxmq::Error::MsgSize));
         }
         if n > 0 {
             // SAFETY: `buf` has `len >= n` writable bytes (C contract); the body has `n`.
             unsafe { std::ptr::copy_nonoverlapping(msg.as_slice().as_ptr(), buf.cast::<u8>(), n) };
         }
+        // The handle keeps no hold on a buffer the body lives in.
+        msg.release_body();
         Ok(0)
     })
 }
