@@ -214,8 +214,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   }
 
   /**
-   * Decodes the whole frames in {@code in}. The frames handed to the default message decoder
-   * are plain slices; the references they hold on {@code in} are taken together, with one
+   * Decodes the whole frames in {@code in}. The default message decoder is given where each
+   * frame is; the references its messages hold on {@code in} are taken together, with one
    * {@code retain(n)}, and {@code in}'s reader index is set, on the way out, or before anything
    * that runs application code (a command's handling, an application decoder), so that code
    * sees the input as consumed up to the frame it is given.
@@ -225,7 +225,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     final ZmtpWire.Header h = header;
     final int end = in.writerIndex();
     int r = in.readerIndex(); // the next frame's start
-    int sliced = 0; // slices made since in's reference count and reader index were settled
+    int owed = 0; // references on in that messages took since in was last settled
     try {
       for (;;) {
         int hl = ZmtpWire.parse(v, in, r, maxFrameSize, false, h);
@@ -236,12 +236,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (end - r - hl < len) {
           return;
         }
+        int frameStart = r;
         int start = r + hl;
         r = start + len;
         if (h.command) {
           ByteBuf body = in.slice(start, len);
-          settle(in, r, sliced);
-          sliced = 0;
+          settle(in, r, owed);
+          owed = 0;
           command(ctx, body, out);
         } else if (subscriptionMessages && firstFrame && !h.more && len > 0
             && (in.getByte(start) & 0xFE) == 0) {
@@ -252,10 +253,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
           boolean more = h.more;
           firstFrame = !more;
           if (messageDecoder != null) {
-            // A plain slice: no per-frame reference count or recycler round trip, as a
-            // retained (pooled) slice would have.
-            sliced++;
-            messageDecoder.frame(in.slice(start, len), more, out);
+            // No slice per frame (the message makes them when asked, as plain slices) and no
+            // reference per frame: a message takes one on in for all its frames.
+            owed += messageDecoder.frame(in, start, len, frameStart, r, v == ZmtpProtocol.ZMTP10,
+                more, out);
           } else {
             ByteBuf body = in.slice(start, len);
             in.readerIndex(r);
@@ -264,14 +265,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
       }
     } finally {
-      settle(in, r, sliced);
+      settle(in, r, owed);
     }
   }
 
-  private static void settle(ByteBuf in, int readerIndex, int sliced) {
+  private static void settle(ByteBuf in, int readerIndex, int owed) {
     in.readerIndex(readerIndex);
-    if (sliced > 0) {
-      in.retain(sliced);
+    if (owed > 0) {
+      in.retain(owed);
     }
   }
 
@@ -419,6 +420,18 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
   private void encodeMessage(ChannelHandlerContext ctx, ZmtpMessage m) {
     final ZmtpProtocol v = protocol;
+    int wire = m.wireLength(v);
+    if (wire >= 0) {
+      // A received message sent on unchanged (an echo, a proxy): its frames as they arrived,
+      // headers and bodies in one copy, or by reference over the copy limit.
+      if (wire > COPY_LIMIT) {
+        sealBatch(ctx);
+        hold(ctx, m.wireBuffer().retainedSlice(m.wireStart(), wire));
+      } else {
+        batch(ctx, wire).writeBytes(m.wireBuffer(), m.wireStart(), wire);
+      }
+      return;
+    }
     int n = m.size();
     for (int i = 0; i < n; i++) {
       ByteBuf f = m.frame(i);

@@ -12,16 +12,43 @@ import java.util.List;
 /**
  * A multipart ZeroMQ message: an ordered list of frames, each a {@link ByteBuf}.
  *
- * <p>Reference-counted: the message owns one reference to each frame and releases them when its
- * own count reaches zero. Received messages hold retained slices of the receive buffer (no
- * copy). Writing a message to a {@link ZmtpCodec} releases it once encoded, as Netty does with
- * any outbound message; {@link #retain()} it first to send it again.
+ * <p>Reference-counted: a message made by {@link #wrap} or {@link #fromUtf8} owns one reference
+ * to each frame and releases them when its own count reaches zero. A received message holds
+ * slices of the receive buffer (no copy) and one reference on that buffer for all of them; a
+ * frame's {@code refCnt()} is the buffer's, as with any slice, so retain a frame to keep it past
+ * its message. Writing a message to a {@link ZmtpCodec} releases it once encoded, as Netty does
+ * with any outbound message; {@link #retain()} it first to send it again. A received message
+ * written on unchanged (an echo, a proxy) goes out as it arrived, headers and all, with one copy.
  */
 public final class ZmtpMessage extends AbstractReferenceCounted {
+  // The frames; for a received message, made on first use from spans (a slice each costs an
+  // object and checks that a message passed on unread, as an echo or a proxy does, never needs).
   private final ByteBuf[] frames;
+  private final int[] spans; // frame i's body is [spans[2i], +spans[2i+1]) of backing; or null
+  // What the message holds one reference on: null for one on each frame; else the one buffer
+  // (or buffers, when a message spans reads) its frames are plain slices of.
+  private final ByteBuf backing;
+  private final ByteBuf[] backings;
+  // The frames as they arrived, headers included: [wireStart, wireEnd) of backing, in the 1.0
+  // frame format if wireV1, else the 2.0/3.x one (the two are alike for messages); wireStart is
+  // -1 when they are not one contiguous range of one buffer.
+  private final int wireStart;
+  private final int wireEnd;
+  private final boolean wireV1;
+
+  private ZmtpMessage(ByteBuf[] frames, int[] spans, ByteBuf backing, ByteBuf[] backings,
+      int wireStart, int wireEnd, boolean wireV1) {
+    this.frames = frames;
+    this.spans = spans;
+    this.backing = backing;
+    this.backings = backings;
+    this.wireStart = wireStart;
+    this.wireEnd = wireEnd;
+    this.wireV1 = wireV1;
+  }
 
   private ZmtpMessage(ByteBuf[] frames) {
-    this.frames = frames;
+    this(frames, null, null, null, -1, -1, false);
   }
 
   /**
@@ -40,9 +67,53 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     return new ZmtpMessage(frames.toArray(new ByteBuf[0]));
   }
 
-  /** Takes the array itself (no copy): for decoders. */
-  static ZmtpMessage adopt(ByteBuf[] frames) {
-    return new ZmtpMessage(frames);
+  /**
+   * For decoders: a message of {@code spans.length / 2} frames, frame i's body being
+   * {@code spans[2i]} and {@code spans[2i + 1]} bytes on of {@code backing}, on which the message
+   * takes over one reference for all of them. They arrived as {@code [wireStart, wireEnd)} of
+   * it, headers included (wireStart -1 if not contiguous), in the 1.0 frame format if
+   * {@code wireV1}. Takes the array itself (no copy).
+   */
+  static ZmtpMessage adopt(ByteBuf backing, int[] spans, int wireStart, int wireEnd,
+      boolean wireV1) {
+    return new ZmtpMessage(new ByteBuf[spans.length >> 1], spans, backing, null, wireStart,
+        wireEnd, wireV1);
+  }
+
+  /**
+   * For decoders: takes the array itself (no copy), the frames being plain slices of the
+   * {@code backings}, on each of which the message takes over one reference.
+   */
+  static ZmtpMessage adopt(ByteBuf[] frames, ByteBuf[] backings) {
+    return new ZmtpMessage(frames, null, null, backings, -1, -1, false);
+  }
+
+  /**
+   * For encoders: the length of the frames as they arrived, headers included, if they can be
+   * sent again as they are in the frame format of {@code v} (in {@link #wireBuffer()} from
+   * {@link #wireStart()}); -1 if they cannot: they are not one range of one buffer, they are in
+   * the other format, or a frame's readable bytes were changed (its indexes; its contents are
+   * the buffer's own, so a change to them is in the range too).
+   */
+  int wireLength(ZmtpProtocol v) {
+    if (wireStart < 0 || wireV1 != (v == ZmtpProtocol.ZMTP10)) {
+      return -1;
+    }
+    for (ByteBuf f : frames) {
+      // a slice's capacity is fixed at its creation length; a frame not made yet is unchanged
+      if (f != null && (f.readerIndex() != 0 || f.writerIndex() != f.capacity())) {
+        return -1;
+      }
+    }
+    return wireEnd - wireStart;
+  }
+
+  ByteBuf wireBuffer() {
+    return backing;
+  }
+
+  int wireStart() {
+    return wireStart;
   }
 
   /**
@@ -64,20 +135,28 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
   /**
    * @param i frame index
-   * @return frame {@code i}, still owned by this message
+   * @return frame {@code i}, still owned by this message; the same buffer on every call from
+   *     one thread (a received message makes it on first use, which is not synchronized)
    */
   public ByteBuf frame(int i) {
-    return frames[i];
+    ByteBuf f = frames[i];
+    if (f == null) {
+      f = frames[i] = backing.slice(spans[2 * i], spans[2 * i + 1]);
+    }
+    return f;
   }
 
   /** @return the frames, still owned by this message (unmodifiable view) */
   public List<ByteBuf> frames() {
+    for (int i = 0; i < frames.length; i++) {
+      frame(i);
+    }
     return Collections.unmodifiableList(Arrays.asList(frames));
   }
 
   /** @return frame {@code i} decoded as UTF-8 */
   public String frameAsString(int i) {
-    return frames[i].toString(StandardCharsets.UTF_8);
+    return frame(i).toString(StandardCharsets.UTF_8);
   }
 
   @Override
@@ -104,8 +183,12 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
   @Override
   protected void deallocate() {
-    for (ReferenceCounted f : frames) {
-      f.release();
+    if (backing != null) {
+      backing.release();
+    } else {
+      for (ReferenceCounted f : backings != null ? backings : frames) {
+        f.release();
+      }
     }
   }
 
@@ -116,7 +199,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
       if (i > 0) {
         sb.append(", ");
       }
-      ByteBuf f = frames[i];
+      ByteBuf f = frame(i);
       sb.append(f.readableBytes() <= 64 ? f.toString(StandardCharsets.UTF_8)
           : f.readableBytes() + " bytes");
     }

@@ -6,48 +6,99 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The default {@link ZmtpDecoder}: builds {@link ZmtpMessage}s of slices of the input, each
- * holding a reference to it.
+ * The default {@link ZmtpDecoder}: builds {@link ZmtpMessage}s of slices of the input. Each
+ * message holds one reference on the buffer its frames are slices of (one per buffer, when its
+ * frames arrived in different ones), however many frames it has.
  */
 public final class ZmtpMessageDecoder implements ZmtpDecoder {
-  private ByteBuf[] frames = new ByteBuf[8]; // the frames so far of a message with MORE, reused
+  // The frames so far of a message with MORE: the buffer each is in, and its body's start and
+  // length there. Reused.
+  private ByteBuf[] srcs = new ByteBuf[8];
+  private int[] spans = new int[16];
   private int count;
+  private ByteBuf[] backings = new ByteBuf[2]; // what those frames hold a reference on, distinct
+  private int nbackings;
+  private int wireStart = -1; // where those frames start in backings[0], headers included, or -1
+  private int wireEnd; // where the last of them ends
 
   /** Creates a decoder. */
   public ZmtpMessageDecoder() {}
 
   @Override
   public void frame(ChannelHandlerContext ctx, ByteBuf body, boolean more, List<Object> out) {
-    frame(body.retainedSlice(), more, out);
+    // A retained slice is its own backing: the message releases it, not the input.
+    ByteBuf slice = body.retainedSlice();
+    frame(slice, slice.readerIndex(), slice.readableBytes(), -1, -1, false, more, out);
   }
 
   /**
-   * The codec's fast path: {@code slice} is a slice of the input that holds (or, by the time
-   * the codec's decode call returns, will hold) its own reference on it.
+   * The codec's fast path: a frame whose body is {@code len} bytes at {@code start} of
+   * {@code in}, and which is {@code [frameStart, frameEnd)} of it with its header (frameStart
+   * -1 if unknown), in the 1.0 frame format if {@code v1}.
+   *
+   * @return 1 if the message needs a reference on {@code in} that it does not hold yet, which
+   *     the caller takes (by the time its decode call returns); else 0
    */
-  void frame(ByteBuf slice, boolean more, List<Object> out) {
-    if (!more && count == 0) {
-      out.add(ZmtpMessage.adopt(new ByteBuf[] {slice}));
-      return;
+  int frame(ByteBuf in, int start, int len, int frameStart, int frameEnd, boolean v1,
+      boolean more, List<Object> out) {
+    if (count == 0) {
+      if (!more) {
+        out.add(ZmtpMessage.adopt(in, new int[] {start, len}, frameStart, frameEnd, v1));
+        return 1;
+      }
+      wireStart = frameStart;
+    } else {
+      if (count == srcs.length) {
+        srcs = Arrays.copyOf(srcs, count * 2);
+        spans = Arrays.copyOf(spans, count * 4);
+      }
+      if (frameStart != wireEnd || srcs[count - 1] != in) {
+        wireStart = -1; // something came between the frames, or a read did
+      }
     }
-    if (count == frames.length) {
-      frames = Arrays.copyOf(frames, count * 2);
+    wireEnd = frameEnd;
+    srcs[count] = in;
+    spans[2 * count] = start;
+    spans[2 * count + 1] = len;
+    count++;
+    int take = 0;
+    if (nbackings == 0 || backings[nbackings - 1] != in) {
+      // Identity is safe: a buffer the message holds a reference on cannot be recycled.
+      if (nbackings == backings.length) {
+        backings = Arrays.copyOf(backings, nbackings * 2);
+      }
+      backings[nbackings++] = in;
+      take = 1;
     }
-    frames[count++] = slice;
     if (!more) {
-      ByteBuf[] all = Arrays.copyOf(frames, count);
-      Arrays.fill(frames, 0, count, null);
-      count = 0;
-      out.add(ZmtpMessage.adopt(all));
+      ZmtpMessage m;
+      if (nbackings == 1) {
+        m = ZmtpMessage.adopt(backings[0], Arrays.copyOf(spans, 2 * count), wireStart, wireEnd, v1);
+      } else {
+        ByteBuf[] frames = new ByteBuf[count];
+        for (int i = 0; i < count; i++) {
+          frames[i] = srcs[i].slice(spans[2 * i], spans[2 * i + 1]);
+        }
+        m = ZmtpMessage.adopt(frames, Arrays.copyOf(backings, nbackings));
+      }
+      reset();
+      out.add(m);
     }
+    return take;
+  }
+
+  private void reset() {
+    Arrays.fill(srcs, 0, count, null);
+    count = 0;
+    Arrays.fill(backings, 0, nbackings, null);
+    nbackings = 0;
   }
 
   @Override
   public void close() {
-    for (int i = 0; i < count; i++) {
-      frames[i].release();
-      frames[i] = null;
+    for (int i = 0; i < nbackings; i++) {
+      backings[i].release();
     }
-    count = 0;
+    reset();
   }
 }

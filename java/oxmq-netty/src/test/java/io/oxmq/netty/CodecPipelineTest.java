@@ -306,6 +306,106 @@ class CodecPipelineTest {
   }
 
   /**
+   * Received messages written on to another channel, as a proxy does: sent as they arrived
+   * where the frame formats agree (a long header on a short frame stays long), re-encoded where
+   * they do not (1.0) or where the application changed a frame's readable bytes; a command
+   * between a message's frames is not forwarded; a range over the copy limit goes by reference.
+   */
+  @ParameterizedTest
+  @CsvSource({"ZMTP31", "ZMTP20", "ZMTP10"})
+  void receivedMessagesForwardedAsTheyArrivedOrReencoded(ZmtpProtocol outP) {
+    Side a = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    Side b = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    pump(a, b);
+    Side c = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    Side d = new Side(codec(ZmtpSocketType.DEALER, outP, ""));
+    pump(c, d);
+    byte[] longShort = {0x03, 0, 0, 0, 0, 0, 0, 0, 3, 'a', 'b', 'c'};
+    byte[] big = new byte[9000];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) (i * 7);
+    }
+    ByteBuf in = Unpooled.buffer();
+    in.writeBytes(new byte[] {1, 2, 'e', '1', 1, 0, 0, 5, 'h', 'e', 'l', 'l', 'o'});
+    in.writeBytes(longShort).writeBytes(new byte[] {0, 1, '!'});
+    in.writeBytes(new byte[] {1, 7, 's', 'k', 'i', 'p', '-', 'm', 'e', 0, 1, 'z'});
+    in.writeBytes(new byte[] {1, 1, 'p'});
+    ZmtpCommand.of("PING", new byte[] {0, 0}).writeFrame(in);
+    in.writeBytes(new byte[] {0, 1, 'q'});
+    in.writeByte(3).writeLong(big.length).writeBytes(big);
+    in.writeBytes(new byte[] {0, 4, 't', 'a', 'i', 'l'});
+    b.ch.writeInbound(in);
+    b.ch.releaseOutbound(); // the PONG
+    assertEquals(5, b.rec.reads.size());
+    Object o;
+    while ((o = b.rec.reads.poll()) != null) {
+      ZmtpMessage m = (ZmtpMessage) o;
+      if (m.frameAsString(0).equals("skip-me")) {
+        m.frame(0).skipBytes(5);
+      }
+      c.ch.write(m);
+    }
+    c.ch.flush();
+    ByteBuf wire = Unpooled.buffer();
+    ByteBuf x;
+    while ((x = c.ch.readOutbound()) != null) {
+      wire.writeBytes(x);
+      x.release();
+    }
+    boolean sameFormat = outP != ZmtpProtocol.ZMTP10;
+    int kept = io.netty.buffer.ByteBufUtil.indexOf(Unpooled.wrappedBuffer(longShort), wire);
+    assertEquals(sameFormat, kept >= 0,
+        "the long header on a short frame is kept only where the message is sent as it arrived");
+    d.ch.writeInbound(wire);
+    String[][] expect = {
+      {"e1", "", "hello"}, {"abc", "!"}, {"me", "z"}, {"p", "q"}, {null, "tail"}
+    };
+    for (String[] e : expect) {
+      ZmtpMessage m = (ZmtpMessage) d.rec.reads.poll();
+      assertEquals(e.length, m.size());
+      for (int i = 0; i < e.length; i++) {
+        if (e[i] == null) {
+          byte[] got = new byte[m.frame(i).readableBytes()];
+          m.frame(i).getBytes(m.frame(i).readerIndex(), got);
+          assertArrayEquals(big, got);
+        } else {
+          assertEquals(e[i], m.frameAsString(i));
+        }
+      }
+      m.release();
+    }
+    assertNull(d.rec.reads.poll());
+    assertTrue(d.rec.events.isEmpty(), "no command reached the far side");
+    assertFalse(b.rec.error.isDone());
+    assertFalse(d.rec.error.isDone());
+  }
+
+  /**
+   * A channel that closes with a message half received, its frames in two inputs: both inputs
+   * are freed, and nothing is delivered.
+   */
+  @Test
+  void channelClosedWithAMessageHalfReceivedFreesItsInputs() {
+    Side a = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    Side b = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    pump(a, b);
+    ByteBuf first = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer();
+    // two frames with MORE, and a third's flags
+    first.writeBytes(new byte[] {1, 1, 'x', 1, 1, 'y', 1});
+    ByteBuf second = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer();
+    second.writeBytes(new byte[] {1, 'z'}); // the rest of the third, MORE again
+    b.ch.writeInbound(first.retain());
+    b.ch.writeInbound(second.retain());
+    assertTrue(b.rec.reads.isEmpty());
+    b.ch.finishAndReleaseAll();
+    assertEquals(1, first.refCnt(), "only the test's reference is left");
+    assertEquals(1, second.refCnt(), "only the test's reference is left");
+    assertTrue(first.release());
+    assertTrue(second.release());
+    assertTrue(b.rec.reads.isEmpty());
+  }
+
+  /**
    * An application that closes the channel when the codec hands it a command (a user event) in
    * the middle of an input: each message of the input is delivered once, nothing fails, and the
    * input is freed.
