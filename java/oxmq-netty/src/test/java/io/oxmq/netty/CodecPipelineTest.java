@@ -306,6 +306,38 @@ class CodecPipelineTest {
   }
 
   /**
+   * Every write's future completes, successfully, once the batch holding it is written: one
+   * written before the handshake, many small ones gathered into one batch, and one whose frame
+   * goes by reference; none before the flush.
+   */
+  @Test
+  void everyWriteCompletesOnceItsBatchIsWritten() {
+    Side a = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    io.netty.channel.ChannelFuture early = a.ch.write(ZmtpMessage.fromUtf8("early"));
+    Side b = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    pump(a, b);
+    assertTrue(early.isSuccess());
+    List<io.netty.channel.ChannelFuture> writes = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      writes.add(a.ch.write(ZmtpMessage.fromUtf8("m" + i)));
+    }
+    writes.add(a.ch.write(ZmtpMessage.wrap(Unpooled.wrappedBuffer(new byte[20000]))));
+    for (io.netty.channel.ChannelFuture f : writes) {
+      assertFalse(f.isDone(), "not before the flush");
+    }
+    a.ch.flush();
+    for (io.netty.channel.ChannelFuture f : writes) {
+      assertTrue(f.isSuccess());
+    }
+    pump(a, b);
+    assertEquals(302, b.rec.reads.size());
+    Object o;
+    while ((o = b.rec.reads.poll()) != null) {
+      ((ZmtpMessage) o).release();
+    }
+  }
+
+  /**
    * Received messages written on to another channel, as a proxy does: sent as they arrived
    * where the frame formats agree (a long header on a short frame stays long), re-encoded where
    * they do not (1.0) or where the application changed a frame's readable bytes; a command
