@@ -2,7 +2,8 @@
 
     python3 zmq_peer.py MODULE SCENARIO bind|connect:PORT
 
-MODULE is `zmq` (pyzmq, libzmq) or `oxmq` (oxmq's Python package). Prints `PORT n` after
+MODULE is `zmq` (pyzmq, libzmq) or `oxmq` (oxmq's Python package). SCENARIO names the peer's
+socket (router, dealer, pub, sub), or `echo`: a DEALER whose messages must come back unchanged. Prints `PORT n` after
 binding, `OK ...` when its scenario succeeded (then exits 0), or exits non-zero. Every wait is
 bounded by a 10 s receive timeout.
 """
@@ -14,7 +15,8 @@ zmq = importlib.import_module(sys.argv[1])
 scenario, where = sys.argv[2], sys.argv[3]
 
 ctx = zmq.Context()
-kind = {"router": zmq.ROUTER, "dealer": zmq.DEALER, "pub": zmq.PUB, "sub": zmq.SUB}[scenario]
+kind = {"router": zmq.ROUTER, "dealer": zmq.DEALER, "pub": zmq.PUB, "sub": zmq.SUB,
+        "echo": zmq.DEALER}[scenario]
 s = ctx.socket(kind)
 s.setsockopt(zmq.LINGER, 5000)
 s.setsockopt(zmq.RCVTIMEO, 10000)
@@ -40,6 +42,17 @@ elif scenario == "dealer":
     reply = s.recv_multipart()
     if reply != [b"pong", b"peer-dealer"]:
         sys.exit("unexpected reply %r" % (reply,))
+    print("OK", flush=True)
+elif scenario == "echo":
+    # multipart messages, one with a frame over oxmq-netty's 8 KiB copy limit: each must come
+    # back as it was sent
+    sent = [[b"env", b"", b"body"], [bytes(range(256)) * 40, b"tail"], [b"last"]]
+    for m in sent:
+        s.send_multipart(m)
+    for m in sent:
+        back = s.recv_multipart()
+        if back != m:
+            sys.exit("echoed %r, expected %r" % ([len(f) for f in back], [len(f) for f in m]))
     print("OK", flush=True)
 elif scenario == "sub":
     first = s.recv_multipart()

@@ -250,6 +250,7 @@ class InteropTest {
       case "router":
         return ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).identity("netty-dealer").build();
       case "dealer":
+      case "echo":
         return ZmtpCodec.of(ZmtpSocketType.ROUTER);
       case "sub":
         return ZmtpCodec.of(ZmtpSocketType.PUB);
@@ -313,6 +314,14 @@ class InteropTest {
           pp.expectLine("OK");
           break;
         }
+        case "echo":
+          // each received message written straight back: sent as it arrived (one copy, or by
+          // reference for the large one)
+          for (int i = 0; i < 3; i++) {
+            conn.ch.writeAndFlush(poll(rec, ZmtpMessage.class));
+          }
+          pp.expectLine("OK");
+          break;
         case "sub": {
           ZmtpSubscription sub = poll(rec, ZmtpSubscription.class);
           assertTrue(sub.isSubscribe());
@@ -336,7 +345,8 @@ class InteropTest {
       ZmtpHandshakeSuccess hs = rec.handshake.get(WAIT_S, TimeUnit.SECONDS);
       assertEquals(expect, hs.protocol(), "negotiated protocol");
       if (expect != ZmtpProtocol.ZMTP10) {
-        ZmtpSocketType want = ZmtpSocketType.valueOf(scenario.toUpperCase());
+        ZmtpSocketType want = scenario.equals("echo") ? ZmtpSocketType.DEALER
+            : ZmtpSocketType.valueOf(scenario.toUpperCase());
         assertEquals(want, hs.peerSocketType());
       }
       assertTrue(!rec.error.isDone(), () -> "codec error: " + rec.error.getNow(null));
@@ -364,7 +374,7 @@ class InteropTest {
   @TestFactory
   List<DynamicTest> libzmq43ViaPyzmq() {
     return matrix("libzmq", python("python3", "zmq"), ZmtpProtocol.ZMTP31,
-        "router", "dealer", "sub", "pub");
+        "router", "dealer", "sub", "pub", "echo");
   }
 
   @TestFactory
@@ -373,7 +383,7 @@ class InteropTest {
     assertTrue(Files.isExecutable(Paths.get(py)), "no Python with oxmq at " + py
         + " (scripts/test.d/40-netty.sh builds it: pip install ./python into a venv)");
     return matrix("oxmq", python(py, "oxmq"), ZmtpProtocol.ZMTP31,
-        "router", "dealer", "sub", "pub");
+        "router", "dealer", "sub", "pub", "echo");
   }
 
   @TestFactory
