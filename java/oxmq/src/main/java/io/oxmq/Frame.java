@@ -29,6 +29,11 @@ public final class Frame implements AutoCloseable {
     private Arena viewArena;
     private MemorySegment view;
     private boolean closed;
+    /** The message's size when the binding knows it (it set or received the message), else -1;
+     *  saves a native call per {@link #size()}. */
+    private long knownSize;
+    /** Whether the message holds nothing to release: just initialised, or sent. */
+    private boolean bare;
 
     /** An empty frame. */
     public Frame() {
@@ -39,6 +44,12 @@ public final class Frame implements AutoCloseable {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
+        bare();
+    }
+
+    private void bare() {
+        bare = true;
+        knownSize = 0;
     }
 
     /** A frame holding a copy of {@code data}. */
@@ -65,10 +76,20 @@ public final class Frame implements AutoCloseable {
     void beforeReceive() {
         msgAddress();
         dropView();
+        // A receive that fails may still have released the old content (libzmq does).
+        bare = false;
+        knownSize = -1;
+    }
+
+    /** A receive into the frame returned {@code rc}. */
+    void received(int rc) {
+        bare = false;
+        knownSize = rc;
     }
 
     void sent() {
         dropView();
+        bare();
     }
 
     /** Replaces the content with a new uninitialised buffer of {@code size} bytes, to be filled
@@ -77,15 +98,20 @@ public final class Frame implements AutoCloseable {
         long m = msgAddress();
         dropView();
         try {
-            int unused = (int) Native.zmq_msg_close.invokeExact(m);
+            if (!bare) {
+                int unused = (int) Native.zmq_msg_close.invokeExact(m);
+            }
             int rc = (int) Native.zmq_msg_init_size.invokeExact(m, size);
             if (rc != 0) {
                 int ignored = (int) Native.zmq_msg_init.invokeExact(m);
+                bare();
                 throw ZmqException.of("zmq_msg_init_size", Native.lastErrno());
             }
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
+        bare = false;
+        knownSize = size;
         return this;
     }
 
@@ -99,6 +125,7 @@ public final class Frame implements AutoCloseable {
 
     /** The frame's size in bytes. */
     public long size() {
+        if (knownSize >= 0 && !closed) return knownSize;
         try {
             return (long) Native.zmq_msg_size.invokeExact(msgAddress());
         } catch (Throwable t) {
@@ -171,6 +198,8 @@ public final class Frame implements AutoCloseable {
     public MemorySegment message() {
         msgAddress();
         dropView();
+        bare = false;
+        knownSize = -1;
         return msg;
     }
 

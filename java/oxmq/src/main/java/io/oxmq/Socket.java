@@ -2,8 +2,6 @@ package io.oxmq;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -48,27 +46,16 @@ public final class Socket implements AutoCloseable {
     /** The longest a blocking call stays inside the library before it checks for interruption. */
     public static final int SLICE_MS = 100;
 
-    private static final VarHandle USER;
-
-    static {
-        try {
-            USER = MethodHandles.lookup().findVarHandle(Socket.class, "user", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final Context context;
     final long handle;
     private final MemorySegment handleSeg;
     private final SocketType type;
-    private final boolean threadSafe;
+    /** Null for the thread-safe types. */
+    private final Guard guard;
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment pollItem;
     private final MemorySegment recvMsg;
     private final MemorySegment scratch;
-    @SuppressWarnings("unused") // accessed through USER
-    private volatile Thread user;
     private volatile boolean closed;
     private volatile int rcvTimeout = -1;
     private volatile int sndTimeout = -1;
@@ -84,7 +71,7 @@ public final class Socket implements AutoCloseable {
         this.type = type;
         this.handle = handle;
         this.handleSeg = MemorySegment.ofAddress(handle);
-        this.threadSafe = type.isThreadSafe();
+        this.guard = type.isThreadSafe() ? null : new Guard();
         this.pollItem = arena.allocate(Native.POLLITEM_SIZE, 8);
         this.pollItem.set(JAVA_LONG, Native.POLLITEM_SOCKET, handle);
         this.recvMsg = arena.allocate(Native.MSG_T_SIZE, 8);
@@ -117,14 +104,11 @@ public final class Socket implements AutoCloseable {
     // ---- guard -----------------------------------------------------------------------------
 
     private void enter() {
-        if (!threadSafe) {
-            Thread t = Thread.currentThread();
-            if (!USER.compareAndSet(this, (Thread) null, t)) {
-                Thread other = (Thread) USER.getVolatile(this);
-                throw new IllegalStateException("socket " + type + " is in use by thread "
-                        + (other == null ? "?" : other.getName()) + "; a " + type
-                        + " socket is not thread-safe");
-            }
+        if (guard != null && !guard.tryEnter()) {
+            Thread other = guard.owner();
+            throw new IllegalStateException("socket " + type + " is in use by thread "
+                    + (other == null ? "?" : other.getName()) + "; a " + type
+                    + " socket is not thread-safe");
         }
         if (closed) {
             exit();
@@ -133,12 +117,12 @@ public final class Socket implements AutoCloseable {
     }
 
     private void exit() {
-        if (!threadSafe) USER.setRelease(this, (Thread) null);
+        if (guard != null) guard.exit();
     }
 
     /** Whether a thread is inside the socket now (a diagnostic; stale as soon as read). */
     boolean busy() {
-        return USER.getVolatile(this) != null;
+        return guard != null && guard.occupied();
     }
 
     /** Runs {@code r} inside the socket (used by Poller/Proxy to hold sockets they use). */
@@ -165,11 +149,8 @@ public final class Socket implements AutoCloseable {
     @Override
     public void close() {
         if (closed) return;
-        if (!threadSafe) {
-            Thread t = Thread.currentThread();
-            if (!USER.compareAndSet(this, (Thread) null, t)) {
-                throw new IllegalStateException("socket " + type + " is in use by another thread; close it there");
-            }
+        if (guard != null && !guard.tryEnter()) {
+            throw new IllegalStateException("socket " + type + " is in use by another thread; close it there");
         }
         try {
             closeNative();
@@ -195,7 +176,7 @@ public final class Socket implements AutoCloseable {
     /** Tries to close the socket for the context; false when another thread is inside it. */
     boolean tryCloseForContext() {
         if (closed) return true;
-        if (!threadSafe && !USER.compareAndSet(this, (Thread) null, Thread.currentThread())) return false;
+        if (guard != null && !guard.tryEnter()) return false;
         try {
             closeNative();
         } finally {
@@ -705,7 +686,7 @@ public final class Socket implements AutoCloseable {
             frame.beforeReceive();
             long msg = frame.msgAddress();
             int rc = (int) Native.zmq_msg_recv_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
-            if (rc >= 0) return true;
+            if (rc >= 0) { frame.received(rc); return true; }
             int e = Native.lastErrno();
             if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
             if ((flags & Zmq.DONTWAIT) != 0) return false;
@@ -714,7 +695,7 @@ public final class Socket implements AutoCloseable {
             for (;;) {
                 checkWait("zmq_msg_recv", to, dl);
                 rc = (int) Native.zmq_msg_recv.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
-                if (rc >= 0) return true;
+                if (rc >= 0) { frame.received(rc); return true; }
                 e = Native.lastErrno();
                 if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
             }

@@ -169,6 +169,43 @@ class SocketTest {
         }
     }
 
+    private static long nativeSize(Frame f) throws Throwable {
+        return (long) Native.zmq_msg_size.invokeExact(f.msgAddress());
+    }
+
+    @Test
+    void aFramesSizeFollowsEverythingDoneToIt() throws Throwable {
+        try (Context ctx = new Context(); Socket a = ctx.socket(SocketType.PAIR); Socket b = ctx.socket(SocketType.PAIR);
+             Frame f = new Frame()) {
+            a.bind("inproc://frame-size");
+            b.connect("inproc://frame-size");
+            assertEquals(0, f.size());
+            f.allocate(7);
+            assertEquals(7, f.size());
+            f.allocate(3); // replaces a buffer that was never sent
+            assertEquals(3, f.size());
+            assertEquals(nativeSize(f), f.size());
+            assertTrue(a.send(f, 0));
+            assertEquals(0, f.size());
+            assertEquals(nativeSize(f), f.size());
+            assertTrue(b.recv(f, 0));
+            assertEquals(3, f.size());
+            a.send("hello", 0);
+            assertTrue(b.recv(f, 0));
+            assertEquals(5, f.size());
+            assertEquals(nativeSize(f), f.size());
+            assertFalse(b.recv(f, Zmq.DONTWAIT)); // may release the content: the frame asks
+            assertEquals(nativeSize(f), f.size());
+            a.send(new byte[0], 0);
+            assertTrue(b.recv(f, 0));
+            assertEquals(0, f.size());
+            f.allocate(2); // releases the received message first
+            assertEquals(2, f.size());
+            f.message(); // native code may change it: the frame asks again
+            assertEquals(nativeSize(f), f.size());
+        }
+    }
+
     @Test
     void largeFramesGoWithoutCopiesThroughFrames() {
         int size = 64 * 1024;
