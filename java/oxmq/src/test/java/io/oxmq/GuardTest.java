@@ -7,7 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -19,13 +21,27 @@ class GuardTest {
     private long counter;
 
     @Test
-    void threadsTakingTurnsAreNeverInsideTogether() throws Exception {
+    void threadsRacingForABiasedGuardAreNeverInsideTogether() throws Exception {
         // Many short races, each started together: a thread running alone for its time slice
-        // shows nothing, the moments where ownership moves do.
-        for (int race = 0; race < 40; race++) race(new Guard(), 3, 20_000);
+        // shows nothing, the moments where the guard changes hands do.
+        for (int race = 0; race < 40; race++) race(() -> new Guard(Integer.MAX_VALUE), 3, 20_000);
     }
 
-    private void race(Guard g, int threads, int rounds) throws Exception {
+    @Test
+    void threadsRacingForASharedGuardAreNeverInsideTogether() throws Exception {
+        for (int race = 0; race < 20; race++) race(() -> new Guard(0), 3, 20_000);
+    }
+
+    @Test
+    void threadsRacingAsTheGuardStopsBeingBiasedAreNeverInsideTogether() throws Exception {
+        for (int race = 0; race < 40; race++) {
+            int handovers = race % 8;
+            race(() -> new Guard(handovers), 3, 5_000);
+        }
+    }
+
+    private void race(Supplier<Guard> make, int threads, int rounds) throws Exception {
+        Guard g = make.get();
         CyclicBarrier start = new CyclicBarrier(threads);
         List<CompletableFuture<long[]>> all = new ArrayList<>();
         counter = 0;
@@ -77,20 +93,57 @@ class GuardTest {
         assertSame(other, g.owner());
         assertTrue(g.tryEnter(), "the first thread takes it back");
         g.exit();
+        assertFalse(g.isShared());
     }
 
     @Test
     void aThreadInsideKeepsItAndTheNewcomerIsToldWho() throws Exception {
-        Guard g = new Guard();
-        assertTrue(g.tryEnter());
-        try {
-            CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(g::tryEnter, r -> Thread.ofPlatform().start(r));
-            assertFalse(other.get(10, TimeUnit.SECONDS));
-            assertSame(Thread.currentThread(), g.owner());
-            assertTrue(g.occupied());
-        } finally {
-            g.exit();
+        for (Guard g : new Guard[] {new Guard(), new Guard(0)}) {
+            assertTrue(g.tryEnter());
+            try {
+                CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(g::tryEnter, r -> Thread.ofPlatform().start(r));
+                assertFalse(other.get(10, TimeUnit.SECONDS));
+                assertSame(Thread.currentThread(), g.owner());
+                assertTrue(g.occupied());
+            } finally {
+                g.exit();
+            }
+            assertFalse(g.occupied());
         }
-        assertFalse(g.occupied());
+    }
+
+    @Test
+    void aGuardPassedBackAndForthStopsBeingBiasedAndStillKeepsOneThreadIn() throws Exception {
+        Guard g = new Guard();
+        SynchronousQueue<String> toOther = new SynchronousQueue<>(), back = new SynchronousQueue<>();
+        Thread other = Thread.ofPlatform().start(() -> {
+            try {
+                for (;;) {
+                    if (toOther.take().equals("stop")) return;
+                    if (g.tryEnter()) {
+                        g.exit();
+                        back.put("in");
+                    } else {
+                        back.put("refused");
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        for (int i = 0; i < 2 * Guard.MAX_HANDOVERS; i++) {
+            assertTrue(g.tryEnter());
+            g.exit();
+            toOther.put("go");
+            assertEquals("in", back.take());
+        }
+        assertTrue(g.isShared());
+        assertTrue(g.tryEnter());
+        toOther.put("go");
+        assertEquals("refused", back.take());
+        assertSame(Thread.currentThread(), g.owner());
+        g.exit();
+        toOther.put("stop");
+        other.join(10_000);
     }
 }
