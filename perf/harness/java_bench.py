@@ -68,7 +68,7 @@ class JavaTools(bench.Impl):
                 "-cp", ":".join(map(str, self.cp)), f"{self.pkg}.{tool}", *map(str, args)]
 
     def warmup(self, kind, transport, count):
-        if not WARM or transport == "inproc":
+        if not WARM:
             return 0
         return max(count, WARMUP_MIN[kind])
 
@@ -77,7 +77,7 @@ class JavaTools(bench.Impl):
         if transport == "inproc":
             if not self.inproc:
                 return None
-            return bench.Run([self.cmd("InprocThr" if kind == "thr" else "InprocLat", size, count)], self.extra_env)
+            return bench.Run([self.cmd("InprocThr" if kind == "thr" else "InprocLat", size, count, warmup=w)], self.extra_env)
         addr = ep.zmq(transport)
         local, remote = ("LocalThr", "RemoteThr") if kind == "thr" else ("LocalLat", "RemoteLat")
         return bench.Run([self.cmd(local, addr, size, count, warmup=w), self.cmd(remote, addr, size, count, warmup=w)],
@@ -189,7 +189,7 @@ def main():
              f"{args.rounds} interleaved round(s), medians; tcp loopback; each Java tool in its own JDK 25 JVM "
              f"({' '.join(JVM_OPTS)}), "
              + ("each Java pair first runs untimed messages (round trips) for the JIT: as many as it times, "
-                f"at least {WARMUP_MIN['thr']:,} ({WARMUP_MIN['lat']:,}); inproc tools have none. " if WARM else "no warm-up, timed from the first message like libzmq's tools. ")
+                f"at least {WARMUP_MIN['thr']:,} ({WARMUP_MIN['lat']:,}), inproc tools too. " if WARM else "no warm-up, timed from the first message like libzmq's tools. ")
              + f"Load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs "
              "(the machine is shared: wall-clock figures are noisy). CPU = both processes' user+sys, "
              "JVM start-up and warm-up included, over all messages sent. Command: "
