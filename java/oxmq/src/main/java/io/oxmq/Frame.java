@@ -22,10 +22,12 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * library, {@link #buffer()} a writable segment over it, and {@link Socket#send(Frame, int)}
  * hands the buffer to the library as it is; the frame is empty afterwards.
  *
- * <p>A frame is used by one thread at a time.
+ * <p>A frame is used by one thread at a time (it may move between threads); a second thread
+ * calling into it meanwhile gets {@link IllegalStateException}, as with a {@link Socket}.
  */
 public final class Frame implements AutoCloseable {
     private final MemorySegment msg;
+    private final Guard guard = new Guard();
     private Arena viewArena;
     private MemorySegment view;
     private boolean closed;
@@ -56,12 +58,35 @@ public final class Frame implements AutoCloseable {
     public static Frame of(byte[] data) {
         Frame f = new Frame();
         f.allocate(data.length);
-        MemorySegment.copy(data, 0, Native.ALL, JAVA_BYTE, f.dataAddress(), data.length);
+        f.enter();
+        try {
+            MemorySegment.copy(data, 0, Native.ALL, JAVA_BYTE, f.dataAddress(), data.length);
+        } finally {
+            f.exit();
+        }
         return f;
     }
 
+    /** Enters the frame (see the class doc); {@link Socket} does too while it sends or receives
+     *  it. Throws when another thread is inside or the frame is closed. */
+    void enter() {
+        if (!guard.tryEnter()) {
+            Thread other = guard.owner();
+            throw new IllegalStateException("frame is in use by thread "
+                    + (other == null ? "?" : other.getName()) + "; a Frame is used by one thread at a time");
+        }
+        if (closed) {
+            guard.exit();
+            throw new IllegalStateException("frame is closed");
+        }
+    }
+
+    void exit() {
+        guard.exit();
+    }
+
+    /** The {@code zmq_msg_t}'s address; the caller is inside the frame. */
     long msgAddress() {
-        if (closed) throw new IllegalStateException("frame is closed");
         return msg.address();
     }
 
@@ -73,8 +98,8 @@ public final class Frame implements AutoCloseable {
         }
     }
 
+    /** The caller is inside the frame. */
     void beforeReceive() {
-        msgAddress();
         dropView();
         // A receive that fails may still have released the old content (libzmq does).
         bare = false;
@@ -95,9 +120,10 @@ public final class Frame implements AutoCloseable {
     /** Replaces the content with a new uninitialised buffer of {@code size} bytes, to be filled
      *  through {@link #buffer()} and sent. */
     public Frame allocate(long size) {
-        long m = msgAddress();
-        dropView();
+        enter();
         try {
+            long m = msg.address();
+            dropView();
             if (!bare) {
                 int unused = (int) Native.zmq_msg_close.invokeExact(m);
             }
@@ -107,17 +133,30 @@ public final class Frame implements AutoCloseable {
                 bare();
                 throw ZmqException.of("zmq_msg_init_size", Native.lastErrno());
             }
+            bare = false;
+            knownSize = size;
+            return this;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** The caller is inside the frame. */
+    private long dataAddress() {
+        try {
+            return (long) Native.zmq_msg_data.invokeExact(msg.address());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
-        bare = false;
-        knownSize = size;
-        return this;
     }
 
-    private long dataAddress() {
+    /** The caller is inside the frame. */
+    private long sizeInside() {
+        if (knownSize >= 0) return knownSize;
         try {
-            return (long) Native.zmq_msg_data.invokeExact(msgAddress());
+            return (long) Native.zmq_msg_size.invokeExact(msg.address());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -125,43 +164,67 @@ public final class Frame implements AutoCloseable {
 
     /** The frame's size in bytes. */
     public long size() {
-        if (knownSize >= 0 && !closed) return knownSize;
+        long k = knownSize;
+        if (k >= 0 && !closed) return k;
+        enter();
         try {
-            return (long) Native.zmq_msg_size.invokeExact(msgAddress());
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return sizeInside();
+        } finally {
+            exit();
         }
     }
 
     /** Whether more frames of the same message follow this received one. */
     public boolean hasMore() {
+        enter();
         try {
-            return (int) Native.zmq_msg_more.invokeExact(msgAddress()) != 0;
+            return (int) Native.zmq_msg_more.invokeExact(msg.address()) != 0;
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            exit();
         }
     }
 
     /** The byte at {@code index}. */
     public byte byteAt(long index) {
-        Objects.checkIndex(index, size());
-        return Native.ALL.get(JAVA_BYTE, dataAddress() + index);
+        enter();
+        try {
+            Objects.checkIndex(index, sizeInside());
+            return Native.ALL.get(JAVA_BYTE, dataAddress() + index);
+        } finally {
+            exit();
+        }
     }
 
     /** Copies up to {@code dst.length - off} bytes into {@code dst} at {@code off}; returns the
      *  number copied. */
     public int copyTo(byte[] dst, int off) {
         Objects.checkIndex(off, dst.length + 1);
-        int n = (int) Math.min(size(), dst.length - off);
+        enter();
+        try {
+            return copyInside(dst, off);
+        } finally {
+            exit();
+        }
+    }
+
+    private int copyInside(byte[] dst, int off) {
+        int n = (int) Math.min(sizeInside(), dst.length - off);
         if (n > 0) MemorySegment.copy(Native.ALL, JAVA_BYTE, dataAddress(), dst, off, n);
         return n;
     }
 
     /** The content as a new array. */
     public byte[] toByteArray() {
-        byte[] b = new byte[(int) size()];
-        copyTo(b, 0);
-        return b;
+        enter();
+        try {
+            byte[] b = new byte[(int) sizeInside()];
+            copyInside(b, 0);
+            return b;
+        } finally {
+            exit();
+        }
     }
 
     /** The content decoded as UTF-8. */
@@ -172,20 +235,30 @@ public final class Frame implements AutoCloseable {
     /** A read-only view of the content, valid until the next receive into this frame, a send
      *  of it, or its close (confined to the calling thread). */
     public MemorySegment data() {
-        if (view == null) {
-            viewArena = Arena.ofConfined();
-            view = MemorySegment.ofAddress(dataAddress()).reinterpret(size(), viewArena, null).asReadOnly();
+        enter();
+        try {
+            if (view == null) {
+                viewArena = Arena.ofConfined();
+                view = MemorySegment.ofAddress(dataAddress()).reinterpret(sizeInside(), viewArena, null).asReadOnly();
+            }
+            return view;
+        } finally {
+            exit();
         }
-        return view;
     }
 
     /** A writable view of the content, for filling a frame made with {@link #allocate(long)};
      *  same lifetime as {@link #data()}. */
     public MemorySegment buffer() {
-        dropView();
-        viewArena = Arena.ofConfined();
-        view = MemorySegment.ofAddress(dataAddress()).reinterpret(size(), viewArena, null);
-        return view;
+        enter();
+        try {
+            dropView();
+            viewArena = Arena.ofConfined();
+            view = MemorySegment.ofAddress(dataAddress()).reinterpret(sizeInside(), viewArena, null);
+            return view;
+        } finally {
+            exit();
+        }
     }
 
     /**
@@ -196,34 +269,48 @@ public final class Frame implements AutoCloseable {
      * after it.
      */
     public MemorySegment message() {
-        msgAddress();
-        dropView();
-        bare = false;
-        knownSize = -1;
-        return msg;
+        enter();
+        try {
+            dropView();
+            bare = false;
+            knownSize = -1;
+            return msg;
+        } finally {
+            exit();
+        }
     }
 
     /** A message property of a received frame ("Socket-Type", "User-Id", "Peer-Address", ...),
      *  or {@code null}. */
     public String property(String name) {
+        enter();
         try (Arena a = Arena.ofConfined()) {
-            long p = (long) Native.zmq_msg_gets.invokeExact(msgAddress(), a.allocateFrom(name).address());
+            long p = (long) Native.zmq_msg_gets.invokeExact(msg.address(), a.allocateFrom(name).address());
             return p == 0 ? null : MemorySegment.ofAddress(p).reinterpret(4096).getString(0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            exit();
         }
     }
 
-    /** Releases the library's buffer. Idempotent. */
+    /** Releases the library's buffer. Idempotent. Throws {@link IllegalStateException} when
+     *  another thread is inside the frame. */
     @Override
     public void close() {
         if (closed) return;
-        dropView();
-        closed = true;
+        if (!guard.tryEnter()) {
+            throw new IllegalStateException("frame is in use by another thread; close it there");
+        }
         try {
+            if (closed) return;
+            dropView();
+            closed = true;
             int unused = (int) Native.zmq_msg_close.invokeExact(msg.address());
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            exit();
         }
     }
 }

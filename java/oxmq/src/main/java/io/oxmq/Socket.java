@@ -514,25 +514,35 @@ public final class Socket implements AutoCloseable {
     public boolean send(Frame frame, int flags) {
         enter();
         try {
-            long msg = frame.msgAddress();
-            int rc = (int) Native.zmq_msg_send_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
-            if (rc >= 0) { frame.sent(); return true; }
-            int e = Native.lastErrno();
-            if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_send", e);
-            if ((flags & Zmq.DONTWAIT) != 0) return false;
-            int to = sndTimeout;
-            long dl = deadline(to);
-            for (;;) {
-                checkWait("zmq_msg_send", to, dl);
-                rc = (int) Native.zmq_msg_send.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
-                if (rc >= 0) { frame.sent(); return true; }
-                e = Native.lastErrno();
-                if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_send", e);
+            frame.enter();
+            try {
+                return sendInside(frame, flags);
+            } finally {
+                frame.exit();
             }
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
             exit();
+        }
+    }
+
+    /** The caller is inside the socket and the frame. */
+    private boolean sendInside(Frame frame, int flags) throws Throwable {
+        long msg = frame.msgAddress();
+        int rc = (int) Native.zmq_msg_send_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
+        if (rc >= 0) { frame.sent(); return true; }
+        int e = Native.lastErrno();
+        if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_send", e);
+        if ((flags & Zmq.DONTWAIT) != 0) return false;
+        int to = sndTimeout;
+        long dl = deadline(to);
+        for (;;) {
+            checkWait("zmq_msg_send", to, dl);
+            rc = (int) Native.zmq_msg_send.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
+            if (rc >= 0) { frame.sent(); return true; }
+            e = Native.lastErrno();
+            if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_send", e);
         }
     }
 
@@ -683,26 +693,36 @@ public final class Socket implements AutoCloseable {
     public boolean recv(Frame frame, int flags) {
         enter();
         try {
-            frame.beforeReceive();
-            long msg = frame.msgAddress();
-            int rc = (int) Native.zmq_msg_recv_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
-            if (rc >= 0) { frame.received(rc); return true; }
-            int e = Native.lastErrno();
-            if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
-            if ((flags & Zmq.DONTWAIT) != 0) return false;
-            int to = rcvTimeout;
-            long dl = deadline(to);
-            for (;;) {
-                checkWait("zmq_msg_recv", to, dl);
-                rc = (int) Native.zmq_msg_recv.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
-                if (rc >= 0) { frame.received(rc); return true; }
-                e = Native.lastErrno();
-                if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
+            frame.enter();
+            try {
+                return recvInside(frame, flags);
+            } finally {
+                frame.exit();
             }
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
             exit();
+        }
+    }
+
+    /** The caller is inside the socket and the frame. */
+    private boolean recvInside(Frame frame, int flags) throws Throwable {
+        frame.beforeReceive();
+        long msg = frame.msgAddress();
+        int rc = (int) Native.zmq_msg_recv_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
+        if (rc >= 0) { frame.received(rc); return true; }
+        int e = Native.lastErrno();
+        if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
+        if ((flags & Zmq.DONTWAIT) != 0) return false;
+        int to = rcvTimeout;
+        long dl = deadline(to);
+        for (;;) {
+            checkWait("zmq_msg_recv", to, dl);
+            rc = (int) Native.zmq_msg_recv.invokeExact(msg, handle, flags & ~Zmq.DONTWAIT);
+            if (rc >= 0) { frame.received(rc); return true; }
+            e = Native.lastErrno();
+            if (e != ZmqException.EAGAIN && e != ZmqException.EINTR) throw fail("zmq_msg_recv", e);
         }
     }
 

@@ -167,6 +167,40 @@ class BlockingTest {
     }
 
     @Test
+    void aFrameInsideABlockedReceiveIsRefusedToOtherThreads() throws Exception {
+        try (Context ctx = new Context(); Socket pull = ctx.socket(SocketType.PULL); Frame f = new Frame()) {
+            pull.bind("inproc://frame-busy");
+            Thread t = new Thread(() -> {
+                try {
+                    retryingBusy(() -> pull.recv(f, 0));
+                } catch (ZmqException expected) {
+                    // interrupted below
+                }
+            });
+            t.start();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            for (boolean inside = false; !inside; ) { // until the receiver holds the frame
+                assertTrue(t.isAlive() && System.nanoTime() < deadline, "the receiving thread never blocked");
+                try {
+                    f.hasMore();
+                    Thread.onSpinWait();
+                } catch (IllegalStateException busy) {
+                    inside = true;
+                }
+            }
+            IllegalStateException e = assertThrows(IllegalStateException.class, f::close);
+            assertTrue(e.getMessage().contains("another thread"), e.getMessage());
+            e = assertThrows(IllegalStateException.class, () -> f.allocate(4));
+            assertTrue(e.getMessage().contains(t.getName()), e.getMessage());
+            t.interrupt();
+            t.join(10_000);
+            assertFalse(t.isAlive());
+            f.allocate(3); // the frame moves to this thread
+            assertEquals(3, f.size());
+        }
+    }
+
+    @Test
     void aSocketMayMoveBetweenThreads() throws Exception {
         try (Context ctx = new Context(); Socket a = ctx.socket(SocketType.PAIR); Socket b = ctx.socket(SocketType.PAIR)) {
             a.bind("inproc://move");
