@@ -10,7 +10,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Waits on several sockets (and plain file descriptors) at once, over {@code zmq_poll}.
  * Register items, call {@link #poll(long)}, then ask {@link #isReadable(int)} /
- * {@link #isWritable(int)} per index. Used by one thread at a time; allocates nothing per poll.
+ * {@link #isWritable(int)} per index. Used by one thread at a time (a second thread registering
+ * or polling meanwhile gets {@link IllegalStateException}); allocates nothing per poll.
  *
  * <p>A poll waits in slices of at most {@value Socket#SLICE_MS} ms and ends with
  * {@link ZmqInterruptedException} when its thread is interrupted and {@link TermException}
@@ -19,6 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class Poller implements AutoCloseable {
     private final Arena arena = Arena.ofAuto();
+    private final Guard guard = new Guard();
     private MemorySegment items;
     private Socket[] sockets;
     private short[] events;
@@ -37,7 +39,24 @@ public final class Poller implements AutoCloseable {
         this(8);
     }
 
+    private void enter() {
+        if (!guard.tryEnter()) {
+            Thread other = guard.owner();
+            throw new IllegalStateException("poller is in use by thread "
+                    + (other == null ? "?" : other.getName()) + "; a Poller is used by one thread at a time");
+        }
+    }
+
     private int add(Socket s, int fd, int ev) {
+        enter();
+        try {
+            return addInside(s, fd, ev);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private int addInside(Socket s, int fd, int ev) {
         if (size == sockets.length) {
             int c = sockets.length * 2;
             MemorySegment n = arena.allocate(Native.POLLITEM_SIZE * c, 8);
@@ -70,6 +89,15 @@ public final class Poller implements AutoCloseable {
 
     /** Removes the item at {@code index}; later items move down by one. */
     public void unregister(int index) {
+        enter();
+        try {
+            removeInside(index);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private void removeInside(int index) {
         java.util.Objects.checkIndex(index, size);
         long from = (index + 1) * Native.POLLITEM_SIZE, to = index * Native.POLLITEM_SIZE;
         MemorySegment.copy(items, from, items, to, (size - index - 1) * Native.POLLITEM_SIZE);
@@ -80,7 +108,12 @@ public final class Poller implements AutoCloseable {
 
     /** Removes every item of {@code socket}. */
     public void unregister(Socket socket) {
-        for (int i = size - 1; i >= 0; i--) if (sockets[i] == socket) unregister(i);
+        enter();
+        try {
+            for (int i = size - 1; i >= 0; i--) if (sockets[i] == socket) removeInside(i);
+        } finally {
+            guard.exit();
+        }
     }
 
     /** The number of items. */
@@ -99,6 +132,7 @@ public final class Poller implements AutoCloseable {
      * Returns the number of ready items.
      */
     public int poll(long timeoutMs) {
+        enter();
         int entered = 0;
         try {
             for (; entered < size; entered++) {
@@ -128,6 +162,7 @@ public final class Poller implements AutoCloseable {
             for (int i = 0; i < entered; i++) {
                 if (first(i)) sockets[i].exitForeign();
             }
+            guard.exit();
         }
     }
 
@@ -168,7 +203,12 @@ public final class Poller implements AutoCloseable {
     /** Forgets every item. */
     @Override
     public void close() {
-        Arrays.fill(sockets, null);
-        size = 0;
+        enter();
+        try {
+            Arrays.fill(sockets, null);
+            size = 0;
+        } finally {
+            guard.exit();
+        }
     }
 }

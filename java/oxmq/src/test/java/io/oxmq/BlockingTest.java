@@ -201,6 +201,41 @@ class BlockingTest {
     }
 
     @Test
+    void aPollerWaitingInOneThreadIsRefusedToAnother() throws Exception {
+        try (Context ctx = new Context(); Socket pull = ctx.socket(SocketType.PULL);
+             Socket other = ctx.socket(SocketType.PULL); Poller poller = new Poller()) {
+            pull.bind("inproc://poller-busy");
+            poller.register(pull, Zmq.POLLIN);
+            AtomicReference<Throwable> got = new AtomicReference<>();
+            Thread t = new Thread(() -> {
+                try {
+                    retryingBusy(() -> poller.poll(-1));
+                } catch (Throwable e) {
+                    got.set(e);
+                }
+            });
+            t.start();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            for (boolean inside = false; !inside; ) { // until the other thread polls
+                assertTrue(t.isAlive() && System.nanoTime() < deadline, "the polling thread never blocked");
+                try {
+                    poller.unregister(other); // registered nowhere: changes nothing
+                    Thread.onSpinWait();
+                } catch (IllegalStateException busy) {
+                    inside = true;
+                }
+            }
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> poller.register(other, Zmq.POLLIN));
+            assertTrue(e.getMessage().contains(t.getName()), e.getMessage());
+            t.interrupt();
+            t.join(10_000);
+            assertFalse(t.isAlive());
+            assertInstanceOf(ZmqInterruptedException.class, got.get());
+            assertEquals(1, poller.register(other, Zmq.POLLIN)); // the poller moves to this thread
+        }
+    }
+
+    @Test
     void aSocketMayMoveBetweenThreads() throws Exception {
         try (Context ctx = new Context(); Socket a = ctx.socket(SocketType.PAIR); Socket b = ctx.socket(SocketType.PAIR)) {
             a.bind("inproc://move");
