@@ -4,8 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Keeps a second thread out of a non-thread-safe socket while one is inside, without an atomic
- * instruction on the path a socket's usual thread takes.
+ * Keeps a second thread out of a non-thread-safe socket (or a frame, or a poller) while one is
+ * inside, without an atomic instruction on the path its usual thread takes. A thread already
+ * inside is refused too, as a second entry would end the first one's protection at its exit.
  *
  * <p>The guard is biased to an <em>owner</em>, the last thread that took it. Each thread that
  * owns the guard gets its own {@link Ticket}, whose flag only that thread writes. The owner
@@ -76,6 +77,7 @@ final class Guard {
         Thread t = Thread.currentThread();
         Ticket k = ticket;
         if (k.thread == t) {
+            if ((int) INSIDE.getOpaque(k) != 0) return false; // t is inside already
             INSIDE.setOpaque(k, 1);
             if (ASYMMETRIC) {
                 // Only the compiler must keep the store above before the load below; the
@@ -142,6 +144,7 @@ final class Guard {
         }
         // previous.thread == t: t's ticket is current (maybe handed back by a thread that failed
         // to take the guard while t was on its way here), and only t raises its flag.
+        if ((int) INSIDE.getOpaque(previous) != 0) return false; // t is inside already
         INSIDE.setOpaque(previous, 1);
         entered = previous;
         return true;

@@ -113,6 +113,18 @@ class GuardTest {
     }
 
     @Test
+    void aThreadInsideCannotEnterAgain() {
+        for (Guard g : new Guard[] {new Guard(), new Guard(0)}) {
+            assertTrue(g.tryEnter());
+            assertFalse(g.tryEnter(), "a second entry would end the first one's protection at its exit");
+            g.exit();
+            assertFalse(g.occupied());
+            assertTrue(g.tryEnter());
+            g.exit();
+        }
+    }
+
+    @Test
     void aGuardPassedBackAndForthStopsBeingBiasedAndStillKeepsOneThreadIn() throws Exception {
         Guard g = new Guard();
         SynchronousQueue<String> toOther = new SynchronousQueue<>(), back = new SynchronousQueue<>();
