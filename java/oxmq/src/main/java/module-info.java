@@ -5,4 +5,6 @@
  */
 module io.oxmq {
     exports io.oxmq;
+    // The guard Socket, Frame and Poller use, for io.oxmq.wiring's handle; not an API.
+    exports io.oxmq.internal to io.oxmq.wiring;
 }

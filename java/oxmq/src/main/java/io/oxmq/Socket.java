@@ -1,5 +1,7 @@
 package io.oxmq;
 
+import io.oxmq.internal.Guard;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -5,6 +5,7 @@ import io.oxmq.Frame;
 import io.oxmq.Zmq;
 import io.oxmq.ZmqException;
 import io.oxmq.ZmqInterruptedException;
+import io.oxmq.internal.Guard;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -13,7 +14,6 @@ import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -117,18 +117,8 @@ public final class Jzmq implements AutoCloseable {
      *  received. */
     private MemorySegment recvBuf = arena.allocate(4096, 8);
     private volatile MemorySegment handle;
-    /** The thread inside the handle, if any (see {@link #enter()}). */
-    @SuppressWarnings("unused") // through USER
-    private volatile Thread user;
-    private static final VarHandle USER;
-
-    static {
-        try {
-            USER = MethodHandles.lookup().findVarHandle(Jzmq.class, "user", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** Keeps a second thread out (see {@link #enter()}). */
+    private final Guard guard = new Guard();
 
     /**
      * A handle talking to the name service at {@code hostname} ({@code ""}: the embedded one).
@@ -542,7 +532,7 @@ public final class Jzmq implements AutoCloseable {
         if (handle == null) {
             return;
         }
-        if (!USER.compareAndSet(this, (Thread) null, Thread.currentThread())) {
+        if (!guard.tryEnter()) {
             throw new IllegalStateException("the Jzmq handle is in use by another thread; close it there"
                     + " (interrupt a receive to end it)");
         }
@@ -590,8 +580,8 @@ public final class Jzmq implements AutoCloseable {
      * and never reaches the native handle, so misuse cannot race on it or use it freed.
      */
     private void enter() {
-        if (!USER.compareAndSet(this, (Thread) null, Thread.currentThread())) {
-            Thread other = (Thread) USER.getVolatile(this);
+        if (!guard.tryEnter()) {
+            Thread other = guard.owner();
             throw new IllegalStateException("the Jzmq handle is in use by thread "
                     + (other == null ? "?" : other.getName()) + "; a handle is used by one thread at a time");
         }
@@ -602,7 +592,7 @@ public final class Jzmq implements AutoCloseable {
     }
 
     private void exit() {
-        USER.setRelease(this, (Thread) null);
+        guard.exit();
     }
 
     /** The native handle, for a call inside the handle ({@link #enter()}). */

@@ -1,4 +1,4 @@
-package io.oxmq;
+package io.oxmq.internal;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,4 +1,4 @@
-package io.oxmq;
+package io.oxmq.internal;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

@@ -1,11 +1,11 @@
-package io.oxmq;
+package io.oxmq.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Keeps a second thread out of a non-thread-safe socket (or a frame, or a poller) while one is
- * inside, without an atomic instruction on the path its usual thread takes. A thread already
+ * Keeps a second thread out of a non-thread-safe socket (or a frame, a poller, a wiring handle)
+ * while one is inside, without an atomic instruction on the path its usual thread takes. A thread already
  * inside is refused too, as a second entry would end the first one's protection at its exit.
  *
  * <p>The guard is biased to an <em>owner</em>, the last thread that took it. Each thread that
@@ -26,7 +26,7 @@ import java.lang.invoke.VarHandle;
  * <p>Leaving ({@link #exit()}) is a release store, so a thread that enters next sees everything
  * done inside the native library before it.
  */
-final class Guard {
+public final class Guard {
     /** One owner's announcement flag; only {@link #thread} raises or lowers it. */
     static final class Ticket {
         final Thread thread;
@@ -64,7 +64,8 @@ final class Guard {
     private Thread holder;
     private int handovers; // under this lock
 
-    Guard() {
+    /** A guard that nobody has entered yet. */
+    public Guard() {
         this(MAX_HANDOVERS);
     }
 
@@ -72,8 +73,8 @@ final class Guard {
         this.maxHandovers = maxHandovers;
     }
 
-    /** Enters, or returns false when another thread is inside. */
-    boolean tryEnter() {
+    /** Enters, or returns false when another thread is inside (or this one already is). */
+    public boolean tryEnter() {
         Thread t = Thread.currentThread();
         Ticket k = ticket;
         if (k.thread == t) {
@@ -99,23 +100,24 @@ final class Guard {
         return enterSlow(t);
     }
 
-    void exit() {
+    /** Leaves; only after a {@link #tryEnter()} that returned true, on the same thread. */
+    public void exit() {
         INSIDE.setRelease(entered, 0);
     }
 
     /** The thread inside when {@link #tryEnter()} just failed (else the last one; may be null). */
-    Thread owner() {
+    public Thread owner() {
         Ticket k = ticket;
         return k == shared ? holder : k.thread;
     }
 
     /** Whether a thread is inside now (a diagnostic; stale as soon as read). */
-    boolean occupied() {
+    public boolean occupied() {
         return (int) INSIDE.getAcquire(ticket) != 0;
     }
 
     /** Whether the guard stopped being biased. */
-    boolean isShared() {
+    public boolean isShared() {
         return ticket == shared;
     }
 
