@@ -72,11 +72,7 @@ public final class Frame implements AutoCloseable {
     /** Enters the frame (see the class doc); {@link Socket} does too while it sends or receives
      *  it. Throws when another thread is inside or the frame is closed. */
     void enter() {
-        if (!guard.tryEnter()) {
-            Thread other = guard.owner();
-            throw new IllegalStateException("frame is in use by thread "
-                    + (other == null ? "?" : other.getName()) + "; a Frame is used by one thread at a time");
-        }
+        if (!guard.tryEnter()) throw guard.busy("frame", "a Frame is used by one thread at a time");
         if (closed) {
             guard.exit();
             throw new IllegalStateException("frame is closed");

@@ -42,11 +42,7 @@ public final class Poller implements AutoCloseable {
     }
 
     private void enter() {
-        if (!guard.tryEnter()) {
-            Thread other = guard.owner();
-            throw new IllegalStateException("poller is in use by thread "
-                    + (other == null ? "?" : other.getName()) + "; a Poller is used by one thread at a time");
-        }
+        if (!guard.tryEnter()) throw guard.busy("poller", "a Poller is used by one thread at a time");
     }
 
     private int add(Socket s, int fd, int ev) {

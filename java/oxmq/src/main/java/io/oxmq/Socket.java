@@ -107,10 +107,7 @@ public final class Socket implements AutoCloseable {
 
     private void enter() {
         if (guard != null && !guard.tryEnter()) {
-            Thread other = guard.owner();
-            throw new IllegalStateException("socket " + type + " is in use by thread "
-                    + (other == null ? "?" : other.getName()) + "; a " + type
-                    + " socket is not thread-safe");
+            throw guard.busy("socket " + type, "a " + type + " socket is not thread-safe");
         }
         if (closed) {
             exit();

@@ -580,11 +580,7 @@ public final class Jzmq implements AutoCloseable {
      * and never reaches the native handle, so misuse cannot race on it or use it freed.
      */
     private void enter() {
-        if (!guard.tryEnter()) {
-            Thread other = guard.owner();
-            throw new IllegalStateException("the Jzmq handle is in use by thread "
-                    + (other == null ? "?" : other.getName()) + "; a handle is used by one thread at a time");
-        }
+        if (!guard.tryEnter()) throw guard.busy("the Jzmq handle", "a handle is used by one thread at a time");
         if (handle == null) {
             exit();
             throw new IllegalStateException("the Jzmq handle is closed");

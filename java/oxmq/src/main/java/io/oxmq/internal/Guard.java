@@ -100,6 +100,16 @@ public final class Guard {
         return enterSlow(t);
     }
 
+    /**
+     * The exception for a {@link #tryEnter()} that just failed: "{@code what} is in use by
+     * thread T; {@code rule}", naming the thread inside.
+     */
+    public IllegalStateException busy(String what, String rule) {
+        Thread other = owner();
+        return new IllegalStateException(what + " is in use by thread "
+                + (other == null ? "?" : other.getName()) + "; " + rule);
+    }
+
     /** Leaves; only after a {@link #tryEnter()} that returned true, on the same thread. */
     public void exit() {
         INSIDE.setRelease(entered, 0);
