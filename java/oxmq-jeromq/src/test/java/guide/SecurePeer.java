@@ -23,7 +23,7 @@ import org.zeromq.ZMQ;
  * {@code timeout} (ms for each receive), {@code user}/{@code password} (PLAIN; the server
  * accepts admin/secret), {@code spub}/{@code ssec} (server key pair, Z85), {@code cpub}/{@code csec}
  * (client key pair), {@code allow} (CURVE server: a directory of allowed public certificates,
- * default any key). The result is "OK" after n round trips, "TIMEOUT" when a receive times out.
+ * default any key), {@code handshake} (ms: ZMQ_HANDSHAKE_IVL, optional). The result is "OK" after n round trips, "TIMEOUT" when a receive times out.
  */
 public class SecurePeer {
     public static String run(ZContext ctx, Map<String, String> a, Consumer<String> ready) throws IOException {
@@ -35,6 +35,7 @@ public class SecurePeer {
         socket.setLinger(0);
         socket.setReceiveTimeOut(Integer.parseInt(a.get("timeout")));
         socket.setSendTimeOut(Integer.parseInt(a.get("timeout")));
+        if (a.containsKey("handshake")) socket.setHandshakeIvl(Integer.parseInt(a.get("handshake")));
         if (server && !mech.equals("null")) {
             auth = new ZAuth(ctx);
             auth.allow("127.0.0.1");
