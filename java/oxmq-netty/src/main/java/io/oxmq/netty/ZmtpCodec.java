@@ -10,10 +10,13 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -35,7 +38,9 @@ import java.util.function.Supplier;
  * <p>Errors: a protocol violation (see {@link ZmtpException#kind()}) or a frame over
  * {@link Builder#maxFrameSize} (checked on the header, before anything is allocated) fires
  * {@code exceptionCaught} with the {@link ZmtpException} and closes the channel; the codec then
- * discards all further input.
+ * discards all further input. So does a handshake not complete within
+ * {@link Builder#handshakeTimeout} (kind {@code HandshakeTimeout}): a peer that connects and
+ * stays silent, or stops halfway, does not hold the channel forever.
  *
  * <p>Not sharable: build one codec per channel.
  */
@@ -52,6 +57,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   private final ZmtpDecoder decoder;
   private final ZmtpMessageDecoder messageDecoder; // the default decoder, or null
   private final long maxFrameSize;
+  private final long handshakeTimeoutNanos;
+  private ScheduledFuture<?> handshakeTimer;
   private final ZmtpWire.Header header = new ZmtpWire.Header();
   private final Writer writer = new Writer();
 
@@ -76,6 +83,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     this.messageDecoder = decoder instanceof ZmtpMessageDecoder ? (ZmtpMessageDecoder) decoder
         : null;
     this.maxFrameSize = b.maxFrameSize;
+    this.handshakeTimeoutNanos = b.handshakeTimeout.toNanos();
     this.handshaker = new ZmtpHandshaker(socketType, b.identity, b.protocol, b.asServer,
         b.maxFrameSize);
     setCumulator(CUMULATOR);
@@ -152,6 +160,28 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     ByteBuf out = ctx.alloc().buffer(64);
     handshaker.start(out);
     ctx.writeAndFlush(out);
+    if (handshakeTimeoutNanos > 0) {
+      handshakeTimer = ctx.executor().schedule(this::handshakeExpired, handshakeTimeoutNanos,
+          TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void handshakeExpired() {
+    handshakeTimer = null;
+    if (handshaker == null || failed) {
+      return;
+    }
+    failed = true;
+    ctx.fireExceptionCaught(new ZmtpException("HandshakeTimeout", "no handshake within "
+        + TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos) + " ms"));
+    ctx.close();
+  }
+
+  private void cancelHandshakeTimer() {
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+      handshakeTimer = null;
+    }
   }
 
   @Override
@@ -166,6 +196,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   }
 
   private void cleanup() {
+    cancelHandshakeTimer();
     decoder.close();
     if (batch != null) {
       batch.release();
@@ -293,6 +324,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
     ZmtpHandshaker hs = handshaker;
     handshaker = null;
+    cancelHandshakeTimer();
     protocol = hs.negotiated();
     boolean pub = socketType == ZmtpSocketType.PUB || socketType == ZmtpSocketType.XPUB;
     subscriptionMessages = pub && protocol != ZmtpProtocol.ZMTP10;
@@ -609,6 +641,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private ZmtpProtocol protocol = ZmtpProtocol.ZMTP31;
     private boolean asServer;
     private long maxFrameSize = 64L * 1024 * 1024;
+    private Duration handshakeTimeout = Duration.ofSeconds(30);
     private Class<?> encoderType;
     private ZmtpEncoder<?> encoder;
     private Supplier<? extends ZmtpDecoder> decoder = ZmtpMessageDecoder::new;
@@ -663,6 +696,22 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         throw new IllegalArgumentException("maxFrameSize out of range: " + max);
       }
       this.maxFrameSize = max;
+      return this;
+    }
+
+    /**
+     * How long the handshake may take, counted from the channel's activation (default 30 s,
+     * libzmq's ZMQ_HANDSHAKE_IVL). Past it the channel is closed after a
+     * {@code HandshakeTimeout} {@link ZmtpException}. Zero waits forever.
+     *
+     * @param timeout the limit, not negative
+     * @return this
+     */
+    public Builder handshakeTimeout(Duration timeout) {
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("negative handshakeTimeout: " + timeout);
+      }
+      this.handshakeTimeout = timeout;
       return this;
     }
 
