@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # oxmq-netty (java/oxmq-netty): the ZMTP codec for Netty 4.1. JUnit 5 under Surefire: the shared
 # golden vectors (crates/zmtp/tests/vectors), pipeline tests, and interop over TCP loopback with
-# libzmq 4.3 (pyzmq), oxmq (its Python package, built here into a venv), JeroMQ 0.6.0 and 0.3.6
+# libzmq 4.3 (pyzmq) and oxmq (its Python package, built here into a venv), NULL and PLAIN, JeroMQ 0.6.0 and 0.3.6
 # and netty4-zmtp 0.4.0 (ZMTP 1.0/2.0, netty 4.0), the last three in child JVMs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

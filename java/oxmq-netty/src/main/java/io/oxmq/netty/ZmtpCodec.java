@@ -42,6 +42,9 @@ import java.util.function.Supplier;
  * {@link Builder#handshakeTimeout} (kind {@code HandshakeTimeout}): a peer that connects and
  * stays silent, or stops halfway, does not hold the channel forever.
  *
+ * <p>Security: the NULL mechanism, or PLAIN (RFC 24) with {@link Builder#plainClient} or
+ * {@link Builder#plainServer}, over ZMTP 3.x only.
+ *
  * <p>Not sharable: build one codec per channel.
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
@@ -85,7 +88,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     this.maxFrameSize = b.maxFrameSize;
     this.handshakeTimeoutNanos = b.handshakeTimeout.toNanos();
     this.handshaker = new ZmtpHandshaker(socketType, b.identity, b.protocol, b.asServer,
-        b.maxFrameSize);
+        b.maxFrameSize, b.plain);
     setCumulator(CUMULATOR);
   }
 
@@ -329,7 +332,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     boolean pub = socketType == ZmtpSocketType.PUB || socketType == ZmtpSocketType.XPUB;
     subscriptionMessages = pub && protocol != ZmtpProtocol.ZMTP10;
     ctx.fireUserEventTriggered(new ZmtpHandshakeSuccess(protocol, hs.peerSocketType(),
-        hs.peerIdentity()));
+        hs.peerIdentity(), hs.mechanism(), hs.userId()));
     if (pub && protocol == ZmtpProtocol.ZMTP10) {
       ctx.fireChannelRead(new ZmtpSubscription(true, new byte[0]));
     }
@@ -642,6 +645,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private boolean asServer;
     private long maxFrameSize = 64L * 1024 * 1024;
     private Duration handshakeTimeout = Duration.ofSeconds(30);
+    private ZmtpPlain plain;
     private Class<?> encoderType;
     private ZmtpEncoder<?> encoder;
     private Supplier<? extends ZmtpDecoder> decoder = ZmtpMessageDecoder::new;
@@ -680,7 +684,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       return this;
     }
 
-    /** @param asServer the as-server bit of our 3.x greeting (NULL ignores it) @return this */
+    /**
+     * @param asServer the as-server bit of our 3.x greeting with NULL, which ignores it (PLAIN
+     *     sets it from the role)
+     * @return this
+     */
     public Builder asServer(boolean asServer) {
       this.asServer = asServer;
       return this;
@@ -696,6 +704,32 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         throw new IllegalArgumentException("maxFrameSize out of range: " + max);
       }
       this.maxFrameSize = max;
+      return this;
+    }
+
+    /**
+     * Use PLAIN (RFC 24) as its client: the server checks these credentials. ZMTP 3.0 or later
+     * only; a 1.0 or 2.0 peer is refused ({@code LegacySecurity}), and so is a NULL peer
+     * ({@code MechanismMismatch}). The password crosses the network in clear text.
+     *
+     * @param username at most 255 bytes as UTF-8
+     * @param password at most 255 bytes as UTF-8
+     * @return this
+     */
+    public Builder plainClient(String username, String password) {
+      this.plain = ZmtpPlain.client(username, password);
+      return this;
+    }
+
+    /**
+     * Use PLAIN (RFC 24) as its server: each client's user name and password go to
+     * {@code authenticator}; the accepted user name is {@link ZmtpHandshakeSuccess#userId()}.
+     *
+     * @param authenticator decides, on the event loop
+     * @return this
+     */
+    public Builder plainServer(ZmtpPlainAuthenticator authenticator) {
+      this.plain = ZmtpPlain.server(authenticator);
       return this;
     }
 

@@ -16,7 +16,7 @@ import java.util.Map;
  */
 public final class ZmtpCommand {
   private final String name;
-  private final Map<String, byte[]> properties; // READY
+  private final Map<String, byte[]> properties; // READY, INITIATE (PLAIN)
   private final byte[] data; // topic, group, context, reason or raw data
   private final int ttl; // PING
 
@@ -31,6 +31,12 @@ public final class ZmtpCommand {
   public static ZmtpCommand ready(Map<String, byte[]> properties) {
     return new ZmtpCommand("READY", Collections.unmodifiableMap(new LinkedHashMap<>(properties)),
         null, 0);
+  }
+
+  /** @return a PLAIN client's INITIATE: its metadata, as in READY */
+  static ZmtpCommand initiate(Map<String, byte[]> properties) {
+    return new ZmtpCommand("INITIATE",
+        Collections.unmodifiableMap(new LinkedHashMap<>(properties)), null, 0);
   }
 
   /** @return an ERROR command; the reason is cut to 255 bytes */
@@ -59,7 +65,7 @@ public final class ZmtpCommand {
     return name;
   }
 
-  /** @return READY's metadata (empty for other commands) */
+  /** @return READY's (or a PLAIN INITIATE's) metadata; empty for other commands */
   public Map<String, byte[]> properties() {
     return properties == null ? Collections.emptyMap() : properties;
   }
@@ -108,6 +114,7 @@ public final class ZmtpCommand {
     int rest = end - p;
     switch (name) {
       case "READY":
+      case "INITIATE":
         return new ZmtpCommand(name, Collections.unmodifiableMap(parseMetadata(body, p, end)), null, 0);
       case "PING": {
         if (rest < 2) {
@@ -173,6 +180,7 @@ public final class ZmtpCommand {
     int n = 1 + name.length();
     switch (name) {
       case "READY":
+      case "INITIATE":
         for (Map.Entry<String, byte[]> e : properties.entrySet()) {
           n += 1 + e.getKey().length() + 4 + e.getValue().length;
         }
@@ -192,6 +200,7 @@ public final class ZmtpCommand {
     out.writeCharSequence(name, StandardCharsets.US_ASCII);
     switch (name) {
       case "READY":
+      case "INITIATE":
         for (Map.Entry<String, byte[]> e : properties.entrySet()) {
           out.writeByte(e.getKey().length());
           out.writeCharSequence(e.getKey(), StandardCharsets.US_ASCII);

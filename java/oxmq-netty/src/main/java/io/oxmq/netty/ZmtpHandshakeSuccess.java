@@ -8,11 +8,29 @@ public final class ZmtpHandshakeSuccess {
   private final ZmtpProtocol protocol;
   private final ZmtpSocketType peerSocketType;
   private final byte[] peerIdentity;
+  private final String mechanism;
+  private final String userId;
 
-  ZmtpHandshakeSuccess(ZmtpProtocol protocol, ZmtpSocketType peerSocketType, byte[] peerIdentity) {
+  ZmtpHandshakeSuccess(ZmtpProtocol protocol, ZmtpSocketType peerSocketType, byte[] peerIdentity,
+      String mechanism, String userId) {
     this.protocol = protocol;
     this.peerSocketType = peerSocketType;
     this.peerIdentity = peerIdentity;
+    this.mechanism = mechanism;
+    this.userId = userId;
+  }
+
+  /** @return the security mechanism: {@code NULL} or {@code PLAIN} */
+  public String mechanism() {
+    return mechanism;
+  }
+
+  /**
+   * @return the user name a PLAIN server (this codec) accepted, as libzmq's {@code User-Id}
+   *     message property; empty otherwise
+   */
+  public String userId() {
+    return userId;
   }
 
   /** @return the negotiated protocol revision */
@@ -32,7 +50,7 @@ public final class ZmtpHandshakeSuccess {
 
   @Override
   public String toString() {
-    return "ZmtpHandshakeSuccess{" + protocol + ", peer " + peerSocketType + ", identity "
-        + peerIdentity.length + " bytes}";
+    return "ZmtpHandshakeSuccess{" + protocol + " " + mechanism + ", peer " + peerSocketType
+        + ", identity " + peerIdentity.length + " bytes}";
   }
 }

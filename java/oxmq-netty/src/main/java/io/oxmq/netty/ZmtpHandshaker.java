@@ -15,18 +15,23 @@ import java.util.Map;
  * peer without signature: we send the rest of our identity frame and read its identity frame.
  * Otherwise we send our revision byte and read the peer's: 0x00 (1.0 framing) and 0x01 (2.0)
  * are followed by a socket-type byte and an identity frame; 3 and above by the rest of a 64-byte
- * 3.x greeting, then READY commands.
+ * 3.x greeting, then READY commands (NULL) or, with PLAIN (RFC 24), HELLO from the client,
+ * WELCOME from the server, INITIATE from the client and READY from the server. PLAIN is refused
+ * with a 1.0 or 2.0 peer, which has no security mechanism.
  */
 final class ZmtpHandshaker {
-  private enum State { SIGNATURE, REVISION, LEGACY_TYPE, GREETING3, READY, IDENTITY, DONE }
+  private enum State {
+    SIGNATURE, REVISION, LEGACY_TYPE, GREETING3, HELLO, WELCOME, INITIATE, READY, IDENTITY, DONE
+  }
 
-  private static final byte[] NULL_MECHANISM = new byte[20];
+  /** The reason our PLAIN server gives a refused client, as libzmq's does for ZAP status 400. */
+  static final String PLAIN_REFUSED = "Invalid username or password";
 
-  static {
-    NULL_MECHANISM[0] = 'N';
-    NULL_MECHANISM[1] = 'U';
-    NULL_MECHANISM[2] = 'L';
-    NULL_MECHANISM[3] = 'L';
+  private static byte[] mechanismField(String name) {
+    byte[] f = new byte[20];
+    byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+    System.arraycopy(n, 0, f, 0, n.length);
+    return f;
   }
 
   private final ZmtpSocketType socketType;
@@ -34,16 +39,25 @@ final class ZmtpHandshaker {
   private final ZmtpProtocol maxProtocol;
   private final boolean asServer;
   private final long maxFrameSize;
+  private final ZmtpPlain plain; // null: the NULL mechanism
+  private final byte[] mechanism;
   private final ZmtpWire.Header header = new ZmtpWire.Header();
 
   private State state;
   private ZmtpProtocol negotiated;
   private ZmtpSocketType peerSocketType;
   private byte[] peerIdentity;
+  private String userId = "";
   private boolean lenientIdentityFlags;
 
   ZmtpHandshaker(ZmtpSocketType socketType, byte[] identity, ZmtpProtocol maxProtocol,
       boolean asServer, long maxFrameSize) {
+    this(socketType, identity, maxProtocol, asServer, maxFrameSize, null);
+  }
+
+  /** @param plain PLAIN credentials (client) or authenticator (server); null for NULL */
+  ZmtpHandshaker(ZmtpSocketType socketType, byte[] identity, ZmtpProtocol maxProtocol,
+      boolean asServer, long maxFrameSize, ZmtpPlain plain) {
     if (identity.length > 255) {
       throw new IllegalArgumentException("identity over 255 bytes");
     }
@@ -54,7 +68,12 @@ final class ZmtpHandshaker {
     this.identity = identity;
     this.maxProtocol = maxProtocol;
     this.asServer = asServer;
+    if (plain != null && !maxProtocol.isV3()) {
+      throw new IllegalArgumentException("PLAIN needs ZMTP 3.0 or later, not " + maxProtocol);
+    }
     this.maxFrameSize = Math.max(maxFrameSize, 255);
+    this.plain = plain;
+    this.mechanism = mechanismField(plain == null ? "NULL" : "PLAIN");
   }
 
   /** Writes our first bytes: the signature, or for a 1.0-only codec our whole identity frame. */
@@ -92,6 +111,10 @@ final class ZmtpHandshaker {
             // A ZMTP/1.0 peer: these bytes are its identity frame. Our signature was the header
             // of ours; its body follows.
             negotiated = ZmtpProtocol.ZMTP10;
+            if (plain != null) {
+              throw new ZmtpException("LegacySecurity",
+                  "a ZMTP/1.0 peer has no security mechanism; we use PLAIN");
+            }
             out.writeBytes(identity);
             state = State.IDENTITY;
             continue;
@@ -111,6 +134,10 @@ final class ZmtpHandshaker {
           in.skipBytes(1);
           if (revision < 3 || !maxProtocol.isV3()) {
             negotiated = revision == 0 ? ZmtpProtocol.ZMTP10 : ZmtpProtocol.ZMTP20;
+            if (plain != null) {
+              throw new ZmtpException("LegacySecurity", "a ZMTP/" + (revision == 0 ? "1.0" : "2.0")
+                  + " peer has no security mechanism; we use PLAIN");
+            }
             if (socketType.legacyCode() < 0) {
               throw new ZmtpException("LegacySocketType",
                   socketType + " cannot talk to a ZMTP/" + (revision == 0 ? "1.0" : "2.0") + " peer");
@@ -119,8 +146,8 @@ final class ZmtpHandshaker {
             state = State.LEGACY_TYPE;
           } else {
             out.writeByte(maxProtocol == ZmtpProtocol.ZMTP31 ? 1 : 0);
-            out.writeBytes(NULL_MECHANISM);
-            out.writeByte(asServer ? 1 : 0);
+            out.writeBytes(mechanism);
+            out.writeByte(plain != null ? (plain.isServer() ? 1 : 0) : asServer ? 1 : 0);
             out.writeZero(31);
             state = State.GREETING3;
           }
@@ -144,58 +171,70 @@ final class ZmtpHandshaker {
             return false;
           }
           int minor = in.getUnsignedByte(r);
-          boolean isNull = true;
           for (int i = 0; i < 20; i++) {
-            if (in.getByte(r + 1 + i) != NULL_MECHANISM[i]) {
-              isNull = false;
-              break;
+            if (in.getByte(r + 1 + i) != mechanism[i]) {
+              String theirs = in.toString(r + 1, 20, StandardCharsets.US_ASCII).replace("\0", "");
+              String ours = new String(mechanism, StandardCharsets.US_ASCII).replace("\0", "");
+              throw new ZmtpException("MechanismMismatch", "peer uses " + theirs + ", we use " + ours);
             }
           }
-          if (!isNull) {
-            String mech = in.toString(r + 1, 20, StandardCharsets.US_ASCII).replace("\0", "");
-            throw new ZmtpException("MechanismMismatch", "peer uses " + mech + ", we use NULL");
-          }
+          // The peer's as-server bit is not read: libzmq 4.3 sends 0 as a PLAIN server too. Two
+          // clients fail on each other's HELLO; two servers wait for one until the timeout.
           in.skipBytes(53);
           negotiated = minor == 0 || maxProtocol == ZmtpProtocol.ZMTP30
               ? ZmtpProtocol.ZMTP30 : ZmtpProtocol.ZMTP31;
-          Map<String, byte[]> props = new LinkedHashMap<>();
-          props.put("Socket-Type", socketType.nameBytes());
-          if (identity.length > 0 || socketType == ZmtpSocketType.REQ
-              || socketType == ZmtpSocketType.DEALER || socketType == ZmtpSocketType.ROUTER) {
-            props.put("Identity", identity);
+          if (plain == null) {
+            ZmtpCommand.ready(metadata()).writeFrame(out);
+            state = State.READY;
+          } else if (plain.isServer()) {
+            state = State.HELLO;
+          } else {
+            ZmtpCommand.of("HELLO", plain.hello()).writeFrame(out);
+            state = State.WELCOME;
           }
-          ZmtpCommand.ready(props).writeFrame(out);
+          continue;
+        }
+        case HELLO: {
+          ZmtpCommand cmd = readCommand(in, "HELLO");
+          if (cmd == null) {
+            return false;
+          }
+          try {
+            userId = plain.authenticate(cmd.data());
+          } catch (ZmtpException e) {
+            if (e.kind().equals("AuthenticationFailed")) {
+              ZmtpCommand.error(PLAIN_REFUSED).writeFrame(out);
+            }
+            throw e;
+          }
+          ZmtpCommand.of("WELCOME", new byte[0]).writeFrame(out);
+          state = State.INITIATE;
+          continue;
+        }
+        case WELCOME: {
+          if (readCommand(in, "WELCOME") == null) {
+            return false;
+          }
+          ZmtpCommand.initiate(metadata()).writeFrame(out);
           state = State.READY;
           continue;
         }
-        case READY: {
-          int hl = ZmtpWire.parse(ZmtpProtocol.ZMTP31, in, r, maxFrameSize, false, header);
-          if (hl == 0 || avail < hl + header.length) {
+        case INITIATE: {
+          ZmtpCommand cmd = readCommand(in, "INITIATE");
+          if (cmd == null) {
             return false;
           }
-          if (!header.command) {
-            throw new ZmtpException("UnexpectedMessage", "message frame before READY");
+          acceptMetadata(cmd);
+          ZmtpCommand.ready(metadata()).writeFrame(out);
+          state = State.DONE;
+          return true;
+        }
+        case READY: {
+          ZmtpCommand cmd = readCommand(in, "READY");
+          if (cmd == null) {
+            return false;
           }
-          ZmtpCommand cmd = ZmtpCommand.parse(in.slice(r + hl, (int) header.length));
-          if (cmd.name().equals("ERROR")) {
-            throw new ZmtpException("PeerError", "peer refused the handshake: " + cmd.reason());
-          }
-          if (!cmd.name().equals("READY")) {
-            throw new ZmtpException("UnexpectedCommand", cmd.name() + " before READY");
-          }
-          byte[] type = cmd.properties().get("Socket-Type");
-          if (type == null) {
-            throw new ZmtpException("Metadata", "READY without Socket-Type");
-          }
-          ZmtpSocketType peer = ZmtpSocketType.fromName(new String(type, StandardCharsets.US_ASCII));
-          checkCompatible(peer);
-          peerSocketType = peer;
-          byte[] id = cmd.properties().get("Identity");
-          if (id != null && id.length > 255) {
-            throw new ZmtpException("IdentityTooLong", "peer identity of " + id.length + " bytes");
-          }
-          peerIdentity = id == null ? new byte[0] : id;
-          in.skipBytes(hl + (int) header.length);
+          acceptMetadata(cmd);
           state = State.DONE;
           return true;
         }
@@ -225,6 +264,77 @@ final class ZmtpHandshaker {
     }
   }
 
+  /**
+   * Reads the next handshake command, which must be {@code expected}; null until it is whole.
+   * The peer's ERROR becomes a {@code PeerError}.
+   */
+  private ZmtpCommand readCommand(ByteBuf in, String expected) {
+    int r = in.readerIndex();
+    int hl = ZmtpWire.parse(ZmtpProtocol.ZMTP31, in, r, maxFrameSize, false, header);
+    if (hl == 0 || in.readableBytes() < hl + header.length) {
+      return null;
+    }
+    if (!header.command) {
+      throw new ZmtpException("UnexpectedMessage", "message frame before " + expected);
+    }
+    ByteBuf body = in.slice(r + hl, (int) header.length);
+    if (plain != null && isLibzmqPlainError(body)) {
+      throw new ZmtpException("PeerError", "peer refused the handshake: "
+          + body.toString(body.readerIndex() + 6, body.readableBytes() - 6,
+              StandardCharsets.UTF_8));
+    }
+    ZmtpCommand cmd = ZmtpCommand.parse(body);
+    if (cmd.name().equals("ERROR")) {
+      throw new ZmtpException("PeerError", "peer refused the handshake: " + cmd.reason());
+    }
+    if (!cmd.name().equals(expected)) {
+      throw new ZmtpException("UnexpectedCommand", cmd.name() + " before " + expected);
+    }
+    in.skipBytes(hl + (int) header.length);
+    return cmd;
+  }
+
+  /**
+   * libzmq 4.3's PLAIN server writes its ERROR command's name as the C string {@code "\x05ERROR"},
+   * where the hex escape takes the E: the body starts {@code 5E 'R' 'R' 'O' 'R'}, then the
+   * status code with its length. libzmq's PLAIN client matches the same bytes, so its refusals
+   * reach libzmq clients as ERRORs; they should reach ours as ERRORs too, not as a malformed
+   * command.
+   */
+  private static boolean isLibzmqPlainError(ByteBuf body) {
+    int i = body.readerIndex();
+    return body.readableBytes() >= 6 && body.getByte(i) == 0x5E && body.getByte(i + 1) == 'R'
+        && body.getByte(i + 2) == 'R' && body.getByte(i + 3) == 'O' && body.getByte(i + 4) == 'R'
+        && (body.getByte(i + 5) & 0xFF) == body.readableBytes() - 6;
+  }
+
+  /** Our READY (or INITIATE) metadata. */
+  private Map<String, byte[]> metadata() {
+    Map<String, byte[]> props = new LinkedHashMap<>();
+    props.put("Socket-Type", socketType.nameBytes());
+    if (identity.length > 0 || socketType == ZmtpSocketType.REQ
+        || socketType == ZmtpSocketType.DEALER || socketType == ZmtpSocketType.ROUTER) {
+      props.put("Identity", identity);
+    }
+    return props;
+  }
+
+  /** Takes the peer's socket type and identity from its READY (or INITIATE). */
+  private void acceptMetadata(ZmtpCommand cmd) {
+    byte[] type = cmd.properties().get("Socket-Type");
+    if (type == null) {
+      throw new ZmtpException("Metadata", cmd.name() + " without Socket-Type");
+    }
+    ZmtpSocketType peer = ZmtpSocketType.fromName(new String(type, StandardCharsets.US_ASCII));
+    checkCompatible(peer);
+    peerSocketType = peer;
+    byte[] id = cmd.properties().get("Identity");
+    if (id != null && id.length > 255) {
+      throw new ZmtpException("IdentityTooLong", "peer identity of " + id.length + " bytes");
+    }
+    peerIdentity = id == null ? new byte[0] : id;
+  }
+
   private void checkCompatible(ZmtpSocketType peer) {
     if (!socketType.isCompatible(peer)) {
       throw new ZmtpException("IncompatibleSocketType", socketType + " cannot talk to " + peer);
@@ -246,6 +356,16 @@ final class ZmtpHandshaker {
 
   byte[] peerIdentity() {
     return peerIdentity;
+  }
+
+  /** @return "NULL" or "PLAIN" */
+  String mechanism() {
+    return plain == null ? "NULL" : "PLAIN";
+  }
+
+  /** @return the user name our PLAIN server accepted; empty otherwise */
+  String userId() {
+    return userId;
   }
 
   boolean isDone() {

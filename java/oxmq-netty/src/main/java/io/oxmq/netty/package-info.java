@@ -1,6 +1,6 @@
 /**
  * A ZMTP codec for Netty 4.1: ZMTP/1.0 (RFC 13), 2.0 (RFC 15), 3.0 (RFC 23) and 3.1 (RFC 37) with
- * the NULL mechanism, in either role.
+ * the NULL mechanism, or PLAIN over ZMTP 3.x, in either role.
  *
  * <p>Typical use: add {@code ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).build()} to a
  * pipeline, wait for the {@link io.oxmq.netty.ZmtpHandshakeSuccess} user event, then read and

@@ -1,6 +1,8 @@
 package io.oxmq.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -217,6 +219,7 @@ class InteropTest {
   static final class Server implements AutoCloseable {
     final Channel listener;
     final CompletableFuture<Conn> first = new CompletableFuture<>();
+    final CompletableFuture<Throwable> firstError = new CompletableFuture<>();
 
     Server(Supplier<ZmtpCodec> codec) throws Exception {
       listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
@@ -229,6 +232,7 @@ class InteropTest {
               // connection (another program reconnecting to a port it used before) may be
               // accepted first and never speak.
               rec.handshake.thenRun(() -> first.complete(new Conn(c, rec)));
+              rec.error.thenAccept(firstError::complete);
             }
           }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
     }
@@ -245,8 +249,19 @@ class InteropTest {
 
   // ------------------------------------------------------------------ scenarios
 
+  static final ZmtpPlainAuthenticator ADMIN = (u, p) -> u.equals("admin") && p.equals("secret");
+
   static ZmtpCodec ourCodec(String scenario) {
     switch (scenario) {
+      case "plain-router":
+        return ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).identity("netty-dealer")
+            .plainClient("admin", "secret").build();
+      case "plain-refuses":
+        return ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).plainClient("admin", "guess")
+            .build();
+      case "plain-dealer":
+      case "plain-refused":
+        return ZmtpCodec.builder().socketType(ZmtpSocketType.ROUTER).plainServer(ADMIN).build();
       case "router":
         return ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).identity("netty-dealer").build();
       case "dealer":
@@ -300,12 +315,14 @@ class InteropTest {
       rec.wiretap = conn.ch.pipeline().get(Wiretap.class);
       switch (scenario) {
         case "router":
+        case "plain-router":
           conn.ch.writeAndFlush(ZmtpMessage.fromUtf8("hello", "world"));
           assertEquals(List.of("echo", "netty-dealer", "hello", "world"),
               strings(poll(rec, ZmtpMessage.class)));
           pp.expectLine("OK netty-dealer");
           break;
-        case "dealer": {
+        case "dealer":
+        case "plain-dealer": {
           assertEquals(List.of("ping", "x"), strings(poll(rec, ZmtpMessage.class)));
           byte[] id = rec.handshake.get(WAIT_S, TimeUnit.SECONDS).peerIdentity();
           assertEquals("peer-dealer", new String(id, StandardCharsets.UTF_8));
@@ -346,9 +363,11 @@ class InteropTest {
       assertEquals(expect, hs.protocol(), "negotiated protocol");
       if (expect != ZmtpProtocol.ZMTP10) {
         ZmtpSocketType want = scenario.equals("echo") ? ZmtpSocketType.DEALER
-            : ZmtpSocketType.valueOf(scenario.toUpperCase());
+            : ZmtpSocketType.valueOf(scenario.replace("plain-", "").toUpperCase());
         assertEquals(want, hs.peerSocketType());
       }
+      assertEquals(scenario.startsWith("plain-") ? "PLAIN" : "NULL", hs.mechanism());
+      assertEquals(scenario.equals("plain-dealer") ? "admin" : "", hs.userId());
       assertTrue(!rec.error.isDone(), () -> "codec error: " + rec.error.getNow(null));
       conn.ch.close().sync();
       if (!scenario.equals("pub")) {
@@ -359,13 +378,59 @@ class InteropTest {
     }
   }
 
+  /**
+   * A PLAIN handshake one side refuses: {@code plain-refused}, the peer's wrong password reaches
+   * our server; {@code plain-refuses}, ours reaches the peer's server (its ZAP handler says 400).
+   * Our codec fails with the expected kind, and the peer receives nothing.
+   */
+  static void runRefused(Peer peer, String name, String scenario, boolean peerBinds)
+      throws Exception {
+    String logName = name + "-" + scenario + (peerBinds ? "-bind" : "-connect");
+    PeerProcess p;
+    Server server = null;
+    CompletableFuture<Throwable> error;
+    Channel ch = null;
+    if (peerBinds) {
+      p = new PeerProcess(peer.command(scenario, "bind"), logName);
+      int port = Integer.parseInt(p.expectLine("PORT ").substring(5).trim());
+      Conn conn = connect(port, () -> ourCodec(scenario));
+      ch = conn.ch;
+      error = conn.rec.error;
+    } else {
+      server = new Server(() -> ourCodec(scenario));
+      p = new PeerProcess(peer.command(scenario, "connect:" + server.port()), logName);
+      error = server.firstError;
+    }
+    try (PeerProcess pp = p; Server s = server) {
+      Throwable t = error.get(WAIT_S, TimeUnit.SECONDS);
+      assertInstanceOf(ZmtpException.class, t);
+      String want = scenario.equals("plain-refused") ? "AuthenticationFailed" : "PeerError";
+      assertEquals(want, ((ZmtpException) t).kind(), t.toString());
+      pp.expectLine("OK refused");
+      pp.expectExit0();
+      if (s != null) {
+        assertFalse(s.first.isDone(), "a handshake completed");
+      }
+    } finally {
+      if (ch != null) {
+        ch.close();
+      }
+    }
+  }
+
   static List<DynamicTest> matrix(String name, Peer peer, ZmtpProtocol expect,
       String... scenarios) {
     List<DynamicTest> tests = new ArrayList<>();
     for (String sc : scenarios) {
       for (boolean peerBinds : new boolean[] {true, false}) {
         tests.add(DynamicTest.dynamicTest(name + " " + sc + (peerBinds ? " (peer binds)"
-            : " (peer connects)"), () -> run(peer, name, sc, peerBinds, expect)));
+            : " (peer connects)"), () -> {
+              if (sc.equals("plain-refused") || sc.equals("plain-refuses")) {
+                runRefused(peer, name, sc, peerBinds);
+              } else {
+                run(peer, name, sc, peerBinds, expect);
+              }
+            }));
       }
     }
     return tests;
@@ -374,7 +439,8 @@ class InteropTest {
   @TestFactory
   List<DynamicTest> libzmq43ViaPyzmq() {
     return matrix("libzmq", python("python3", "zmq"), ZmtpProtocol.ZMTP31,
-        "router", "dealer", "sub", "pub", "echo");
+        "router", "dealer", "sub", "pub", "echo", "plain-router", "plain-dealer", "plain-refused",
+        "plain-refuses");
   }
 
   @TestFactory
@@ -383,7 +449,8 @@ class InteropTest {
     assertTrue(Files.isExecutable(Paths.get(py)), "no Python with oxmq at " + py
         + " (scripts/test.d/40-netty.sh builds it: pip install ./python into a venv)");
     return matrix("oxmq", python(py, "oxmq"), ZmtpProtocol.ZMTP31,
-        "router", "dealer", "sub", "pub", "echo");
+        "router", "dealer", "sub", "pub", "echo", "plain-router", "plain-dealer", "plain-refused",
+        "plain-refuses");
   }
 
   @TestFactory
