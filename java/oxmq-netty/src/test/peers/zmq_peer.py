@@ -11,7 +11,9 @@ With PLAIN (RFC 24): `plain-router` is a ROUTER that is a PLAIN server (a ZAP ha
 admin/secret) and otherwise the router scenario; `plain-dealer` a DEALER that is a PLAIN client
 (admin/secret), otherwise the dealer scenario; `plain-refuses` the PLAIN server ROUTER, which
 must receive nothing (the client's password is wrong); `plain-refused` a PLAIN client DEALER
-with a wrong password, whose message must never be answered.
+with a wrong password, whose message must never be answered. `heartbeat` is the dealer scenario
+after 1.5 s of silence, with libzmq's heartbeats on (PING every 100 ms, timeout 300 ms, TTL
+500 ms): the connection must outlive it on both sides.
 """
 import importlib
 import sys
@@ -24,7 +26,7 @@ scenario, where = sys.argv[2], sys.argv[3]
 ctx = zmq.Context()
 kind = {"router": zmq.ROUTER, "dealer": zmq.DEALER, "pub": zmq.PUB, "sub": zmq.SUB,
         "echo": zmq.DEALER, "plain-router": zmq.ROUTER, "plain-refuses": zmq.ROUTER,
-        "plain-dealer": zmq.DEALER, "plain-refused": zmq.DEALER}[scenario]
+        "plain-dealer": zmq.DEALER, "plain-refused": zmq.DEALER, "heartbeat": zmq.DEALER}[scenario]
 
 
 def zap_handler(ready):
@@ -61,6 +63,11 @@ if scenario in ("plain-dealer", "plain-refused"):
     s.setsockopt(zmq.PLAIN_USERNAME, b"admin")
     s.setsockopt(zmq.PLAIN_PASSWORD, b"secret" if scenario == "plain-dealer" else b"guess")
     scenario = "dealer" if scenario == "plain-dealer" else scenario
+if scenario == "heartbeat":
+    s.setsockopt(zmq.HEARTBEAT_IVL, 100)
+    s.setsockopt(zmq.HEARTBEAT_TIMEOUT, 300)
+    s.setsockopt(zmq.HEARTBEAT_TTL, 500)
+    s.setsockopt(zmq.IDENTITY, b"peer-dealer")
 if scenario == "dealer":
     s.setsockopt(zmq.IDENTITY, b"peer-dealer")
 if scenario == "sub":
@@ -99,6 +106,16 @@ elif scenario == "sub":
     first = s.recv_multipart()
     if first != [b"A-data", b"part2"]:
         sys.exit("unexpected first message %r" % (first,))
+    print("OK", flush=True)
+elif scenario == "heartbeat":
+    # The first message goes out once connected; then 1.5 s with nothing but heartbeats; then
+    # a second message must still reach the other side, and its reply come back.
+    s.send_multipart([b"ping", b"x"])
+    time.sleep(1.5)
+    s.send_multipart([b"ping", b"y"])
+    reply = s.recv_multipart()
+    if reply != [b"pong", b"peer-dealer"]:
+        sys.exit("unexpected reply %r" % (reply,))
     print("OK", flush=True)
 elif scenario == "plain-refuses":
     s.setsockopt(zmq.RCVTIMEO, 3000)

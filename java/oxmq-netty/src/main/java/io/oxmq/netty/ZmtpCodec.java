@@ -40,7 +40,10 @@ import java.util.function.Supplier;
  * {@code exceptionCaught} with the {@link ZmtpException} and closes the channel; the codec then
  * discards all further input. So does a handshake not complete within
  * {@link Builder#handshakeTimeout} (kind {@code HandshakeTimeout}): a peer that connects and
- * stays silent, or stops halfway, does not hold the channel forever.
+ * stays silent, or stops halfway, does not hold the channel forever. With
+ * {@link Builder#heartbeatInterval} set, a ZMTP 3.1 connection sends PING commands and is
+ * closed ({@code HeartbeatTimeout}) when nothing arrives within the heartbeat timeout of one;
+ * a peer's PING that carries a TTL is honoured the same way, as libzmq does.
  *
  * <p>Security: the NULL mechanism, or PLAIN (RFC 24) with {@link Builder#plainClient} or
  * {@link Builder#plainServer}, over ZMTP 3.x only.
@@ -62,6 +65,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   private final long maxFrameSize;
   private final long handshakeTimeoutNanos;
   private ScheduledFuture<?> handshakeTimer;
+  private final long heartbeatIntervalNanos;
+  private final long heartbeatTimeoutNanos;
+  private final int heartbeatTtlDeciseconds;
+  private ScheduledFuture<?> pingTimer;
+  private Deadline pingDeadline; // nothing heard since our last PING
+  private Deadline ttlDeadline; // nothing heard since the peer's last PING with a TTL
+  private long inputs; // decode calls after the handshake: what a deadline looks at
   private final ZmtpWire.Header header = new ZmtpWire.Header();
   private final Writer writer = new Writer();
 
@@ -87,6 +97,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         : null;
     this.maxFrameSize = b.maxFrameSize;
     this.handshakeTimeoutNanos = b.handshakeTimeout.toNanos();
+    this.heartbeatIntervalNanos = b.heartbeatInterval.toNanos();
+    this.heartbeatTimeoutNanos = (b.heartbeatTimeout != null ? b.heartbeatTimeout
+        : b.heartbeatInterval).toNanos();
+    this.heartbeatTtlDeciseconds = (int) Math.min(0xFFFF, b.heartbeatTtl.toMillis() / 100);
     this.handshaker = new ZmtpHandshaker(socketType, b.identity, b.protocol, b.asServer,
         b.maxFrameSize, b.plain);
     setCumulator(CUMULATOR);
@@ -187,6 +201,81 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
   }
 
+  /**
+   * A limit on the peer's silence: it fails the channel unless some input arrived between
+   * {@link #arm} and the expiry.
+   */
+  private final class Deadline implements Runnable {
+    private final String what;
+    private ScheduledFuture<?> timer;
+    private long since;
+
+    Deadline(String what) {
+      this.what = what;
+    }
+
+    /** Starts the wait, unless one is already running (which then keeps its own expiry). */
+    void arm(long nanos) {
+      if (timer == null && !failed) {
+        since = inputs;
+        timer = ctx.executor().schedule(this, nanos, TimeUnit.NANOSECONDS);
+      }
+    }
+
+    void cancel() {
+      if (timer != null) {
+        timer.cancel(false);
+        timer = null;
+      }
+    }
+
+    @Override
+    public void run() {
+      timer = null;
+      if (inputs == since && !failed) {
+        failed = true;
+        ctx.fireExceptionCaught(new ZmtpException("HeartbeatTimeout", "nothing from the peer "
+            + what));
+        ctx.close();
+      }
+    }
+  }
+
+  /** After a 3.1 handshake: the first PING one interval from now, then one per interval. */
+  private void startHeartbeats() {
+    if (heartbeatIntervalNanos > 0 && protocol == ZmtpProtocol.ZMTP31) {
+      pingDeadline = new Deadline("within "
+          + TimeUnit.NANOSECONDS.toMillis(heartbeatTimeoutNanos) + " ms of a PING");
+      pingTimer = ctx.executor().scheduleAtFixedRate(this::ping, heartbeatIntervalNanos,
+          heartbeatIntervalNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void ping() {
+    if (failed || !ctx.channel().isActive()) {
+      return;
+    }
+    ByteBuf b = ctx.alloc().buffer(16);
+    ZmtpCommand.ping(heartbeatTtlDeciseconds, new byte[0]).writeFrame(b);
+    appendRaw(ctx, b);
+    flushBatch(ctx);
+    ctx.flush();
+    pingDeadline.arm(heartbeatTimeoutNanos);
+  }
+
+  private void stopHeartbeats() {
+    if (pingTimer != null) {
+      pingTimer.cancel(false);
+      pingTimer = null;
+    }
+    if (pingDeadline != null) {
+      pingDeadline.cancel();
+    }
+    if (ttlDeadline != null) {
+      ttlDeadline.cancel();
+    }
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     cleanup();
@@ -200,6 +289,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
   private void cleanup() {
     cancelHandshakeTimer();
+    stopHeartbeats();
     decoder.close();
     if (batch != null) {
       batch.release();
@@ -238,6 +328,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       if (handshaker != null && !handshake(ctx, in)) {
         return;
       }
+      inputs++;
       decodeFrames(ctx, in, out);
     } catch (ZmtpException e) {
       failed = true;
@@ -329,6 +420,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     handshaker = null;
     cancelHandshakeTimer();
     protocol = hs.negotiated();
+    startHeartbeats();
     boolean pub = socketType == ZmtpSocketType.PUB || socketType == ZmtpSocketType.XPUB;
     subscriptionMessages = pub && protocol != ZmtpProtocol.ZMTP10;
     ctx.fireUserEventTriggered(new ZmtpHandshakeSuccess(protocol, hs.peerSocketType(),
@@ -351,6 +443,12 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     ZmtpCommand cmd = ZmtpCommand.parse(body);
     switch (cmd.name()) {
       case "PING": {
+        if (cmd.ttl() > 0) {
+          if (ttlDeadline == null) {
+            ttlDeadline = new Deadline("within the TTL of its PING");
+          }
+          ttlDeadline.arm(TimeUnit.MILLISECONDS.toNanos(cmd.ttl() * 100L));
+        }
         ByteBuf pong = ctx.alloc().buffer(16);
         ZmtpCommand.pong(cmd.data()).writeFrame(pong);
         appendRaw(ctx, pong);
@@ -645,6 +743,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private boolean asServer;
     private long maxFrameSize = 64L * 1024 * 1024;
     private Duration handshakeTimeout = Duration.ofSeconds(30);
+    private Duration heartbeatInterval = Duration.ZERO;
+    private Duration heartbeatTimeout;
+    private Duration heartbeatTtl = Duration.ZERO;
     private ZmtpPlain plain;
     private Class<?> encoderType;
     private ZmtpEncoder<?> encoder;
@@ -747,6 +848,48 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       }
       this.handshakeTimeout = timeout;
       return this;
+    }
+
+    /**
+     * Send a PING every {@code interval} on a ZMTP 3.1 connection (libzmq's
+     * ZMQ_HEARTBEAT_IVL; default zero, none). A connection on which nothing arrives within the
+     * {@link #heartbeatTimeout} of a PING is closed with a {@code HeartbeatTimeout}
+     * {@link ZmtpException}. Older revisions have no PING and are not heartbeated.
+     *
+     * @param interval time between PINGs, not negative
+     * @return this
+     */
+    public Builder heartbeatInterval(Duration interval) {
+      this.heartbeatInterval = nonNegative(interval, "heartbeatInterval");
+      return this;
+    }
+
+    /**
+     * @param timeout how long to wait for any input after a PING (ZMQ_HEARTBEAT_TIMEOUT;
+     *     default the interval)
+     * @return this
+     */
+    public Builder heartbeatTimeout(Duration timeout) {
+      this.heartbeatTimeout = nonNegative(timeout, "heartbeatTimeout");
+      return this;
+    }
+
+    /**
+     * @param ttl the time-to-live our PINGs carry, in whole deciseconds up to 6553.5 s
+     *     (ZMQ_HEARTBEAT_TTL; default zero, none): a peer closes the connection when nothing
+     *     from us arrives within it
+     * @return this
+     */
+    public Builder heartbeatTtl(Duration ttl) {
+      this.heartbeatTtl = nonNegative(ttl, "heartbeatTtl");
+      return this;
+    }
+
+    private static Duration nonNegative(Duration d, String what) {
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("negative " + what + ": " + d);
+      }
+      return d;
     }
 
     /**

@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -173,10 +174,18 @@ class InteropTest {
   /** Keeps the first bytes received, for failure messages. */
   static final class Wiretap extends io.netty.channel.ChannelInboundHandlerAdapter {
     final StringBuilder seen = new StringBuilder();
+    /** PONG command names seen in the input (in a read, not across two). */
+    final java.util.concurrent.atomic.AtomicInteger pongs = new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
     public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
       io.netty.buffer.ByteBuf b = (io.netty.buffer.ByteBuf) msg;
+      for (int i = b.readerIndex(); i + 5 <= b.writerIndex(); i++) {
+        if (b.getByte(i) == 4 && b.getByte(i + 1) == 'P' && b.getByte(i + 2) == 'O'
+            && b.getByte(i + 3) == 'N' && b.getByte(i + 4) == 'G') {
+          pongs.incrementAndGet();
+        }
+      }
       synchronized (seen) {
         if (seen.length() < 400) {
           seen.append(io.netty.buffer.ByteBufUtil.hexDump(b, b.readerIndex(),
@@ -262,6 +271,10 @@ class InteropTest {
       case "plain-dealer":
       case "plain-refused":
         return ZmtpCodec.builder().socketType(ZmtpSocketType.ROUTER).plainServer(ADMIN).build();
+      case "heartbeat":
+        return ZmtpCodec.builder().socketType(ZmtpSocketType.ROUTER)
+            .heartbeatInterval(Duration.ofMillis(100)).heartbeatTimeout(Duration.ofMillis(300))
+            .heartbeatTtl(Duration.ofMillis(500)).build();
       case "router":
         return ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).identity("netty-dealer").build();
       case "dealer":
@@ -331,6 +344,19 @@ class InteropTest {
           pp.expectLine("OK");
           break;
         }
+        case "heartbeat": {
+          // the peer's two messages, 1.5 s apart: heartbeats both ways keep the connection
+          for (String last : new String[] {"x", "y"}) {
+            assertEquals(List.of("ping", last), strings(poll(rec, ZmtpMessage.class)));
+          }
+          assertTrue(conn.ch.pipeline().get(Wiretap.class).pongs.get() >= 5,
+              "the peer answered our PINGs: " + conn.ch.pipeline().get(Wiretap.class).pongs);
+          byte[] id = rec.handshake.get(WAIT_S, TimeUnit.SECONDS).peerIdentity();
+          conn.ch.writeAndFlush(ZmtpMessage.wrap(io.netty.buffer.Unpooled.copiedBuffer("pong",
+              StandardCharsets.UTF_8), io.netty.buffer.Unpooled.wrappedBuffer(id)));
+          pp.expectLine("OK");
+          break;
+        }
         case "echo":
           // each received message written straight back: sent as it arrived (one copy, or by
           // reference for the large one)
@@ -362,7 +388,8 @@ class InteropTest {
       ZmtpHandshakeSuccess hs = rec.handshake.get(WAIT_S, TimeUnit.SECONDS);
       assertEquals(expect, hs.protocol(), "negotiated protocol");
       if (expect != ZmtpProtocol.ZMTP10) {
-        ZmtpSocketType want = scenario.equals("echo") ? ZmtpSocketType.DEALER
+        ZmtpSocketType want = scenario.equals("echo") || scenario.equals("heartbeat")
+            ? ZmtpSocketType.DEALER
             : ZmtpSocketType.valueOf(scenario.replace("plain-", "").toUpperCase());
         assertEquals(want, hs.peerSocketType());
       }
@@ -440,7 +467,7 @@ class InteropTest {
   List<DynamicTest> libzmq43ViaPyzmq() {
     return matrix("libzmq", python("python3", "zmq"), ZmtpProtocol.ZMTP31,
         "router", "dealer", "sub", "pub", "echo", "plain-router", "plain-dealer", "plain-refused",
-        "plain-refuses");
+        "plain-refuses", "heartbeat");
   }
 
   @TestFactory
@@ -450,7 +477,7 @@ class InteropTest {
         + " (scripts/test.d/40-netty.sh builds it: pip install ./python into a venv)");
     return matrix("oxmq", python(py, "oxmq"), ZmtpProtocol.ZMTP31,
         "router", "dealer", "sub", "pub", "echo", "plain-router", "plain-dealer", "plain-refused",
-        "plain-refuses");
+        "plain-refuses", "heartbeat");
   }
 
   @TestFactory
