@@ -27,6 +27,14 @@ class Recorder extends ChannelInboundHandlerAdapter {
     reads.add(msg);
   }
 
+  /** @return the kind of the {@link ZmtpException} the codec failed with; fails the test otherwise */
+  String errorKind() {
+    Throwable t = error.getNow(null);
+    org.junit.jupiter.api.Assertions.assertInstanceOf(ZmtpException.class, t,
+        "expected a ZmtpException, got " + t);
+    return ((ZmtpException) t).kind();
+  }
+
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     error.complete(cause);
