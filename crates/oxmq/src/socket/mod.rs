@@ -363,12 +363,20 @@ impl Pipes {
     }
 
     /// True when a message is ready to read. A routing-id frame at the head is absorbed
-    /// first: it is not a message, and reporting it would make POLLIN lie.
+    /// first: it is not a message, and reporting it would make POLLIN lie. A pipe found closed
+    /// and drained is retired, as by `read`: its last message may have been read already, and
+    /// then no wake-up is left to report the close.
     pub(crate) fn has_data(&mut self, i: usize) -> bool {
         loop {
             let slot = self.get(i);
             match slot.end.peek() {
-                None => return false,
+                None => {
+                    // `closed` is set after the peer's last flush: look at the queue again.
+                    if slot.end.peer_closed() && slot.end.peek().is_none() && !self.retired.contains(&i) {
+                        self.retired.push(i);
+                    }
+                    return false;
+                }
                 Some(m) if m.is_routing_id() => {
                     if let Read::Msg(m) = slot.end.read() {
                         slot.peer_id = Some(m.into_bytes());
@@ -831,6 +839,20 @@ impl Socket {
         }
     }
 
+    /// `Pattern::has_in`, with the pipes it found closed and drained detached first when it
+    /// found nothing: detaching may leave something to receive that no wake-up will announce
+    /// (ROUTER_NOTIFY's notice that a peer left, after the peer's last message).
+    fn has_in_now(&mut self) -> bool {
+        if self.pattern.has_in(&mut self.pipes) {
+            return true;
+        }
+        if self.pipes.retired.is_empty() {
+            return false;
+        }
+        self.reap_slow();
+        self.pattern.has_in(&mut self.pipes)
+    }
+
     #[cold]
     fn reap_slow(&mut self) {
         while let Some(i) = self.pipes.retired.pop() {
@@ -1025,18 +1047,26 @@ impl Socket {
 
     /// Nothing to receive at once: wait unless DONTWAIT.
     fn recv_blocking(&mut self, flags: i32) -> Result<Msg> {
-        if flags & opt::DONTWAIT != 0 || self.options.rcvtimeo == 0 {
-            self.reap();
-            return Err(Error::Again);
-        }
-        let deadline = deadline(self.options.rcvtimeo);
+        let may_wait = flags & opt::DONTWAIT == 0 && self.options.rcvtimeo != 0;
+        let deadline = if may_wait { deadline(self.options.rcvtimeo) } else { None };
+        let mut waited = false;
         loop {
-            self.wait_input(deadline, &[])?;
-            self.pipes.waits += 1;
+            if !self.pipes.retired.is_empty() {
+                // The attempt found pipes closed: detached before any wait, since that may
+                // leave something to receive that no command will announce (ROUTER_NOTIFY's
+                // notice that a peer left, after the peer's last message).
+                self.reap_slow();
+            } else if may_wait {
+                self.wait_input(deadline, &[])?;
+                self.pipes.waits += 1;
+                waited = true;
+            } else {
+                return Err(Error::Again);
+            }
             match self.pattern.recv(&mut self.pipes) {
                 Err(Error::Again) => continue,
                 r => {
-                    if r.is_ok() {
+                    if r.is_ok() && waited {
                         crate::io::pace::waited_for_input();
                     }
                     return self.received(r);
@@ -1102,7 +1132,7 @@ impl Socket {
         self.process_commands();
         self.pipes.waits += 1;
         let mut ev = 0;
-        if self.pattern.has_in(&mut self.pipes) {
+        if self.has_in_now() {
             ev |= opt::POLLIN;
         }
         if self.pattern.has_out(&mut self.pipes) {
