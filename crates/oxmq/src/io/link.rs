@@ -1,7 +1,8 @@
 //! Options of the link itself rather than of the messaging pattern: ZMTP heartbeats
-//! (HEARTBEAT_IVL, HEARTBEAT_TTL, HEARTBEAT_TIMEOUT) and the raw STREAM link (STREAM_NOTIFY,
-//! CONNECT_ROUTING_ID). Validated as libzmq 4.3 validates them; snapshotted into each session
-//! with the other options at bind/connect time.
+//! (HEARTBEAT_IVL, HEARTBEAT_TTL, HEARTBEAT_TIMEOUT), the raw STREAM link (STREAM_NOTIFY,
+//! CONNECT_ROUTING_ID) and when a connecting link gives up (RECONNECT_STOP, a libzmq 4.3
+//! draft). Validated as libzmq 4.3 validates them, except RECONNECT_STOP, whose unknown bits
+//! are refused; snapshotted into each session with the other options at bind/connect time.
 
 use crate::error::{Error, Result};
 use crate::opt;
@@ -21,6 +22,42 @@ pub(crate) struct LinkOptions {
     pub stream_notify: bool,
     /// The routing id the next `connect` gives its peer (ROUTER, STREAM), then cleared.
     pub connect_routing_id: Option<Bytes>,
+    /// RECONNECT_STOP (see `session/reconnect.rs`).
+    pub reconnect_stop: ReconnectStop,
+}
+
+/// RECONNECT_STOP's conditions (`opt::RECONNECT_STOP_*`); none by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ReconnectStop(i32);
+
+impl ReconnectStop {
+    const ALL: i32 = opt::RECONNECT_STOP_CONN_REFUSED
+        | opt::RECONNECT_STOP_HANDSHAKE_FAILED
+        | opt::RECONNECT_STOP_AFTER_DISCONNECT;
+
+    /// A mask of known flags; anything else is `Invalid` (libzmq keeps any int, but a bit it
+    /// does not know would do nothing, silently).
+    fn new(mask: i32) -> Result<ReconnectStop> {
+        if mask & !Self::ALL != 0 {
+            return Err(Error::Invalid);
+        }
+        Ok(ReconnectStop(mask))
+    }
+
+    /// A refused connect ends the session.
+    pub(crate) fn on_refused(self) -> bool {
+        self.0 & opt::RECONNECT_STOP_CONN_REFUSED != 0
+    }
+
+    /// A connection that ends during its handshake (timeout, peer gone) ends the session.
+    pub(crate) fn on_handshake_failure(self) -> bool {
+        self.0 & opt::RECONNECT_STOP_HANDSHAKE_FAILED != 0
+    }
+
+    /// Once the socket has disconnected or unbound, a refused connect ends the session.
+    pub(crate) fn after_disconnect(self) -> bool {
+        self.0 & opt::RECONNECT_STOP_AFTER_DISCONNECT != 0
+    }
 }
 
 impl Default for LinkOptions {
@@ -31,6 +68,7 @@ impl Default for LinkOptions {
             heartbeat_timeout: -1,
             stream_notify: true,
             connect_routing_id: None,
+            reconnect_stop: ReconnectStop::default(),
         }
     }
 }
@@ -54,6 +92,7 @@ impl LinkOptions {
                 }
                 self.connect_routing_id = Some(Bytes::copy_from_slice(v));
             }
+            opt::RECONNECT_STOP => self.reconnect_stop = ReconnectStop::new(int_val(v)?)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -66,6 +105,7 @@ impl LinkOptions {
             opt::HEARTBEAT_IVL => i(self.heartbeat_ivl),
             opt::HEARTBEAT_TTL => i(self.heartbeat_ttl_ds as i32 * 100),
             opt::HEARTBEAT_TIMEOUT => i(self.heartbeat_timeout),
+            opt::RECONNECT_STOP => i(self.reconnect_stop.0),
             _ => None,
         }
     }
@@ -107,5 +147,24 @@ mod tests {
         assert_eq!(o.effective_timeout(), 250, "TIMEOUT defaults to IVL");
         set(&mut o, opt::HEARTBEAT_TIMEOUT, 40).unwrap();
         assert_eq!(o.effective_timeout(), 40);
+    }
+
+    #[test]
+    fn reconnect_stop_takes_known_flags_only() {
+        let mut o = LinkOptions::default();
+        assert_eq!(o.get(opt::RECONNECT_STOP), Some(0i32.to_ne_bytes().to_vec()));
+        let all = opt::RECONNECT_STOP_CONN_REFUSED | opt::RECONNECT_STOP_HANDSHAKE_FAILED | opt::RECONNECT_STOP_AFTER_DISCONNECT;
+        assert_eq!(set(&mut o, opt::RECONNECT_STOP, all), Ok(true));
+        assert_eq!(o.get(opt::RECONNECT_STOP), Some(all.to_ne_bytes().to_vec()));
+        let s = o.reconnect_stop;
+        assert!(s.on_refused() && s.on_handshake_failure() && s.after_disconnect());
+        assert_eq!(set(&mut o, opt::RECONNECT_STOP, opt::RECONNECT_STOP_HANDSHAKE_FAILED), Ok(true));
+        let s = o.reconnect_stop;
+        assert!(!s.on_refused() && s.on_handshake_failure() && !s.after_disconnect());
+        for bad in [8, -1, all | 0x100] {
+            assert_eq!(set(&mut o, opt::RECONNECT_STOP, bad), Err(Error::Invalid), "{bad:#x}");
+        }
+        assert_eq!(o.set(opt::RECONNECT_STOP, &[1, 0]), Err(Error::Invalid));
+        assert_eq!(o.reconnect_stop, ReconnectStop(opt::RECONNECT_STOP_HANDSHAKE_FAILED), "a refused value changes nothing");
     }
 }

@@ -171,6 +171,10 @@ pub(crate) struct SocketShared {
     pub monitor: crate::monitor::Monitor,
     /// The sessions' counters (`stats.rs`).
     pub io_stats: stats::IoStats,
+    /// `disconnect` or `unbind` of a tcp or ipc endpoint was called while RECONNECT_STOP had
+    /// `RECONNECT_STOP_AFTER_DISCONNECT`: from then on, connecting sessions given that flag end
+    /// at a refused connect (`io/session/reconnect.rs`).
+    pub disconnected: std::sync::atomic::AtomicBool,
 }
 
 impl Owner for SocketShared {
@@ -534,6 +538,7 @@ impl Socket {
                 linger: AtomicI32::new(options.linger),
                 monitor: crate::monitor::Monitor::new(),
                 io_stats: Default::default(),
+                disconnected: Default::default(),
             }),
             ctx,
             options,
@@ -689,6 +694,7 @@ impl Socket {
             EndpointRec::Listener { io, id, fd, resolved, .. } => {
                 crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
                 io.send(IoCmd::CloseEndpoint { id });
+                self.note_disconnect();
                 // The connections it accepted go now, with their inbound queues (zmq_unbind):
                 // nothing more is read from them, even on this thread's direct receive path.
                 let slots: Vec<usize> = (0..self.pipes.slots.len())
@@ -725,6 +731,7 @@ impl Socket {
             EndpointRec::Connect { io, id, given } => {
                 io.send(IoCmd::CloseEndpoint { id });
                 self.detach_endpoint(&given);
+                self.note_disconnect();
             }
             EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
                 self.detach_endpoint(&given)
@@ -732,6 +739,15 @@ impl Socket {
             _ => {}
         }
         Ok(())
+    }
+
+    /// RECONNECT_STOP_AFTER_DISCONNECT: a tcp or ipc endpoint was let go, so this socket's
+    /// connecting sessions stop at their next refused connect (libzmq 4.3.5 sets the same flag
+    /// in `term_endpoint`, which inproc endpoints return before).
+    fn note_disconnect(&self) {
+        if self.options.link.reconnect_stop.after_disconnect() {
+            self.shared.disconnected.store(true, Ordering::Relaxed);
+        }
     }
 
     fn detach_endpoint(&mut self, endpoint: &str) {
