@@ -93,6 +93,16 @@ pub const XPUB_MANUAL_LAST_VALUE: i32 = 98;
 /// When a connecting socket stops reconnecting for good (draft): an `i32` mask of the
 /// `RECONNECT_STOP_*` flags below; 0, the default, never. Readable.
 pub const RECONNECT_STOP: i32 = 109;
+/// A message the socket sends to each peer as the first message of every new connection,
+/// made or accepted (draft): bytes, empty (the default) for none. Sent by ROUTER, DEALER,
+/// CLIENT, SERVER and PEER; other types keep it unused, as libzmq. Write-only, as libzmq.
+pub const HELLO_MSG: i32 = 110;
+/// A message the socket receives from a peer that goes away (draft): bytes, empty (the
+/// default) for none. Received by ROUTER (after the peer's routing-id frame, as any message),
+/// SERVER and PEER (with the peer's routing id), for peers whose connection the socket
+/// accepted once it was handshaken, and for inproc peers that connected to it; other types
+/// keep it unused, as libzmq. Write-only, as libzmq.
+pub const DISCONNECT_MSG: i32 = 111;
 
 // ROUTER_NOTIFY flags.
 pub const NOTIFY_CONNECT: i32 = 1;

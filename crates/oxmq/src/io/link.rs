@@ -1,12 +1,14 @@
 //! Options of the link itself rather than of the messaging pattern: ZMTP heartbeats
 //! (HEARTBEAT_IVL, HEARTBEAT_TTL, HEARTBEAT_TIMEOUT), the raw STREAM link (STREAM_NOTIFY,
-//! CONNECT_ROUTING_ID) and when a connecting link gives up (RECONNECT_STOP, a libzmq 4.3
-//! draft). Validated as libzmq 4.3 validates them, except RECONNECT_STOP, whose unknown bits
-//! are refused; snapshotted into each session with the other options at bind/connect time.
+//! CONNECT_ROUTING_ID), when a connecting link gives up (RECONNECT_STOP), and the messages a
+//! link opens and closes with (HELLO_MSG, DISCONNECT_MSG; libzmq 4.3 drafts). Validated as
+//! libzmq 4.3 validates them, except RECONNECT_STOP, whose unknown bits are refused;
+//! snapshotted into each session with the other options at bind/connect time.
 
 use crate::error::{Error, Result};
 use crate::opt;
 use crate::socket::options::{bool_val, int_min, int_val};
+use crate::socket::SocketType;
 use bytes::Bytes;
 
 #[derive(Clone, Debug)]
@@ -24,6 +26,11 @@ pub(crate) struct LinkOptions {
     pub connect_routing_id: Option<Bytes>,
     /// RECONNECT_STOP (see `session/reconnect.rs`).
     pub reconnect_stop: ReconnectStop,
+    /// HELLO_MSG: sent first on each new connection by the types that send one (empty: none).
+    pub hello_msg: Bytes,
+    /// DISCONNECT_MSG: what a departing peer's pipe yields last, for the types that take one
+    /// (empty: none).
+    pub disconnect_msg: Bytes,
 }
 
 /// RECONNECT_STOP's conditions (`opt::RECONNECT_STOP_*`); none by default.
@@ -69,6 +76,8 @@ impl Default for LinkOptions {
             stream_notify: true,
             connect_routing_id: None,
             reconnect_stop: ReconnectStop::default(),
+            hello_msg: Bytes::new(),
+            disconnect_msg: Bytes::new(),
         }
     }
 }
@@ -93,12 +102,16 @@ impl LinkOptions {
                 self.connect_routing_id = Some(Bytes::copy_from_slice(v));
             }
             opt::RECONNECT_STOP => self.reconnect_stop = ReconnectStop::new(int_val(v)?)?,
+            // Any bytes; none (NULL, 0) clears, as libzmq.
+            opt::HELLO_MSG => self.hello_msg = Bytes::copy_from_slice(v),
+            opt::DISCONNECT_MSG => self.disconnect_msg = Bytes::copy_from_slice(v),
             _ => return Ok(false),
         }
         Ok(true)
     }
 
-    /// Reads a link option; STREAM_NOTIFY and CONNECT_ROUTING_ID are write-only, as in libzmq.
+    /// Reads a link option; STREAM_NOTIFY, CONNECT_ROUTING_ID, HELLO_MSG and DISCONNECT_MSG
+    /// are write-only, as in libzmq.
     pub(crate) fn get(&self, option: i32) -> Option<Vec<u8>> {
         let i = |n: i32| Some(n.to_ne_bytes().to_vec());
         match option {
@@ -108,6 +121,22 @@ impl LinkOptions {
             opt::RECONNECT_STOP => i(self.reconnect_stop.0),
             _ => None,
         }
+    }
+
+    /// The HELLO_MSG a socket of `kind` sends first on each new connection, if any: ROUTER,
+    /// DEALER, CLIENT, SERVER and PEER send it, as libzmq 4.3's do.
+    pub(crate) fn hello(&self, kind: SocketType) -> Option<&Bytes> {
+        use SocketType as T;
+        let sends = matches!(kind, T::Router | T::Dealer | T::Client | T::Server | T::Peer);
+        (sends && !self.hello_msg.is_empty()).then_some(&self.hello_msg)
+    }
+
+    /// The DISCONNECT_MSG a socket of `kind` receives from a peer that goes, if any: ROUTER,
+    /// SERVER and PEER receive it, as libzmq 4.3's do.
+    pub(crate) fn disconnect_msg(&self, kind: SocketType) -> Option<&Bytes> {
+        use SocketType as T;
+        let takes = matches!(kind, T::Router | T::Server | T::Peer);
+        (takes && !self.disconnect_msg.is_empty()).then_some(&self.disconnect_msg)
     }
 
     /// Milliseconds to wait for traffic after a PING (0: never give up).
@@ -166,5 +195,29 @@ mod tests {
         }
         assert_eq!(o.set(opt::RECONNECT_STOP, &[1, 0]), Err(Error::Invalid));
         assert_eq!(o.reconnect_stop, ReconnectStop(opt::RECONNECT_STOP_HANDSHAKE_FAILED), "a refused value changes nothing");
+    }
+
+    #[test]
+    fn hello_and_disconnect_msgs_apply_to_libzmqs_types() {
+        let mut o = LinkOptions::default();
+        assert_eq!(o.hello(SocketType::Dealer), None, "empty: none");
+        assert_eq!(o.set(opt::HELLO_MSG, b"hi"), Ok(true));
+        assert_eq!(o.set(opt::DISCONNECT_MSG, b"bye"), Ok(true));
+        for t in [SocketType::Router, SocketType::Dealer, SocketType::Client, SocketType::Server, SocketType::Peer] {
+            assert_eq!(o.hello(t).map(|b| &b[..]), Some(&b"hi"[..]), "{t:?}");
+        }
+        for t in [SocketType::Req, SocketType::Pub, SocketType::Stream, SocketType::Channel] {
+            assert_eq!(o.hello(t), None, "{t:?}");
+        }
+        for t in [SocketType::Router, SocketType::Server, SocketType::Peer] {
+            assert_eq!(o.disconnect_msg(t).map(|b| &b[..]), Some(&b"bye"[..]), "{t:?}");
+        }
+        for t in [SocketType::Dealer, SocketType::Client, SocketType::Rep] {
+            assert_eq!(o.disconnect_msg(t), None, "{t:?}");
+        }
+        assert_eq!(o.get(opt::HELLO_MSG), None, "write-only, as libzmq");
+        assert_eq!(o.get(opt::DISCONNECT_MSG), None);
+        assert_eq!(o.set(opt::HELLO_MSG, b""), Ok(true));
+        assert_eq!(o.hello(SocketType::Router), None, "an empty value clears it");
     }
 }

@@ -16,11 +16,12 @@
 //! Concerns in submodules with small hooks here: `raw` (a STREAM socket's session skips ZMTP
 //! and moves plain bytes), `heartbeat` (PING/PONG timers; the data path only counts reads),
 //! `close` (a closing tcp connection ends without a reset that would lose its last bytes),
-//! `legacy` (ZMTP 1.0/2.0 peers) and `reconnect` (when a connecting session tries again and
-//! when it gives up).
+//! `legacy` (ZMTP 1.0/2.0 peers), `reconnect` (when a connecting session tries again and when
+//! it gives up) and `hello` (the messages a connection opens and closes with).
 
 mod close;
 pub(super) mod heartbeat;
+mod hello;
 mod legacy;
 mod raw;
 mod reconnect;
@@ -768,6 +769,7 @@ impl Session {
             c.peer_id = routing_id.clone();
         }
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
+        self.send_hello();
         self.attach_peer(routing_id, Some(props));
         if subscribe_all {
             legacy::subscribe_all(self.pipe.as_mut());
@@ -790,6 +792,9 @@ impl Session {
                 PipeEnd::conflate(self.socket.kind, &mut socket_end, &mut mine);
             }
             mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
+            if let Some(m) = self.farewell() {
+                socket_end.set_farewell(m);
+            }
             if self.options.probe_router && crate::socket::probes(self.socket.kind) {
                 // PROBE_ROUTER's probe goes out now, not when the socket next takes commands.
                 socket_end.write(Msg::new());
