@@ -19,7 +19,9 @@
 //!
 //! The monitor then sees what libzmq's shows: CLOSED after the refused connect (or
 //! DISCONNECTED after the failed handshake) and no CONNECT_RETRIED. A session that ends drops
-//! its pipe end, so the socket forgets the connection and what was queued for it.
+//! its pipe end, so the socket drops the pipe and what was queued in it. (The socket still
+//! lists the endpoint: a later `disconnect` of it succeeds, where libzmq, which forgets an
+//! endpoint whose connect was refused for good, says ENOENT.)
 
 use super::{Ctx, Session, State};
 use crate::io::Timer;
