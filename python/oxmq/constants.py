@@ -234,7 +234,8 @@ ctx_opts = {IO_THREADS, MAX_SOCKETS, SOCKET_LIMIT, THREAD_PRIORITY, THREAD_SCHED
 
 
 # The rest of libzmq 4.3.5's constants (values as zmq.h), so code that names them imports;
-# the options among them are not implemented by the core and raise ZMQError(EINVAL).
+# the options among them that the core does not implement (GSSAPI, NORM, VMCI, WebSocket,
+# batch sizes, ...) raise ZMQError(EINVAL).
 BUSY_POLL = 113
 DISCONNECT_MSG = 111
 EVENT_ALL_V1 = 65535
@@ -348,7 +349,7 @@ class Event(IntFlag):
 
 
 # Bytes options among the draft constants above.
-bytes_sockopts |= {SOCKS_USERNAME, SOCKS_PASSWORD}
+bytes_sockopts |= {SOCKS_USERNAME, SOCKS_PASSWORD, HELLO_MSG, DISCONNECT_MSG}
 
 __all__ = [k for k in list(globals()) if k.isupper() and not k.startswith("_")] + [
     "Event", "bytes_sockopts", "int64_sockopts", "ctx_opts",

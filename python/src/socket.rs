@@ -232,6 +232,8 @@ fn opt_kind(option: i32) -> OptKind {
         | opt::XPUB_WELCOME_MSG
         | opt::BINDTODEVICE
         | opt::METADATA
+        | opt::HELLO_MSG
+        | opt::DISCONNECT_MSG
         | 68 /* SOCKS_PROXY */ | 99 /* SOCKS_USERNAME */ | 100 /* SOCKS_PASSWORD */ => OptKind::Bytes,
         _ => OptKind::Int,
     }

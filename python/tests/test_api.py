@@ -116,6 +116,27 @@ def test_router_dealer_identity(ctx):
     assert dealer.recv() == b"back"
 
 
+def test_hello_and_disconnect_msgs(ctx):
+    """The draft HELLO_MSG and DISCONNECT_MSG: bytes options (str attributes are encoded),
+    write-only as in libzmq."""
+    router = ctx.socket(zmq.ROUTER)
+    router.hello_msg = b"welcome"
+    router.disconnect_msg = "gone"
+    router.rcvtimeo = 5000
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    dealer = ctx.socket(zmq.DEALER)
+    dealer.routing_id = b"d"
+    dealer.rcvtimeo = 5000
+    dealer.linger = 0
+    dealer.connect(f"tcp://127.0.0.1:{port}")
+    assert dealer.recv() == b"welcome"
+    dealer.close()
+    assert router.recv_multipart() == [b"d", b"gone"]
+    with pytest.raises(zmq.ZMQError) as ei:
+        router.getsockopt(zmq.HELLO_MSG)
+    assert ei.value.errno == zmq.EINVAL
+
+
 def test_pub_sub_subscribe(ctx):
     pub, sub = pair(ctx, zmq.PUB, zmq.SUB)
     sub.subscribe(b"a")
@@ -181,6 +202,7 @@ ROUND_TRIP = {
     "TCP_KEEPALIVE_INTVL": 5, "IMMEDIATE": 1, "IPV6": 1, "TOS": 8, "HANDSHAKE_IVL": 1000,
     "CONNECT_TIMEOUT": 100, "TCP_MAXRT": 100, "SOCKS_PROXY": b"somehost:1080",
     "SOCKS_USERNAME": b"someuser", "SOCKS_PASSWORD": b"somepass",
+    "RECONNECT_STOP": zmq.RECONNECT_STOP_CONN_REFUSED | zmq.RECONNECT_STOP_AFTER_DISCONNECT,
 }
 READ_ONLY = {"RCVMORE": 0, "TYPE": zmq.DEALER, "MECHANISM": zmq.NULL, "EVENTS": None, "FD": None}
 

@@ -48,3 +48,5 @@ pub use socket::{PeerStats, Socket, SocketStats, SocketType, SyncGuard, SyncSock
 
 #[cfg(test)]
 mod smoke_tests;
+#[cfg(test)]
+mod testing;

@@ -90,10 +90,34 @@ pub const ZAP_ENFORCE_DOMAIN: i32 = 93;
 pub const METADATA: i32 = 95;
 pub const ROUTER_NOTIFY: i32 = 97;
 pub const XPUB_MANUAL_LAST_VALUE: i32 = 98;
+/// When a connecting socket stops reconnecting for good (draft): an `i32` mask of the
+/// `RECONNECT_STOP_*` flags below; 0, the default, never. Readable.
+pub const RECONNECT_STOP: i32 = 109;
+/// A message the socket sends to each peer as the first message of every new connection,
+/// made or accepted (draft): bytes, empty (the default) for none. Sent by ROUTER, DEALER,
+/// CLIENT, SERVER and PEER; other types keep it unused, as libzmq. Write-only, as libzmq.
+pub const HELLO_MSG: i32 = 110;
+/// A message the socket receives from a peer that goes away (draft): bytes, empty (the
+/// default) for none. Received by ROUTER (after the peer's routing-id frame, as any message),
+/// SERVER and PEER (with the peer's routing id), for peers whose connection the socket
+/// accepted once it was handshaken, and for inproc peers that connected to it; other types
+/// keep it unused, as libzmq. Write-only, as libzmq.
+pub const DISCONNECT_MSG: i32 = 111;
 
 // ROUTER_NOTIFY flags.
 pub const NOTIFY_CONNECT: i32 = 1;
 pub const NOTIFY_DISCONNECT: i32 = 2;
+
+// RECONNECT_STOP flags (libzmq 4.3.5's values; 4.3.4's header gave AFTER_DISCONNECT as 3).
+/// Stop when a connect is refused (ECONNREFUSED: nothing listens there).
+pub const RECONNECT_STOP_CONN_REFUSED: i32 = 0x1;
+/// Stop when a connection ends before its handshake completed (HANDSHAKE_IVL expired, or the
+/// peer closed it): a peer that is no ZMTP peer. A handshake refused on a protocol error ends
+/// a connecting socket's attempts with or without this flag.
+pub const RECONNECT_STOP_HANDSHAKE_FAILED: i32 = 0x2;
+/// Once `disconnect` or `unbind` has been called on the socket (with this flag set), stop
+/// when a connect is refused.
+pub const RECONNECT_STOP_AFTER_DISCONNECT: i32 = 0x4;
 
 // oxmq's own socket options, numbered far above libzmq's (which stop near 120) so they can
 // never collide with a future libzmq option.

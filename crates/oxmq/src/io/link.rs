@@ -1,11 +1,14 @@
 //! Options of the link itself rather than of the messaging pattern: ZMTP heartbeats
-//! (HEARTBEAT_IVL, HEARTBEAT_TTL, HEARTBEAT_TIMEOUT) and the raw STREAM link (STREAM_NOTIFY,
-//! CONNECT_ROUTING_ID). Validated as libzmq 4.3 validates them; snapshotted into each session
-//! with the other options at bind/connect time.
+//! (HEARTBEAT_IVL, HEARTBEAT_TTL, HEARTBEAT_TIMEOUT), the raw STREAM link (STREAM_NOTIFY,
+//! CONNECT_ROUTING_ID), when a connecting link gives up (RECONNECT_STOP), and the messages a
+//! link opens and closes with (HELLO_MSG, DISCONNECT_MSG; libzmq 4.3 drafts). Validated as
+//! libzmq 4.3 validates them, except RECONNECT_STOP, whose unknown bits are refused;
+//! snapshotted into each session with the other options at bind/connect time.
 
 use crate::error::{Error, Result};
 use crate::opt;
 use crate::socket::options::{bool_val, int_min, int_val};
+use crate::socket::SocketType;
 use bytes::Bytes;
 
 #[derive(Clone, Debug)]
@@ -21,6 +24,47 @@ pub(crate) struct LinkOptions {
     pub stream_notify: bool,
     /// The routing id the next `connect` gives its peer (ROUTER, STREAM), then cleared.
     pub connect_routing_id: Option<Bytes>,
+    /// RECONNECT_STOP (see `session/reconnect.rs`).
+    pub reconnect_stop: ReconnectStop,
+    /// HELLO_MSG: sent first on each new connection by the types that send one (empty: none).
+    pub hello_msg: Bytes,
+    /// DISCONNECT_MSG: what a departing peer's pipe yields last, for the types that take one
+    /// (empty: none).
+    pub disconnect_msg: Bytes,
+}
+
+/// RECONNECT_STOP's conditions (`opt::RECONNECT_STOP_*`); none by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ReconnectStop(i32);
+
+impl ReconnectStop {
+    const ALL: i32 = opt::RECONNECT_STOP_CONN_REFUSED
+        | opt::RECONNECT_STOP_HANDSHAKE_FAILED
+        | opt::RECONNECT_STOP_AFTER_DISCONNECT;
+
+    /// A mask of known flags; anything else is `Invalid` (libzmq keeps any int, but a bit it
+    /// does not know would do nothing, silently).
+    fn new(mask: i32) -> Result<ReconnectStop> {
+        if mask & !Self::ALL != 0 {
+            return Err(Error::Invalid);
+        }
+        Ok(ReconnectStop(mask))
+    }
+
+    /// A refused connect ends the session.
+    pub(crate) fn on_refused(self) -> bool {
+        self.0 & opt::RECONNECT_STOP_CONN_REFUSED != 0
+    }
+
+    /// A connection that ends during its handshake (timeout, peer gone) ends the session.
+    pub(crate) fn on_handshake_failure(self) -> bool {
+        self.0 & opt::RECONNECT_STOP_HANDSHAKE_FAILED != 0
+    }
+
+    /// Once the socket has disconnected or unbound, a refused connect ends the session.
+    pub(crate) fn after_disconnect(self) -> bool {
+        self.0 & opt::RECONNECT_STOP_AFTER_DISCONNECT != 0
+    }
 }
 
 impl Default for LinkOptions {
@@ -31,6 +75,9 @@ impl Default for LinkOptions {
             heartbeat_timeout: -1,
             stream_notify: true,
             connect_routing_id: None,
+            reconnect_stop: ReconnectStop::default(),
+            hello_msg: Bytes::new(),
+            disconnect_msg: Bytes::new(),
         }
     }
 }
@@ -54,20 +101,42 @@ impl LinkOptions {
                 }
                 self.connect_routing_id = Some(Bytes::copy_from_slice(v));
             }
+            opt::RECONNECT_STOP => self.reconnect_stop = ReconnectStop::new(int_val(v)?)?,
+            // Any bytes; none (NULL, 0) clears, as libzmq.
+            opt::HELLO_MSG => self.hello_msg = Bytes::copy_from_slice(v),
+            opt::DISCONNECT_MSG => self.disconnect_msg = Bytes::copy_from_slice(v),
             _ => return Ok(false),
         }
         Ok(true)
     }
 
-    /// Reads a link option; STREAM_NOTIFY and CONNECT_ROUTING_ID are write-only, as in libzmq.
+    /// Reads a link option; STREAM_NOTIFY, CONNECT_ROUTING_ID, HELLO_MSG and DISCONNECT_MSG
+    /// are write-only, as in libzmq.
     pub(crate) fn get(&self, option: i32) -> Option<Vec<u8>> {
         let i = |n: i32| Some(n.to_ne_bytes().to_vec());
         match option {
             opt::HEARTBEAT_IVL => i(self.heartbeat_ivl),
             opt::HEARTBEAT_TTL => i(self.heartbeat_ttl_ds as i32 * 100),
             opt::HEARTBEAT_TIMEOUT => i(self.heartbeat_timeout),
+            opt::RECONNECT_STOP => i(self.reconnect_stop.0),
             _ => None,
         }
+    }
+
+    /// The HELLO_MSG a socket of `kind` sends first on each new connection, if any: ROUTER,
+    /// DEALER, CLIENT, SERVER and PEER send it, as libzmq 4.3's do.
+    pub(crate) fn hello(&self, kind: SocketType) -> Option<&Bytes> {
+        use SocketType as T;
+        let sends = matches!(kind, T::Router | T::Dealer | T::Client | T::Server | T::Peer);
+        (sends && !self.hello_msg.is_empty()).then_some(&self.hello_msg)
+    }
+
+    /// The DISCONNECT_MSG a socket of `kind` receives from a peer that goes, if any: ROUTER,
+    /// SERVER and PEER receive it, as libzmq 4.3's do.
+    pub(crate) fn disconnect_msg(&self, kind: SocketType) -> Option<&Bytes> {
+        use SocketType as T;
+        let takes = matches!(kind, T::Router | T::Server | T::Peer);
+        (takes && !self.disconnect_msg.is_empty()).then_some(&self.disconnect_msg)
     }
 
     /// Milliseconds to wait for traffic after a PING (0: never give up).
@@ -107,5 +176,48 @@ mod tests {
         assert_eq!(o.effective_timeout(), 250, "TIMEOUT defaults to IVL");
         set(&mut o, opt::HEARTBEAT_TIMEOUT, 40).unwrap();
         assert_eq!(o.effective_timeout(), 40);
+    }
+
+    #[test]
+    fn reconnect_stop_takes_known_flags_only() {
+        let mut o = LinkOptions::default();
+        assert_eq!(o.get(opt::RECONNECT_STOP), Some(0i32.to_ne_bytes().to_vec()));
+        let all = opt::RECONNECT_STOP_CONN_REFUSED | opt::RECONNECT_STOP_HANDSHAKE_FAILED | opt::RECONNECT_STOP_AFTER_DISCONNECT;
+        assert_eq!(set(&mut o, opt::RECONNECT_STOP, all), Ok(true));
+        assert_eq!(o.get(opt::RECONNECT_STOP), Some(all.to_ne_bytes().to_vec()));
+        let s = o.reconnect_stop;
+        assert!(s.on_refused() && s.on_handshake_failure() && s.after_disconnect());
+        assert_eq!(set(&mut o, opt::RECONNECT_STOP, opt::RECONNECT_STOP_HANDSHAKE_FAILED), Ok(true));
+        let s = o.reconnect_stop;
+        assert!(!s.on_refused() && s.on_handshake_failure() && !s.after_disconnect());
+        for bad in [8, -1, all | 0x100] {
+            assert_eq!(set(&mut o, opt::RECONNECT_STOP, bad), Err(Error::Invalid), "{bad:#x}");
+        }
+        assert_eq!(o.set(opt::RECONNECT_STOP, &[1, 0]), Err(Error::Invalid));
+        assert_eq!(o.reconnect_stop, ReconnectStop(opt::RECONNECT_STOP_HANDSHAKE_FAILED), "a refused value changes nothing");
+    }
+
+    #[test]
+    fn hello_and_disconnect_msgs_apply_to_libzmqs_types() {
+        let mut o = LinkOptions::default();
+        assert_eq!(o.hello(SocketType::Dealer), None, "empty: none");
+        assert_eq!(o.set(opt::HELLO_MSG, b"hi"), Ok(true));
+        assert_eq!(o.set(opt::DISCONNECT_MSG, b"bye"), Ok(true));
+        for t in [SocketType::Router, SocketType::Dealer, SocketType::Client, SocketType::Server, SocketType::Peer] {
+            assert_eq!(o.hello(t).map(|b| &b[..]), Some(&b"hi"[..]), "{t:?}");
+        }
+        for t in [SocketType::Req, SocketType::Pub, SocketType::Stream, SocketType::Channel] {
+            assert_eq!(o.hello(t), None, "{t:?}");
+        }
+        for t in [SocketType::Router, SocketType::Server, SocketType::Peer] {
+            assert_eq!(o.disconnect_msg(t).map(|b| &b[..]), Some(&b"bye"[..]), "{t:?}");
+        }
+        for t in [SocketType::Dealer, SocketType::Client, SocketType::Rep] {
+            assert_eq!(o.disconnect_msg(t), None, "{t:?}");
+        }
+        assert_eq!(o.get(opt::HELLO_MSG), None, "write-only, as libzmq");
+        assert_eq!(o.get(opt::DISCONNECT_MSG), None);
+        assert_eq!(o.set(opt::HELLO_MSG, b""), Ok(true));
+        assert_eq!(o.hello(SocketType::Router), None, "an empty value clears it");
     }
 }

@@ -15,13 +15,16 @@
 //!
 //! Concerns in submodules with small hooks here: `raw` (a STREAM socket's session skips ZMTP
 //! and moves plain bytes), `heartbeat` (PING/PONG timers; the data path only counts reads),
-//! `close` (a closing tcp connection ends without a reset that would lose its last bytes) and
-//! `legacy` (ZMTP 1.0/2.0 peers).
+//! `close` (a closing tcp connection ends without a reset that would lose its last bytes),
+//! `legacy` (ZMTP 1.0/2.0 peers), `reconnect` (when a connecting session tries again and when
+//! it gives up) and `hello` (the messages a connection opens and closes with).
 
 mod close;
 pub(super) mod heartbeat;
+mod hello;
 mod legacy;
 mod raw;
+mod reconnect;
 
 use super::{pace, Ctx, IoThread, Timer, TimerKey};
 use crate::monitor::event as mon;
@@ -579,9 +582,9 @@ impl Session {
                             self.schedule_reconnect(ctx)
                         }
                     }
-                    Err(_) => {
+                    Err(e) => {
                         self.event(mon::CLOSED, crate::monitor::NO_FD);
-                        self.schedule_reconnect(ctx)
+                        self.connect_failed(ctx, e.raw_os_error())
                     }
                 }
             }
@@ -627,9 +630,9 @@ impl Session {
                 self.event(mon::CONNECT_DELAYED, libc::EINPROGRESS as u64);
                 true
             }
-            Err(_) => {
+            Err(e) => {
                 self.event(mon::CLOSED, crate::monitor::NO_FD);
-                self.schedule_reconnect(ctx)
+                self.connect_failed(ctx, e.raw_os_error())
             }
         }
     }
@@ -672,24 +675,6 @@ impl Session {
             }
             _ => Ok(None),
         }
-    }
-
-    /// Arms the reconnect timer (with backoff). Returns false if the session should end.
-    fn schedule_reconnect(&mut self, ctx: &mut Ctx<'_>) -> bool {
-        self.state = State::Idle;
-        if self.target.is_none() || self.options.reconnect_ivl < 0 {
-            return false;
-        }
-        if self.closing && self.drained {
-            return false;
-        }
-        let wait = self.ivl.max(0) as u64;
-        if self.options.reconnect_ivl_max > 0 {
-            self.ivl = (self.ivl.saturating_mul(2)).min(self.options.reconnect_ivl_max);
-        }
-        self.event(mon::CONNECT_RETRIED, wait);
-        ctx.add_timer(Instant::now() + Duration::from_millis(wait), self.token, self.serial, Timer::Reconnect);
-        true
     }
 
     // ----- handshake -----
@@ -784,6 +769,7 @@ impl Session {
             c.peer_id = routing_id.clone();
         }
         self.event(mon::HANDSHAKE_SUCCEEDED, 0);
+        self.send_hello();
         self.attach_peer(routing_id, Some(props));
         if subscribe_all {
             legacy::subscribe_all(self.pipe.as_mut());
@@ -806,6 +792,9 @@ impl Session {
                 PipeEnd::conflate(self.socket.kind, &mut socket_end, &mut mine);
             }
             mine.set_owner(self.owner.clone(), PipeId { slot: self.token, serial: self.serial });
+            if let Some(m) = self.farewell() {
+                socket_end.set_farewell(m);
+            }
             if self.options.probe_router && crate::socket::probes(self.socket.kind) {
                 // PROBE_ROUTER's probe goes out now, not when the socket next takes commands.
                 socket_end.write(Msg::new());
@@ -1047,11 +1036,15 @@ impl Session {
             let State::Connecting(mut stream, mut socks) = std::mem::replace(&mut self.state, State::Idle) else {
                 return true;
             };
-            let ok = matches!(stream.take_error(), Ok(None)) && stream.peer_connected();
-            if !ok {
+            let error = match stream.take_error() {
+                Ok(None) if stream.peer_connected() => None,
+                Ok(None) => Some(None),
+                Ok(Some(e)) | Err(e) => Some(e.raw_os_error()),
+            };
+            if let Some(errno) = error {
                 self.event(mon::CLOSED, stream.fd() as u64);
                 let _ = ctx.registry.deregister(&mut stream);
-                return self.schedule_reconnect(ctx);
+                return self.connect_failed(ctx, errno);
             }
             if let Some(s) = &mut socks {
                 match socks_step(&mut stream, s) {
@@ -1469,12 +1462,8 @@ impl Session {
             }
             self.event(mon::DISCONNECTED, self.fd());
         }
-        // A handshake that failed on a protocol error (a malformed or refused handshake, an
-        // ERROR from the peer, a ZAP refusal) ends a connecting session for good, as libzmq's
-        // engine_error(protocol_error) does: retrying would meet the same refusal. A timeout
-        // or a connection cut short still reconnects.
-        let protocol_failure =
-            matches!(&self.state, State::Connected(c) if c.handshake.as_ref().is_some_and(|h| h.error().is_some()));
+        // Some handshake failures end a connecting session for good (see `reconnect.rs`).
+        let stop = self.stops_after_lost_handshake();
         let state = std::mem::replace(&mut self.state, State::Idle);
         if let State::Connected(mut c) = state {
             if c.handshake.is_some() {
@@ -1493,7 +1482,7 @@ impl Session {
         if self.target.is_none() {
             return false; // accept side: the peer will reconnect to us
         }
-        if protocol_failure {
+        if stop {
             self.pipe = None;
             return false;
         }

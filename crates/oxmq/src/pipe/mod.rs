@@ -8,7 +8,8 @@
 //! * **write activation**: this end had stopped at its high-water mark and the peer has since
 //!   read enough to make room;
 //! * **closed**: the peer end was dropped. Messages it flushed before closing stay readable, so
-//!   nothing accepted is lost; the reader sees [`Read::Closed`] only after draining them.
+//!   nothing accepted is lost; the reader sees [`Read::Closed`] only after draining them, and
+//!   after the end's farewell message if its owner gave it one ([`PipeEnd::set_farewell`]).
 //!
 //! Wake-ups go through the [`Owner`] registered for each end, which turns them into a command in
 //! the owner's mailbox (a socket) or in an I/O thread's queue (a session). The high-water mark
@@ -169,6 +170,9 @@ pub(crate) struct PipeEnd {
     conflate_out: bool,
     /// A conflated message taken from the slot by `peek`/`has_data`, returned by `read`.
     stash: Option<Msg>,
+    /// Read once after everything the peer sent, when the peer has closed (see
+    /// [`PipeEnd::set_farewell`]). Boxed: it is rare, and the end stays small.
+    farewell: Option<Box<Msg>>,
 }
 
 /// Creates a pipe. `hwm[0]` bounds the direction end 0 → end 1, `hwm[1]` the reverse.
@@ -197,6 +201,7 @@ pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
         conflate: false,
         conflate_out: false,
         stash: None,
+        farewell: None,
     };
     let a = end(0, w01, r10, hwm[0], hwm[1]);
     let b = end(1, w10, r01, hwm[1], hwm[0]);
@@ -204,6 +209,15 @@ pub(crate) fn pipe(hwm: [u64; 2]) -> (PipeEnd, PipeEnd) {
 }
 
 impl PipeEnd {
+    /// Gives this end a message to read last, once the peer end is gone: after everything the
+    /// peer published, before [`Read::Closed`] (ZMQ_DISCONNECT_MSG: a ROUTER's word that a
+    /// peer left). Only this end's owner sees it, and only if the peer closes first: an end
+    /// its owner drops takes it along unread. `read`, `read_into`, `peek` and `has_data`
+    /// see it; `front`, the sessions' reader, does not (a session is never given one).
+    pub(crate) fn set_farewell(&mut self, msg: Msg) {
+        self.farewell = Some(Box::new(msg));
+    }
+
     /// Registers who receives this end's wake-ups. Call before reading; a flush that happened
     /// before registration is found by the owner's first read.
     pub(crate) fn set_owner(&self, owner: Arc<dyn Owner>, id: PipeId) {
@@ -687,7 +701,14 @@ impl PipeEnd {
                     }
                     Read::Msg(msg)
                 }
-                None => Read::Closed,
+                None => match self.farewell.take() {
+                    Some(msg) => {
+                        let mut msg = *msg;
+                        self.tag(&mut msg);
+                        Read::Msg(msg)
+                    }
+                    None => Read::Closed,
+                },
             }
         } else {
             Read::Empty
@@ -707,7 +728,7 @@ impl PipeEnd {
 
     /// True when a frame is ready to read; when not, the end sleeps and the next flush wakes it.
     pub(crate) fn has_data(&mut self) -> bool {
-        if self.conflate {
+        if self.conflate || self.farewell.is_some() {
             return self.peek().is_some();
         }
         self.inp.has_data()
@@ -721,7 +742,17 @@ impl PipeEnd {
         if self.conflate && self.stash.is_some() && !matches!(self.inp.peek(), Some(m) if m.is_routing_id()) {
             return self.stash.as_ref();
         }
+        if self.farewell.is_some() && self.farewell_due() {
+            return self.farewell.as_deref();
+        }
         self.inp.peek()
+    }
+
+    /// The farewell is next: the peer has closed and everything it published has been read
+    /// (`closed` is set after its last flush, so the queue is looked at after it).
+    #[cold]
+    fn farewell_due(&mut self) -> bool {
+        self.peer().closed.load(Ordering::Acquire) && !self.inp.has_data() && self.stash.is_none()
     }
 
     fn publish_read(&mut self) {
@@ -970,6 +1001,33 @@ mod tests {
         drop(a);
         assert!(matches!(b.read(), Read::Msg(x) if x == "last"), "written before close: delivered");
         assert!(matches!(b.read(), Read::Closed));
+    }
+
+    /// A farewell comes after everything the peer published (not its half message), once,
+    /// and only when the peer closed.
+    #[test]
+    fn farewell_is_read_last_once_the_peer_closes() {
+        let (mut a, mut b) = pipe([0, 0]);
+        let log = Arc::new(Log::default());
+        b.set_owner(log.clone(), PipeId { slot: 2, serial: 0 });
+        b.set_farewell(m("bye", false));
+        a.write(m("1", false));
+        a.flush();
+        assert!(b.has_data());
+        assert!(matches!(b.read(), Read::Msg(x) if x == "1"));
+        assert!(!b.has_data(), "the peer is still there: no farewell yet");
+        assert!(matches!(b.read(), Read::Empty));
+        a.write(m("2", false));
+        a.write(m("half", true));
+        drop(a);
+        assert!(log.0.lock().unwrap().contains(&(2, Wake::Closed)));
+        assert!(matches!(b.read(), Read::Msg(x) if x == "2"));
+        assert!(b.has_data(), "the farewell is ready to read");
+        assert!(matches!(b.peek(), Some(x) if *x == "bye"));
+        let mut out = Msg::new();
+        assert!(matches!(b.read_into(&mut out), Some(Read::Msg(x)) if x == "bye" && !x.more()));
+        assert!(!b.has_data());
+        assert!(matches!(b.read(), Read::Closed), "read once");
     }
 
     #[test]

@@ -171,6 +171,10 @@ pub(crate) struct SocketShared {
     pub monitor: crate::monitor::Monitor,
     /// The sessions' counters (`stats.rs`).
     pub io_stats: stats::IoStats,
+    /// `disconnect` or `unbind` of a tcp or ipc endpoint was called while RECONNECT_STOP had
+    /// `RECONNECT_STOP_AFTER_DISCONNECT`: from then on, connecting sessions given that flag end
+    /// at a refused connect (`io/session/reconnect.rs`).
+    pub disconnected: std::sync::atomic::AtomicBool,
 }
 
 impl Owner for SocketShared {
@@ -363,12 +367,20 @@ impl Pipes {
     }
 
     /// True when a message is ready to read. A routing-id frame at the head is absorbed
-    /// first: it is not a message, and reporting it would make POLLIN lie.
+    /// first: it is not a message, and reporting it would make POLLIN lie. A pipe found closed
+    /// and drained is retired, as by `read`: its last message may have been read already, and
+    /// then no wake-up is left to report the close.
     pub(crate) fn has_data(&mut self, i: usize) -> bool {
         loop {
             let slot = self.get(i);
             match slot.end.peek() {
-                None => return false,
+                None => {
+                    // `closed` is set after the peer's last flush: look at the queue again.
+                    if slot.end.peer_closed() && slot.end.peek().is_none() && !self.retired.contains(&i) {
+                        self.retired.push(i);
+                    }
+                    return false;
+                }
                 Some(m) if m.is_routing_id() => {
                     if let Read::Msg(m) = slot.end.read() {
                         slot.peer_id = Some(m.into_bytes());
@@ -526,6 +538,7 @@ impl Socket {
                 linger: AtomicI32::new(options.linger),
                 monitor: crate::monitor::Monitor::new(),
                 io_stats: Default::default(),
+                disconnected: Default::default(),
             }),
             ctx,
             options,
@@ -681,6 +694,7 @@ impl Socket {
             EndpointRec::Listener { io, id, fd, resolved, .. } => {
                 crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
                 io.send(IoCmd::CloseEndpoint { id });
+                self.note_disconnect();
                 // The connections it accepted go now, with their inbound queues (zmq_unbind):
                 // nothing more is read from them, even on this thread's direct receive path.
                 let slots: Vec<usize> = (0..self.pipes.slots.len())
@@ -717,6 +731,7 @@ impl Socket {
             EndpointRec::Connect { io, id, given } => {
                 io.send(IoCmd::CloseEndpoint { id });
                 self.detach_endpoint(&given);
+                self.note_disconnect();
             }
             EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
                 self.detach_endpoint(&given)
@@ -724,6 +739,15 @@ impl Socket {
             _ => {}
         }
         Ok(())
+    }
+
+    /// RECONNECT_STOP_AFTER_DISCONNECT: a tcp or ipc endpoint was let go, so this socket's
+    /// connecting sessions stop at their next refused connect (libzmq 4.3.5 sets the same flag
+    /// in `term_endpoint`, which inproc endpoints return before).
+    fn note_disconnect(&self) {
+        if self.options.link.reconnect_stop.after_disconnect() {
+            self.shared.disconnected.store(true, Ordering::Relaxed);
+        }
     }
 
     fn detach_endpoint(&mut self, endpoint: &str) {
@@ -829,6 +853,20 @@ impl Socket {
         if !self.pipes.retired.is_empty() {
             self.reap_slow();
         }
+    }
+
+    /// `Pattern::has_in`, with the pipes it found closed and drained detached first when it
+    /// found nothing: detaching may leave something to receive that no wake-up will announce
+    /// (ROUTER_NOTIFY's notice that a peer left, after the peer's last message).
+    fn has_in_now(&mut self) -> bool {
+        if self.pattern.has_in(&mut self.pipes) {
+            return true;
+        }
+        if self.pipes.retired.is_empty() {
+            return false;
+        }
+        self.reap_slow();
+        self.pattern.has_in(&mut self.pipes)
     }
 
     #[cold]
@@ -1025,18 +1063,26 @@ impl Socket {
 
     /// Nothing to receive at once: wait unless DONTWAIT.
     fn recv_blocking(&mut self, flags: i32) -> Result<Msg> {
-        if flags & opt::DONTWAIT != 0 || self.options.rcvtimeo == 0 {
-            self.reap();
-            return Err(Error::Again);
-        }
-        let deadline = deadline(self.options.rcvtimeo);
+        let may_wait = flags & opt::DONTWAIT == 0 && self.options.rcvtimeo != 0;
+        let deadline = if may_wait { deadline(self.options.rcvtimeo) } else { None };
+        let mut waited = false;
         loop {
-            self.wait_input(deadline, &[])?;
-            self.pipes.waits += 1;
+            if !self.pipes.retired.is_empty() {
+                // The attempt found pipes closed: detached before any wait, since that may
+                // leave something to receive that no command will announce (ROUTER_NOTIFY's
+                // notice that a peer left, after the peer's last message).
+                self.reap_slow();
+            } else if may_wait {
+                self.wait_input(deadline, &[])?;
+                self.pipes.waits += 1;
+                waited = true;
+            } else {
+                return Err(Error::Again);
+            }
             match self.pattern.recv(&mut self.pipes) {
                 Err(Error::Again) => continue,
                 r => {
-                    if r.is_ok() {
+                    if r.is_ok() && waited {
                         crate::io::pace::waited_for_input();
                     }
                     return self.received(r);
@@ -1102,7 +1148,7 @@ impl Socket {
         self.process_commands();
         self.pipes.waits += 1;
         let mut ev = 0;
-        if self.pattern.has_in(&mut self.pipes) {
+        if self.has_in_now() {
             ev |= opt::POLLIN;
         }
         if self.pattern.has_out(&mut self.pipes) {

@@ -3,7 +3,10 @@
 //! Bind and connect work in either order: a connect to a name nobody has bound yet creates the
 //! pipe at once (so the connecting socket can queue messages) and parks the other end here until
 //! a socket binds the name. Each direction starts with a routing-id frame, exactly as a tcp
-//! session writes one after its handshake, so ROUTER peers identify inproc peers the same way.
+//! session writes one after its handshake, so ROUTER peers identify inproc peers the same way,
+//! then with the sender's HELLO_MSG when its type sends one. The binder's end yields its
+//! DISCONNECT_MSG, when its type takes one, once the connecting socket lets the pipe go (close
+//! or `disconnect`), as libzmq's inproc pipes do (see `io/session/hello.rs` for tcp and ipc).
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -23,6 +26,9 @@ struct Bound {
     routing_id: Bytes,
     /// The binder's CONFLATE (for its type): pipes to it conflate both ways.
     conflate: bool,
+    /// What the binder's type makes of its HELLO_MSG and DISCONNECT_MSG (None: nothing).
+    hello: Option<Bytes>,
+    disconnect_msg: Option<Bytes>,
 }
 
 struct Pending {
@@ -56,6 +62,15 @@ fn routing_id_frame(id: &Bytes) -> Msg {
     m
 }
 
+/// Opens the direction `end` writes: the routing-id frame, then the hello if there is one.
+fn open(end: &mut PipeEnd, id: &Bytes, hello: Option<&Bytes>) {
+    end.write(routing_id_frame(id));
+    if let Some(h) = hello {
+        end.write(Msg::from(h.clone()));
+    }
+    end.flush();
+}
+
 /// How a connecting socket knows the binder: by CONNECT_ROUTING_ID if it set one.
 fn peer_id<'a>(options: &'a Options, announced: &'a Bytes) -> &'a Bytes {
     options.link.connect_routing_id.as_ref().unwrap_or(announced)
@@ -74,6 +89,8 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
             rcvhwm: options.rcvhwm,
             routing_id: options.routing_id.clone(),
             conflate: options.conflates(shared.kind),
+            hello: options.link.hello(shared.kind).cloned(),
+            disconnect_msg: options.link.disconnect_msg(shared.kind).cloned(),
         },
     );
     for mut p in reg.pending.remove(name).unwrap_or_default() {
@@ -85,8 +102,11 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
             // The connecting end is already its socket's; our inbound direction conflates.
             p.end.set_conflate_reads();
         }
-        p.end.write(routing_id_frame(if p.connect_routing_id.is_empty() { &options.routing_id } else { &p.connect_routing_id }));
-        p.end.flush();
+        let id = if p.connect_routing_id.is_empty() { &options.routing_id } else { &p.connect_routing_id };
+        open(&mut p.end, id, options.link.hello(shared.kind));
+        if let Some(d) = options.link.disconnect_msg(shared.kind) {
+            p.end.set_farewell(Msg::from(d.clone()));
+        }
         // The endpoint marks the pipe as an inproc peer (for the peer count in `stats`).
         shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: Some(p.endpoint), listener: None });
     }
@@ -114,10 +134,11 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
             if b.conflate {
                 PipeEnd::conflate(b.shared.kind, &mut theirs, &mut mine);
             }
-            mine.write(routing_id_frame(&options.routing_id));
-            mine.flush();
-            theirs.write(routing_id_frame(peer_id(options, &b.routing_id)));
-            theirs.flush();
+            open(&mut mine, &options.routing_id, options.link.hello(shared.kind));
+            open(&mut theirs, peer_id(options, &b.routing_id), b.hello.as_ref());
+            if let Some(d) = &b.disconnect_msg {
+                theirs.set_farewell(Msg::from(d.clone()));
+            }
             b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: Some(endpoint), listener: None });
             Ok(mine)
         }
@@ -126,8 +147,7 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
             if options.conflates(shared.kind) {
                 PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
             }
-            mine.write(routing_id_frame(&options.routing_id));
-            mine.flush();
+            open(&mut mine, &options.routing_id, options.link.hello(shared.kind));
             reg.pending.entry(name.to_string()).or_default().push(Pending {
                 end: theirs,
                 endpoint: endpoint.clone(),
@@ -164,4 +184,95 @@ pub(crate) fn attach_internal(
     theirs.flush();
     b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: None, listener: None });
     Some(mine)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{socket, unique};
+    use crate::{opt, Context, Error, Msg, SocketType};
+
+    /// libzmq's test_hello_msg (test_inproc): a bound ROUTER's hello is a DEALER's first message.
+    #[test]
+    fn hello_from_the_binder() {
+        let ctx = Context::new();
+        let ep = format!("inproc://{}", unique("hello"));
+        let mut router = socket(&ctx, SocketType::Router);
+        router.set_bytes(opt::HELLO_MSG, b"H").unwrap();
+        router.bind(&ep).unwrap();
+        let mut dealer = socket(&ctx, SocketType::Dealer);
+        dealer.connect(&ep).unwrap();
+        assert_eq!(dealer.recv(0).unwrap(), "H");
+    }
+
+    /// libzmq's test_hello_msg (test_inproc_late_bind): both hellos arrive when the SERVER
+    /// binds after the CLIENT connected.
+    #[test]
+    fn hellos_both_ways_with_a_late_bind() {
+        let ctx = Context::new();
+        let ep = format!("inproc://{}", unique("late-hello"));
+        let mut server = socket(&ctx, SocketType::Server);
+        server.set_bytes(opt::HELLO_MSG, b"W").unwrap();
+        let mut client = socket(&ctx, SocketType::Client);
+        client.set_bytes(opt::HELLO_MSG, b"H").unwrap();
+        client.connect(&ep).unwrap();
+        server.bind(&ep).unwrap();
+        assert_eq!(client.recv(0).unwrap(), "W");
+        assert_eq!(server.recv(0).unwrap(), "H");
+    }
+
+    /// libzmq's test_disconnect_msg (test_inproc, test_inproc_disconnect): the SERVER receives
+    /// its DISCONNECT_MSG, with the client's routing id, when the CLIENT closes or
+    /// disconnects; and one each time.
+    #[test]
+    fn disconnect_msg_when_the_connecting_peer_goes() {
+        let ctx = Context::new();
+        let ep = format!("inproc://{}", unique("bye"));
+        let mut server = socket(&ctx, SocketType::Server);
+        server.set_bytes(opt::DISCONNECT_MSG, b"D").unwrap();
+        server.bind(&ep).unwrap();
+        for close in [true, false] {
+            let mut client = socket(&ctx, SocketType::Client);
+            client.set_bytes(opt::HELLO_MSG, b"H").unwrap();
+            client.connect(&ep).unwrap();
+            let hello = server.recv(0).unwrap();
+            assert_eq!(hello, "H");
+            if close {
+                drop(client);
+            } else {
+                client.disconnect(&ep).unwrap();
+            }
+            let bye = server.recv(0).unwrap();
+            assert_eq!(bye, "D");
+            assert_eq!(bye.routing_id(), hello.routing_id());
+            assert_eq!(server.recv(opt::DONTWAIT), Err(Error::Again));
+        }
+    }
+
+    /// A late bind gives the waiting pipe the binder's DISCONNECT_MSG too; a ROUTER gets it
+    /// after the peer's routing-id frame. The connecting side never gets one.
+    #[test]
+    fn disconnect_msg_with_a_late_bind_and_only_for_the_binder() {
+        let ctx = Context::new();
+        let ep = format!("inproc://{}", unique("late-bye"));
+        let mut dealer = socket(&ctx, SocketType::Dealer);
+        dealer.set_bytes(opt::ROUTING_ID, b"d").unwrap();
+        dealer.connect(&ep).unwrap();
+        dealer.send("hi", 0).unwrap();
+        let mut router = socket(&ctx, SocketType::Router);
+        router.set_bytes(opt::DISCONNECT_MSG, b"gone").unwrap();
+        router.bind(&ep).unwrap();
+        assert_eq!(router.recv_multipart(0).unwrap(), [Msg::from("d"), Msg::from("hi")]);
+        drop(dealer);
+        assert_eq!(router.recv_multipart(0).unwrap(), [Msg::from("d"), Msg::from("gone")]);
+
+        let ep = format!("inproc://{}", unique("connector-bye"));
+        let mut pair = socket(&ctx, SocketType::Pair);
+        pair.bind(&ep).unwrap();
+        let mut router = socket(&ctx, SocketType::Router);
+        router.set_bytes(opt::DISCONNECT_MSG, b"gone").unwrap();
+        router.set_int(opt::ROUTER_NOTIFY, opt::NOTIFY_DISCONNECT).unwrap();
+        router.connect(&ep).unwrap();
+        drop(pair);
+        assert_eq!(router.recv_multipart(0).unwrap()[1], Msg::new(), "the notification, no disconnect message");
+    }
 }
