@@ -24,6 +24,10 @@ public final class Context implements AutoCloseable {
     public static final int IO_THREADS = 1;
     /** ZMQ_MAX_SOCKETS. */
     public static final int MAX_SOCKETS = 2;
+    /** ZMQ_IPV6: the default of new sockets' ZMQ_IPV6 (0 or 1). */
+    public static final int IPV6 = 42;
+    /** ZMQ_BLOCKY: whether closing waits for linger (1, the default) or not (0). */
+    public static final int BLOCKY = 70;
 
     private final MemorySegment handle;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();

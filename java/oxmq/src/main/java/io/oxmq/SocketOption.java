@@ -69,7 +69,7 @@ public final class SocketOption<T> {
     /** ZMQ_PROBE_ROUTER (write only). */ public static final SocketOption<Boolean> PROBE_ROUTER = bw("PROBE_ROUTER", 51);
     /** ZMQ_REQ_CORRELATE (write only). */ public static final SocketOption<Boolean> REQ_CORRELATE = bw("REQ_CORRELATE", 52);
     /** ZMQ_REQ_RELAXED (write only). */ public static final SocketOption<Boolean> REQ_RELAXED = bw("REQ_RELAXED", 53);
-    /** ZMQ_CONFLATE (write only). */ public static final SocketOption<Boolean> CONFLATE = bw("CONFLATE", 54);
+    /** ZMQ_CONFLATE. */ public static final SocketOption<Boolean> CONFLATE = b("CONFLATE", 54);
     /** ZMQ_ZAP_DOMAIN. */ public static final SocketOption<String> ZAP_DOMAIN = s("ZAP_DOMAIN", 55);
     /** ZMQ_ROUTER_HANDOVER (write only). */ public static final SocketOption<Boolean> ROUTER_HANDOVER = bw("ROUTER_HANDOVER", 56);
     /** ZMQ_HANDSHAKE_IVL (ms). */ public static final SocketOption<Integer> HANDSHAKE_IVL = i("HANDSHAKE_IVL", 66);
@@ -78,6 +78,23 @@ public final class SocketOption<T> {
     /** ZMQ_HEARTBEAT_TTL (ms). */ public static final SocketOption<Integer> HEARTBEAT_TTL = i("HEARTBEAT_TTL", 76);
     /** ZMQ_HEARTBEAT_TIMEOUT (ms). */ public static final SocketOption<Integer> HEARTBEAT_TIMEOUT = i("HEARTBEAT_TIMEOUT", 77);
     /** ZMQ_CONNECT_TIMEOUT (ms). */ public static final SocketOption<Integer> CONNECT_TIMEOUT = i("CONNECT_TIMEOUT", 79);
+    /** ZMQ_RATE (kbit/s, multicast). */ public static final SocketOption<Integer> RATE = i("RATE", 8);
+    /** ZMQ_RECOVERY_IVL (ms, multicast). */ public static final SocketOption<Integer> RECOVERY_IVL = i("RECOVERY_IVL", 9);
+    /** ZMQ_MULTICAST_HOPS. */ public static final SocketOption<Integer> MULTICAST_HOPS = i("MULTICAST_HOPS", 25);
+    /** ZMQ_TCP_KEEPALIVE_CNT (-1: the system's). */ public static final SocketOption<Integer> TCP_KEEPALIVE_CNT = i("TCP_KEEPALIVE_CNT", 35);
+    /** ZMQ_TCP_KEEPALIVE_IDLE (s, -1: the system's). */ public static final SocketOption<Integer> TCP_KEEPALIVE_IDLE = i("TCP_KEEPALIVE_IDLE", 36);
+    /** ZMQ_TCP_KEEPALIVE_INTVL (s, -1: the system's). */ public static final SocketOption<Integer> TCP_KEEPALIVE_INTVL = i("TCP_KEEPALIVE_INTVL", 37);
+    /** ZMQ_ROUTER_RAW (write only). */ public static final SocketOption<Boolean> ROUTER_RAW = bw("ROUTER_RAW", 41);
+    /** ZMQ_TOS (IP type of service). */ public static final SocketOption<Integer> TOS = i("TOS", 57);
+    /** ZMQ_CONNECT_ROUTING_ID (write only: the routing id of the next connection). */ public static final SocketOption<byte[]> CONNECT_ROUTING_ID = bytesW("CONNECT_ROUTING_ID", 61);
+    /** ZMQ_SOCKS_PROXY (host:port). */ public static final SocketOption<String> SOCKS_PROXY = s("SOCKS_PROXY", 68);
+    /** ZMQ_XPUB_MANUAL (write only). */ public static final SocketOption<Boolean> XPUB_MANUAL = bw("XPUB_MANUAL", 71);
+    /** ZMQ_XPUB_VERBOSER (write only). */ public static final SocketOption<Boolean> XPUB_VERBOSER = bw("XPUB_VERBOSER", 78);
+    /** ZMQ_MULTICAST_LOOP. */ public static final SocketOption<Boolean> MULTICAST_LOOP = b("MULTICAST_LOOP", 96);
+    /** ZMQ_ROUTER_NOTIFY (draft: ZMQ_NOTIFY_CONNECT 1 | ZMQ_NOTIFY_DISCONNECT 2). */ public static final SocketOption<Integer> ROUTER_NOTIFY = i("ROUTER_NOTIFY", 97);
+    /** ZMQ_RECONNECT_STOP (draft: a mask of CONN_REFUSED 1, HANDSHAKE_FAILED 2, AFTER_DISCONNECT 4). */ public static final SocketOption<Integer> RECONNECT_STOP = i("RECONNECT_STOP", 109);
+    /** ZMQ_HELLO_MSG (draft, write only: the first message on every new connection). */ public static final SocketOption<byte[]> HELLO_MSG = bytesW("HELLO_MSG", 110);
+    /** ZMQ_DISCONNECT_MSG (draft, write only: received when a peer leaves). */ public static final SocketOption<byte[]> DISCONNECT_MSG = bytesW("DISCONNECT_MSG", 111);
     /** ZMQ_THREAD_SAFE (read only). */ public static final SocketOption<Boolean> THREAD_SAFE = new SocketOption<>("THREAD_SAFE", 81, Kind.BOOL, true, false);
 
     /** The option's name without the {@code ZMQ_} prefix. */
