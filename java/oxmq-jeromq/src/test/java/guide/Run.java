@@ -4,7 +4,7 @@ import org.zeromq.ZContext;
 
 /** Runs a guide program in its own process (used by the interop tests against JeroMQ):
  *  {@code hwserver <endpoint> <n>} prints "BOUND <endpoint>" then serves n requests;
- *  {@code peer key=value...} runs {@link SecurePeer}, prints "READY <endpoint>" once bound or
+ *  {@code tour} prints what {@link ApiTour} finds; {@code peer key=value...} runs {@link SecurePeer}, prints "READY <endpoint>" once bound or
  *  connected and "RESULT <result>" at the end, and exits 0 only when the result is OK. */
 public class Run {
     public static void main(String[] args) throws Exception {
@@ -29,6 +29,9 @@ public class Run {
                     status = result.equals("OK") ? 0 : 3;
                     break;
                 }
+                case "tour":
+                    for (String line : ApiTour.all(ctx)) System.out.println(line);
+                    break;
                 default:
                     throw new IllegalArgumentException(args[0]);
             }

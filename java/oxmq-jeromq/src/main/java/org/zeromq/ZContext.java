@@ -11,8 +11,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public class ZContext implements Closeable {
     private final ZMQ.Context context;
     private final List<ZMQ.Socket> sockets = new CopyOnWriteArrayList<>();
-    private final boolean main;
+    private volatile boolean main;
     private volatile int linger = 0;
+    private volatile int sndhwm = -1; // -1: the library's default
+    private volatile int rcvhwm = -1;
+    private volatile Thread.UncaughtExceptionHandler uncaughtHandler;
+    private volatile Thread.UncaughtExceptionHandler notificationHandler;
     private volatile boolean closed;
 
     /** A context with one I/O thread. */
@@ -36,11 +40,76 @@ public class ZContext implements Closeable {
         return new ZContext(ctx.context, false);
     }
 
-    /** A new socket, closed with this context. */
+    /** A context sharing this one's ZMQ context, with its own sockets. */
+    public ZContext shadow() {
+        return shadow(this);
+    }
+
+    /** A new socket, closed with this context; it gets the high-water marks set here, if any. */
     public ZMQ.Socket createSocket(SocketType type) {
         ZMQ.Socket s = context.socket(type);
+        if (sndhwm >= 0) s.setSndHWM(sndhwm);
+        if (rcvhwm >= 0) s.setRcvHWM(rcvhwm);
         sockets.add(s);
         return s;
+    }
+
+    /** Starts {@code runnable} in a thread attached to a new PAIR pipe; see {@link ZThread#fork}. */
+    public ZMQ.Socket fork(ZThread.IAttachedRunnable runnable, Object... args) {
+        return ZThread.fork(this, runnable, args);
+    }
+
+    /** ZMQ_SNDHWM of the sockets made after this call. */
+    public void setSndHWM(int hwm) {
+        this.sndhwm = hwm;
+    }
+
+    /** ZMQ_RCVHWM of the sockets made after this call. */
+    public void setRcvHWM(int hwm) {
+        this.rcvhwm = hwm;
+    }
+
+    /** The number of I/O threads. */
+    public int getIoThreads() {
+        return context.getIOThreads();
+    }
+
+    /** Sets the number of I/O threads; takes effect before the first socket, as in libzmq. */
+    public void setIoThreads(int ioThreads) {
+        context.setIOThreads(ioThreads);
+    }
+
+    /** Whether no socket made here is still open. */
+    public boolean isEmpty() {
+        return sockets.isEmpty();
+    }
+
+    /** Whether closing this context terminates the ZMQ context too. */
+    public void setMain(boolean main) {
+        this.main = main;
+    }
+
+    /**
+     * Kept for JeroMQ's API: JeroMQ calls it when one of its Java I/O threads fails. oxmq's I/O
+     * threads are native and report failures as errors of the calls, so it is not called.
+     */
+    public void setUncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+        this.uncaughtHandler = handler;
+    }
+
+    /** The handler given to {@link #setUncaughtExceptionHandler}. */
+    public Thread.UncaughtExceptionHandler getUncaughtExceptionHandler() {
+        return uncaughtHandler;
+    }
+
+    /** Kept for JeroMQ's API, like {@link #setUncaughtExceptionHandler}. */
+    public void setNotificationExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+        this.notificationHandler = handler;
+    }
+
+    /** The handler given to {@link #setNotificationExceptionHandler}. */
+    public Thread.UncaughtExceptionHandler getNotificationExceptionHandler() {
+        return notificationHandler;
     }
 
     /** A new socket of type number {@code type}. */

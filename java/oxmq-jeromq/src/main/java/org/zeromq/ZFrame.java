@@ -150,6 +150,11 @@ public class ZFrame {
     }
 
     /** The data as text when printable, else hexadecimal. */
+    /** Prints the frame to standard output, after {@code prefix} when not null. */
+    public void print(String prefix) {
+        System.out.println((prefix == null ? "" : prefix) + "[" + String.format("%03d", size()) + "] " + this);
+    }
+
     @Override
     public String toString() {
         if (data == null) return "";

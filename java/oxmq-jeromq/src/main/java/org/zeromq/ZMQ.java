@@ -260,6 +260,44 @@ public final class ZMQ {
             ctx.set(io.oxmq.Context.MAX_SOCKETS, max);
             return true;
         }
+
+        /** Sets the number of I/O threads (ZMQ_IO_THREADS); takes effect before the first socket. */
+        public boolean setIOThreads(int threads) {
+            ctx.set(io.oxmq.Context.IO_THREADS, threads);
+            return true;
+        }
+
+        /** ZMQ_IPV6 for sockets made after this call. */
+        public boolean setIPv6(boolean ipv6) {
+            ctx.set(io.oxmq.Context.IPV6, ipv6 ? 1 : 0);
+            return true;
+        }
+
+        /** ZMQ_IPV6 of new sockets. */
+        public boolean getIPv6() {
+            return ctx.get(io.oxmq.Context.IPV6) != 0;
+        }
+
+        /** ZMQ_IPV6 of new sockets. */
+        public boolean isIPv6() {
+            return getIPv6();
+        }
+
+        /** ZMQ_BLOCKY: whether terminating waits for sockets' linger (default true). */
+        public boolean setBlocky(boolean blocky) {
+            ctx.set(io.oxmq.Context.BLOCKY, blocky ? 1 : 0);
+            return true;
+        }
+
+        /** ZMQ_BLOCKY. */
+        public boolean getBlocky() {
+            return ctx.get(io.oxmq.Context.BLOCKY) != 0;
+        }
+
+        /** ZMQ_BLOCKY. */
+        public boolean isBlocky() {
+            return getBlocky();
+        }
     }
 
     // ---------------------------------------------------------------------------------------
@@ -269,6 +307,7 @@ public final class ZMQ {
         final io.oxmq.Socket s;
         private final Context context;
         private final SocketType type;
+        private volatile int errno;
 
         Socket(Context context, io.oxmq.Socket s, SocketType type) {
             this.context = context;
@@ -305,7 +344,14 @@ public final class ZMQ {
             }
         }
 
-        private static ZMQException wrap(ZmqException e) {
+        /** Notes EAGAIN when {@code done} is false (a call that returned without completing). */
+        private boolean again(boolean done) {
+            if (!done) errno = ZmqException.EAGAIN;
+            return done;
+        }
+
+        private ZMQException wrap(ZmqException e) {
+            errno = e.errno();
             return ZMQException.of(e);
         }
 
@@ -394,10 +440,12 @@ public final class ZMQ {
         /** Sends {@code len} bytes of {@code data} from {@code off}. */
         public boolean send(byte[] data, int off, int len, int flags) {
             try {
-                return s.send(data, off, len, flags);
+                return again(s.send(data, off, len, flags));
             } catch (AgainException e) {
+                errno = e.errno();
                 return false;
             } catch (ZmqInterruptedException e) {
+                errno = e.errno();
                 return false;
             } catch (ZmqException e) {
                 throw wrap(e);
@@ -428,8 +476,9 @@ public final class ZMQ {
         public int sendByteBuffer(ByteBuffer data, int flags) {
             int n = data.remaining();
             try {
-                return s.send(data, flags) ? n : -1;
+                return again(s.send(data, flags)) ? n : -1;
             } catch (AgainException e) {
+                errno = e.errno();
                 return -1;
             } catch (ZmqException e) {
                 throw wrap(e);
@@ -446,8 +495,11 @@ public final class ZMQ {
         /** Receives a frame; {@code null} with DONTWAIT and nothing there, or on timeout. */
         public byte[] recv(int flags) {
             try {
-                return s.recv(flags);
+                byte[] b = s.recv(flags);
+                again(b != null);
+                return b;
             } catch (AgainException | ZmqInterruptedException e) {
+                errno = e.errno();
                 return null;
             } catch (ZmqException e) {
                 throw wrap(e);
@@ -457,8 +509,11 @@ public final class ZMQ {
         /** Receives into {@code buffer[offset, offset+len)}; returns the frame size or -1. */
         public int recv(byte[] buffer, int offset, int len, int flags) {
             try {
-                return s.recv(buffer, offset, len, flags);
+                int n = s.recv(buffer, offset, len, flags);
+                again(n >= 0);
+                return n;
             } catch (AgainException | ZmqInterruptedException e) {
+                errno = e.errno();
                 return -1;
             } catch (ZmqException e) {
                 throw wrap(e);
@@ -469,8 +524,10 @@ public final class ZMQ {
         public int recvByteBuffer(ByteBuffer buffer, int flags) {
             try {
                 int n = s.recv(buffer, flags);
+                again(n >= 0);
                 return n;
             } catch (AgainException | ZmqInterruptedException e) {
+                errno = e.errno();
                 return -1;
             } catch (ZmqException e) {
                 throw wrap(e);
@@ -619,6 +676,186 @@ public final class ZMQ {
         /** ZMQ_EVENTS. */
         public int getEvents() { return get(SocketOption.EVENTS); }
 
+        /** Throws, as JeroMQ's does: ZMQ_REQ_RELAXED can be set but not read. */
+        public boolean getReqRelaxed() { throw new UnsupportedOperationException("ZMQ_REQ_RELAXED is write-only"); }
+        /** Throws, as JeroMQ's does: ZMQ_REQ_CORRELATE can be set but not read. */
+        public boolean getReqCorrelate() { throw new UnsupportedOperationException("ZMQ_REQ_CORRELATE is write-only"); }
+        /** ZMQ_IMMEDIATE. */
+        public boolean getImmediate() { return get(SocketOption.IMMEDIATE); }
+        /** ZMQ_IMMEDIATE. */
+        public boolean isImmediate() { return getImmediate(); }
+        /** The opposite of ZMQ_IMMEDIATE (its old name, ZMQ_DELAY_ATTACH_ON_CONNECT). */
+        public boolean setDelayAttachOnConnect(boolean v) { return setImmediate(!v); }
+        /** The opposite of ZMQ_IMMEDIATE. */
+        public boolean getDelayAttachOnConnect() { return !getImmediate(); }
+        /** ZMQ_CONFLATE. */
+        public boolean getConflate() { return get(SocketOption.CONFLATE); }
+        /** ZMQ_CONFLATE. */
+        public boolean isConflate() { return getConflate(); }
+        /** ZMQ_IPV6. */
+        public boolean getIPv6() { return get(SocketOption.IPV6); }
+        /** ZMQ_IPV6. */
+        public boolean isIPv6() { return getIPv6(); }
+        /** The opposite of ZMQ_IPV6 (ZMQ_IPV4ONLY, deprecated in libzmq). */
+        public boolean setIPv4Only(boolean v) { return setIPv6(!v); }
+        /** The opposite of ZMQ_IPV6. */
+        public boolean getIPv4Only() { return !getIPv6(); }
+        /** ZMQ_PLAIN_SERVER. */
+        public boolean getPlainServer() { return get(SocketOption.PLAIN_SERVER); }
+        /** ZMQ_PLAIN_SERVER. */
+        public boolean setAsServerPlain(boolean v) { return setPlainServer(v); }
+        /** ZMQ_PLAIN_SERVER. */
+        public boolean getAsServerPlain() { return getPlainServer(); }
+        /** ZMQ_PLAIN_SERVER. */
+        public boolean isAsServerPlain() { return getPlainServer(); }
+        /** ZMQ_PLAIN_USERNAME. */
+        public String getPlainUsername() { return get(SocketOption.PLAIN_USERNAME); }
+        /** ZMQ_PLAIN_PASSWORD. */
+        public String getPlainPassword() { return get(SocketOption.PLAIN_PASSWORD); }
+        /** ZMQ_CURVE_SERVER. */
+        public boolean getCurveServer() { return get(SocketOption.CURVE_SERVER); }
+        /** ZMQ_CURVE_SERVER. */
+        public boolean setAsServerCurve(boolean v) { return setCurveServer(v); }
+        /** ZMQ_CURVE_SERVER. */
+        public boolean getAsServerCurve() { return getCurveServer(); }
+        /** ZMQ_CURVE_SERVER. */
+        public boolean isAsServerCurve() { return getCurveServer(); }
+        /** ZMQ_CURVE_PUBLICKEY, 32 raw bytes (null when unset). */
+        public byte[] getCurvePublicKey() { return rawKey(SocketOption.CURVE_PUBLICKEY); }
+        /** ZMQ_CURVE_SECRETKEY, 32 raw bytes (null when unset). */
+        public byte[] getCurveSecretKey() { return rawKey(SocketOption.CURVE_SECRETKEY); }
+        /** ZMQ_CURVE_SERVERKEY, 32 raw bytes (null when unset). */
+        public byte[] getCurveServerKey() { return rawKey(SocketOption.CURVE_SERVERKEY); }
+        /** ZMQ_ZAP_DOMAIN. */
+        public String getZAPDomain() { return getZapDomain(); }
+        /** ZMQ_ZAP_DOMAIN. */
+        public boolean setZAPDomain(byte[] domain) { return setZAPDomain(new String(domain, CHARSET)); }
+        /** ZMQ_ZAP_DOMAIN. */
+        public boolean setZapDomain(byte[] domain) { return setZAPDomain(domain); }
+        /** The security mechanism in use (ZMQ_MECHANISM). */
+        public Mechanism getMechanism() { return Mechanism.values()[getMechanismCode()]; }
+        /** ZMQ_AFFINITY. */
+        public boolean setAffinity(long v) { return set(SocketOption.AFFINITY, v); }
+        /** ZMQ_AFFINITY. */
+        public long getAffinity() { return get(SocketOption.AFFINITY); }
+        /** ZMQ_BACKLOG. */
+        public boolean setBacklog(int v) { return set(SocketOption.BACKLOG, v); }
+        /** ZMQ_BACKLOG. */
+        public boolean setBacklog(long v) { return setBacklog(Math.toIntExact(v)); }
+        /** ZMQ_BACKLOG. */
+        public int getBacklog() { return get(SocketOption.BACKLOG); }
+        /** ZMQ_RCVHWM, as JeroMQ's getHWM reads it. */
+        public int getHWM() { return getRcvHWM(); }
+        /** ZMQ_MAXMSGSIZE. */
+        public long getMaxMsgSize() { return get(SocketOption.MAXMSGSIZE); }
+        /** ZMQ_SNDBUF. */
+        public boolean setSendBufferSize(long v) { return setSendBufferSize(Math.toIntExact(v)); }
+        /** ZMQ_SNDBUF. */
+        public int getSendBufferSize() { return get(SocketOption.SNDBUF); }
+        /** ZMQ_RCVBUF. */
+        public boolean setReceiveBufferSize(long v) { return setReceiveBufferSize(Math.toIntExact(v)); }
+        /** ZMQ_RCVBUF. */
+        public int getReceiveBufferSize() { return get(SocketOption.RCVBUF); }
+        /** ZMQ_RECONNECT_IVL (ms). */
+        public boolean setReconnectIVL(long v) { return setReconnectIVL(Math.toIntExact(v)); }
+        /** ZMQ_RECONNECT_IVL. */
+        public int getReconnectIVL() { return get(SocketOption.RECONNECT_IVL); }
+        /** ZMQ_RECONNECT_IVL_MAX (ms). */
+        public boolean setReconnectIVLMax(long v) { return setReconnectIVLMax(Math.toIntExact(v)); }
+        /** ZMQ_RECONNECT_IVL_MAX. */
+        public int getReconnectIVLMax() { return get(SocketOption.RECONNECT_IVL_MAX); }
+        /** ZMQ_HANDSHAKE_IVL. */
+        public int getHandshakeIvl() { return get(SocketOption.HANDSHAKE_IVL); }
+        /** ZMQ_HEARTBEAT_IVL. */
+        public int getHeartbeatIvl() { return get(SocketOption.HEARTBEAT_IVL); }
+        /** ZMQ_HEARTBEAT_TIMEOUT. */
+        public int getHeartbeatTimeout() { return get(SocketOption.HEARTBEAT_TIMEOUT); }
+        /** ZMQ_HEARTBEAT_TTL. */
+        public int getHeartbeatTtl() { return get(SocketOption.HEARTBEAT_TTL); }
+        /** ZMQ_TCP_KEEPALIVE (-1 system default, 0 off, 1 on). */
+        public boolean setTCPKeepAlive(long v) { return setTCPKeepAlive(Math.toIntExact(v)); }
+        /** ZMQ_TCP_KEEPALIVE. */
+        public int getTCPKeepAlive() { return get(SocketOption.TCP_KEEPALIVE); }
+        /** ZMQ_TCP_KEEPALIVE. */
+        public long getTCPKeepAliveSetting() { return getTCPKeepAlive(); }
+        /** ZMQ_TCP_KEEPALIVE_CNT. */
+        public boolean setTCPKeepAliveCount(long v) { return set(SocketOption.TCP_KEEPALIVE_CNT, Math.toIntExact(v)); }
+        /** ZMQ_TCP_KEEPALIVE_CNT. */
+        public long getTCPKeepAliveCount() { return get(SocketOption.TCP_KEEPALIVE_CNT); }
+        /** ZMQ_TCP_KEEPALIVE_IDLE (s). */
+        public boolean setTCPKeepAliveIdle(long v) { return set(SocketOption.TCP_KEEPALIVE_IDLE, Math.toIntExact(v)); }
+        /** ZMQ_TCP_KEEPALIVE_IDLE. */
+        public long getTCPKeepAliveIdle() { return get(SocketOption.TCP_KEEPALIVE_IDLE); }
+        /** ZMQ_TCP_KEEPALIVE_INTVL (s). */
+        public boolean setTCPKeepAliveInterval(long v) { return set(SocketOption.TCP_KEEPALIVE_INTVL, Math.toIntExact(v)); }
+        /** ZMQ_TCP_KEEPALIVE_INTVL. */
+        public long getTCPKeepAliveInterval() { return get(SocketOption.TCP_KEEPALIVE_INTVL); }
+        /** ZMQ_TOS. */
+        public boolean setTos(int v) { return set(SocketOption.TOS, v); }
+        /** ZMQ_TOS. */
+        public int getTos() { return get(SocketOption.TOS); }
+        /** ZMQ_RATE (kbit/s, multicast transports). */
+        public boolean setRate(long v) { return set(SocketOption.RATE, Math.toIntExact(v)); }
+        /** ZMQ_RATE. */
+        public long getRate() { return get(SocketOption.RATE); }
+        /** ZMQ_RECOVERY_IVL (ms, multicast transports). */
+        public boolean setRecoveryInterval(long v) { return set(SocketOption.RECOVERY_IVL, Math.toIntExact(v)); }
+        /** ZMQ_RECOVERY_IVL. */
+        public long getRecoveryInterval() { return get(SocketOption.RECOVERY_IVL); }
+        /** ZMQ_MULTICAST_HOPS. */
+        public boolean setMulticastHops(long v) { return set(SocketOption.MULTICAST_HOPS, Math.toIntExact(v)); }
+        /** ZMQ_MULTICAST_HOPS. */
+        public long getMulticastHops() { return get(SocketOption.MULTICAST_HOPS); }
+        /** ZMQ_MULTICAST_LOOP. */
+        public boolean setMulticastLoop(boolean v) { return set(SocketOption.MULTICAST_LOOP, v); }
+        /** ZMQ_MULTICAST_LOOP. */
+        public boolean hasMulticastLoop() { return get(SocketOption.MULTICAST_LOOP); }
+        /** ZMQ_SOCKS_PROXY (host:port). */
+        public boolean setSocksProxy(String proxy) { return set(SocketOption.SOCKS_PROXY, proxy); }
+        /** ZMQ_SOCKS_PROXY. */
+        public boolean setSocksProxy(byte[] proxy) { return setSocksProxy(new String(proxy, CHARSET)); }
+        /** ZMQ_SOCKS_PROXY. */
+        public String getSocksProxy() { return get(SocketOption.SOCKS_PROXY); }
+        /** ZMQ_CONNECT_ROUTING_ID: the routing id the next connect gives its peer. */
+        public boolean setConnectRid(byte[] rid) { return set(SocketOption.CONNECT_ROUTING_ID, rid); }
+        /** ZMQ_CONNECT_ROUTING_ID. */
+        public boolean setConnectRid(String rid) { return setConnectRid(rid.getBytes(CHARSET)); }
+        /** ZMQ_ROUTER_RAW. */
+        public boolean setRouterRaw(boolean v) { return set(SocketOption.ROUTER_RAW, v); }
+        /** ZMQ_PROBE_ROUTER. */
+        public boolean setProbeRouter(boolean v) { return set(SocketOption.PROBE_ROUTER, v); }
+        /** ZMQ_XPUB_MANUAL. */
+        public boolean setXpubManual(boolean v) { return set(SocketOption.XPUB_MANUAL, v); }
+        /** ZMQ_XPUB_NODROP. */
+        public boolean setXpubNoDrop(boolean v) { return set(SocketOption.XPUB_NODROP, v); }
+        /** ZMQ_XPUB_VERBOSER. */
+        public boolean setXpubVerboser(boolean v) { return set(SocketOption.XPUB_VERBOSER, v); }
+        /** ZMQ_HELLO_MSG (draft): a message sent first on every new connection. */
+        public boolean setHelloMsg(byte[] msg) { return set(SocketOption.HELLO_MSG, msg); }
+        /** ZMQ_DISCONNECT_MSG (draft): the message a ROUTER receives when a peer leaves. */
+        public boolean setDisconnectMsg(byte[] msg) { return set(SocketOption.DISCONNECT_MSG, msg); }
+
+        /** The errno of this socket's last failed call (EAGAIN after a receive or send that
+         *  could not complete at once, ETERM after the context ended, ...); 0 before any. */
+        public int errno() {
+            return errno;
+        }
+
+        private byte[] rawKey(SocketOption<String> o) {
+            String z = get(o);
+            return z == null || z.isEmpty() ? null : io.oxmq.Curve.z85Decode(z);
+        }
+
+        /** The security mechanisms, in ZMQ_MECHANISM's numbering. */
+        public enum Mechanism {
+            /** No security. */
+            NULL,
+            /** User name and password in clear text (RFC 24). */
+            PLAIN,
+            /** CurveZMQ (RFC 26). */
+            CURVE
+        }
+
         private static String z85(byte[] key) {
             if (key.length == 32) return io.oxmq.Curve.z85Encode(key);
             if (key.length == 40) return new String(key, StandardCharsets.US_ASCII);
@@ -648,7 +885,8 @@ public final class ZMQ {
         /** Poll events. */
         public static final int POLLIN = ZMQ.POLLIN, POLLOUT = ZMQ.POLLOUT, POLLERR = ZMQ.POLLERR;
         private final io.oxmq.Poller p;
-        private final List<Socket> sockets = new ArrayList<>();
+        private final List<PollItem> items = new ArrayList<>();
+        private long timeout = -1;
 
         Poller(Context ctx, int size) {
             p = new io.oxmq.Poller(Math.max(1, size));
@@ -656,8 +894,28 @@ public final class ZMQ {
 
         /** Registers {@code socket} for {@code events}; returns its index. */
         public int register(Socket socket, int events) {
-            sockets.add(socket);
-            return p.register(socket.s, events);
+            return register(new PollItem(socket, events));
+        }
+
+        /** Registers {@code item}, whose ready events each poll updates; returns its index. */
+        public int register(PollItem item) {
+            items.add(item);
+            return p.register(item.socket.s, item.interest);
+        }
+
+        /** The item at {@code index}, or null. */
+        public PollItem getItem(int index) {
+            return index >= 0 && index < items.size() ? items.get(index) : null;
+        }
+
+        /** The timeout of {@link #poll()} in ms (-1: none, the default). */
+        public long getTimeout() {
+            return timeout;
+        }
+
+        /** Sets the timeout of {@link #poll()} in ms (-1: none). */
+        public void setTimeout(long timeout) {
+            this.timeout = timeout;
         }
 
         /** Registers {@code socket} for POLLIN|POLLOUT|POLLERR. */
@@ -668,23 +926,30 @@ public final class ZMQ {
         /** Unregisters {@code socket}. */
         public void unregister(Socket socket) {
             p.unregister(socket.s);
-            sockets.removeIf(x -> x == socket);
+            items.removeIf(x -> x.socket == socket);
         }
 
-        /** Polls until something is ready (returns the count), or -1 when interrupted. */
+        /** Polls for up to {@link #getTimeout()} ms (by default until something is ready);
+         *  returns the count, or -1 when interrupted. */
         public int poll() {
-            return poll(-1);
+            return poll(timeout);
         }
 
         /** Polls for up to {@code tout} ms (-1: forever); -1 when interrupted. */
         public int poll(long tout) {
+            int n;
             try {
-                return p.poll(tout);
+                n = p.poll(tout);
             } catch (ZmqInterruptedException e) {
                 return -1;
             } catch (ZmqException e) {
                 throw ZMQException.of(e);
             }
+            for (int i = 0; i < items.size(); i++) {
+                items.get(i).ready = (p.isReadable(i) ? POLLIN : 0) | (p.isWritable(i) ? POLLOUT : 0)
+                        | (p.isError(i) ? POLLERR : 0);
+            }
+            return n;
         }
 
         /** Whether item {@code index} is readable. */
@@ -704,7 +969,7 @@ public final class ZMQ {
 
         /** The socket at {@code index}. */
         public Socket getSocket(int index) {
-            return index < sockets.size() ? sockets.get(index) : null;
+            return index >= 0 && index < items.size() ? items.get(index).socket : null;
         }
 
         /** The number of items. */
@@ -720,7 +985,7 @@ public final class ZMQ {
         @Override
         public void close() {
             p.close();
-            sockets.clear();
+            items.clear();
         }
     }
 

@@ -1,6 +1,11 @@
 package org.zeromq;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 
 /**
  * A multipart message, as JeroMQ's ZMsg: a deque of {@link ZFrame}s with send and receive.
@@ -37,6 +42,55 @@ public class ZMsg extends ArrayDeque<ZFrame> {
             if (f == null) return m.isEmpty() ? null : m;
             m.add(f);
             if (!f.hasMore()) return m;
+        }
+    }
+
+    /** Receives a whole message and hands it to {@code handler} (not called when nothing came). */
+    public static void recvMsg(ZMQ.Socket socket, int flags, Consumer<ZMsg> handler) {
+        ZMsg m = recvMsg(socket, flags);
+        if (m != null) handler.accept(m);
+    }
+
+    /** As {@link #recvMsg(ZMQ.Socket, int, Consumer)}; a failure goes to {@code exceptionHandler}. */
+    public static void recvMsg(ZMQ.Socket socket, int flags, Consumer<ZMsg> handler,
+            Consumer<ZMQException> exceptionHandler) {
+        try {
+            recvMsg(socket, flags, handler);
+        } catch (ZMQException e) {
+            exceptionHandler.accept(e);
+        }
+    }
+
+    /** Writes {@code msg} to {@code out}: the frame count, then each frame's size and bytes (ints
+     *  big-endian, as JeroMQ's). False on an I/O error or a null message. */
+    public static boolean save(ZMsg msg, DataOutputStream out) {
+        if (msg == null) return false;
+        try {
+            out.writeInt(msg.size());
+            for (ZFrame f : msg) {
+                out.writeInt(f.size());
+                out.write(f.getData());
+            }
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Reads a message {@link #save} wrote; {@code null} on an I/O error or a truncated input. */
+    public static ZMsg load(DataInputStream in) {
+        if (in == null) return null;
+        try {
+            int n = in.readInt();
+            ZMsg m = new ZMsg();
+            for (int i = 0; i < n; i++) {
+                byte[] data = new byte[in.readInt()];
+                in.readFully(data);
+                m.add(new ZFrame(data));
+            }
+            return m;
+        } catch (IOException | NegativeArraySizeException e) {
+            return null;
         }
     }
 
@@ -78,9 +132,10 @@ public class ZMsg extends ArrayDeque<ZFrame> {
         return n;
     }
 
-    /** Appends a string frame. */
-    public boolean addString(String s) {
-        return add(new ZFrame(s));
+    /** Appends a string frame; returns this message. */
+    public ZMsg addString(String s) {
+        add(new ZFrame(s));
+        return this;
     }
 
     /** Appends a string frame. */
@@ -105,34 +160,46 @@ public class ZMsg extends ArrayDeque<ZFrame> {
         return this;
     }
 
-    /** Prepends a string frame. */
-    public void push(String s) {
+    /** Appends the frames of {@code other} (not copies) and returns this message. */
+    public ZMsg append(ZMsg other) {
+        if (other != null) addAll(other);
+        return this;
+    }
+
+    /** Prepends a string frame; returns this message. */
+    public ZMsg push(String s) {
         push(new ZFrame(s));
+        return this;
     }
 
-    /** Prepends a frame. */
-    public void push(byte[] data) {
+    /** Prepends a frame; returns this message. */
+    public ZMsg push(byte[] data) {
         push(new ZFrame(data));
+        return this;
     }
 
-    /** Prepends a string frame. */
-    public void addFirst(String s) {
+    /** Prepends a string frame; returns this message. */
+    public ZMsg addFirst(String s) {
         addFirst(new ZFrame(s));
+        return this;
     }
 
-    /** Prepends a frame of data. */
-    public void addFirst(byte[] data) {
+    /** Prepends a frame of data; returns this message. */
+    public ZMsg addFirst(byte[] data) {
         addFirst(new ZFrame(data));
+        return this;
     }
 
-    /** Appends a string frame. */
-    public void addLast(String s) {
+    /** Appends a string frame; returns this message. */
+    public ZMsg addLast(String s) {
         addLast(new ZFrame(s));
+        return this;
     }
 
-    /** Appends a frame of data. */
-    public void addLast(byte[] data) {
+    /** Appends a frame of data; returns this message. */
+    public ZMsg addLast(byte[] data) {
         addLast(new ZFrame(data));
+        return this;
     }
 
     /** Removes the first frame and returns it as a string ({@code null} when empty). */
@@ -141,12 +208,13 @@ public class ZMsg extends ArrayDeque<ZFrame> {
         return f == null ? null : f.getString(ZMQ.CHARSET);
     }
 
-    /** Pushes {@code frame} and an empty delimiter in front. */
-    public void wrap(ZFrame frame) {
+    /** Pushes {@code frame} and an empty delimiter in front; returns this message. */
+    public ZMsg wrap(ZFrame frame) {
         if (frame != null) {
             push(new ZFrame(new byte[0]));
             push(frame);
         }
+        return this;
     }
 
     /** Pops the first frame, and the empty delimiter after it if there is one. */
@@ -163,6 +231,47 @@ public class ZMsg extends ArrayDeque<ZFrame> {
         ZMsg m = new ZMsg();
         for (ZFrame f : this) m.add(f.duplicate());
         return m;
+    }
+
+    /** Prints the frames to standard output (JeroMQ's debugging aid); returns this message. */
+    public ZMsg dump() {
+        dump(System.out);
+        return this;
+    }
+
+    /** Writes the frames, one line each with its size, to {@code out}; returns this message. */
+    public ZMsg dump(Appendable out) {
+        try {
+            out.append("--------------------------------------\n");
+            for (ZFrame f : this) {
+                out.append(String.format("[%03d] %s%n", f.size(), f));
+            }
+            if (out instanceof java.io.Flushable) ((java.io.Flushable) out).flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return this;
+    }
+
+    /** Equal when both hold equal frames in the same order (as JeroMQ's). */
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) return true;
+        if (!(o instanceof ZMsg)) return false;
+        ZMsg other = (ZMsg) o;
+        if (size() != other.size()) return false;
+        java.util.Iterator<ZFrame> a = iterator(), b = other.iterator();
+        while (a.hasNext()) {
+            if (!a.next().equals(b.next())) return false;
+        }
+        return true;
+    }
+
+    @Override
+    public int hashCode() {
+        int h = 1;
+        for (ZFrame f : this) h = 31 * h + f.hashCode();
+        return h;
     }
 
     @Override
