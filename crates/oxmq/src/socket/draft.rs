@@ -91,7 +91,7 @@ impl Socket {
         if self.shared.kind != SocketType::Dish {
             return Err(Error::NoCompatProto);
         }
-        let ep = UdpEndpoint::parse(addr, true)?;
+        let ep = UdpEndpoint::parse(addr, true, self.options.ipv6)?;
         let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
         let local = udp::start_dish(&ep, theirs)?;
         let prefix = endpoint.rsplit_once(':').map_or(endpoint, |(p, _)| p);
@@ -107,9 +107,9 @@ impl Socket {
         if self.shared.kind != SocketType::Radio {
             return Err(Error::NoCompatProto);
         }
-        let ep = UdpEndpoint::parse(addr, false)?;
+        let ep = UdpEndpoint::parse(addr, false, self.options.ipv6)?;
         let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-        udp::start_radio(&ep, theirs, self.options.multicast_hops)?;
+        udp::start_radio(&ep, theirs, self.options.multicast_hops, self.options.multicast_loop)?;
         self.attach(mine, Some(endpoint.to_string()), true);
         self.endpoints.push(EndpointRec::Datagram { given: endpoint.to_string(), resolved: endpoint.to_string() });
         self.last_endpoint = endpoint.to_string();
