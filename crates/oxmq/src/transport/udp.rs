@@ -1,11 +1,15 @@
-//! The udp transport for RADIO and DISH (libzmq's `zmq_udp`): one datagram per message, laid
-//! out as libzmq's udp engine does — one byte of group length, the group, the body.
+//! The udp transport (libzmq's `zmq_udp`): RADIO and DISH, whose datagrams are laid out as
+//! libzmq's udp engine lays them out (one byte of group length, the group, the body), and DGRAM,
+//! whose datagrams are bare bodies.
 //!
 //! A RADIO connects (`udp://host:port`, `udp://iface;group-address:port` for multicast sent
 //! from that interface) and sends each message to that address; a DISH binds
 //! (`udp://*:port`, `udp://ip:port`, `udp://iface;group-address:port` to join a multicast
-//! group) and receives. Other combinations are `ENOCOMPATPROTO`, as libzmq. A DISH may bind
-//! port 0 (`*`) and read the port from LAST_ENDPOINT.
+//! group) and receives. A DGRAM binds as a DISH does and then both sends and receives through
+//! that one udp socket: each message is two frames, a peer's address as text ([`peer_text`],
+//! libzmq's `ip:port` with its trailing NUL) then the body; on receipt the address names the
+//! sender, on sending it names the destination. Other combinations are `ENOCOMPATPROTO`, as
+//! libzmq. A bound socket may use port 0 (`*`) and read the port from LAST_ENDPOINT.
 //! Interfaces are given by address, not by name.
 //!
 //! Addresses follow ZMQ_IPV6 as libzmq's resolver does: `*` is `0.0.0.0`, or with IPV6 `[::]`;
@@ -15,10 +19,12 @@
 //!
 //! Each udp endpoint runs on its own small thread: a mio poll over the datagram socket and a
 //! waker for the pipe to the socket. The thread ends when the socket closes its pipe end
-//! (close, disconnect, unbind). Datagrams are unreliable: a DISH pipe at its high-water mark
-//! loses what arrives (as any udp receiver would), a malformed datagram (group length past the
-//! end) is dropped, and a RADIO message too large for one datagram ([`MAX_DATAGRAM`], libzmq's
-//! limit) is dropped — libzmq asserts on it.
+//! (close, disconnect, unbind). Datagrams are unreliable: a receiving pipe at its high-water
+//! mark loses what arrives (as any udp receiver would), a malformed RADIO datagram (group
+//! length past the end) is dropped, and so is a message that cannot be one datagram: a RADIO
+//! message over [`MAX_DATAGRAM`] (libzmq's limit; libzmq asserts on it), a DGRAM body the
+//! kernel refuses (over udp's 64 KiB), or a DGRAM destination of the other address family
+//! than an IPv4 socket's.
 
 use crate::error::{Error, Result};
 use crate::msg::Msg;
@@ -98,6 +104,37 @@ fn parse_ip(s: &str) -> Result<IpAddr> {
     s.parse().map_err(|_| Error::Invalid)
 }
 
+/// A DGRAM peer's address as the address frame carries it: `a.b.c.d:port` (an IPv4 peer of a
+/// dual-stack socket included) or `[v6]:port`, then a NUL, as libzmq writes it (so C reads it
+/// as a string).
+pub(crate) fn peer_text(addr: SocketAddr) -> Vec<u8> {
+    let ip = match addr.ip() {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        v4 => v4,
+    };
+    let s = match ip {
+        IpAddr::V4(ip) => format!("{ip}:{}\0", addr.port()),
+        IpAddr::V6(ip) => format!("[{ip}]:{}\0", addr.port()),
+    };
+    s.into_bytes()
+}
+
+/// A DGRAM destination from an address frame: [`peer_text`]'s forms, the NUL optional, a
+/// literal address (no name lookup) and a port other than 0. None if it is not one.
+pub(crate) fn parse_peer(text: &[u8]) -> Option<SocketAddr> {
+    let text = text.strip_suffix(b"\0").unwrap_or(text);
+    let (h, p) = std::str::from_utf8(text).ok()?.rsplit_once(':')?;
+    if !p.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let port: u16 = p.parse().ok().filter(|&p| p != 0)?;
+    let ip = match h.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(v6) => IpAddr::V6(v6.parse().ok()?),
+        None => IpAddr::V4(h.parse().ok()?),
+    };
+    Some(SocketAddr::new(ip, port))
+}
+
 /// Wakes the engine thread when its pipe has news.
 struct UdpOwner(Waker);
 
@@ -107,9 +144,18 @@ impl Owner for UdpOwner {
     }
 }
 
-/// Opens a DISH's receiving socket and starts its engine over `pipe`. Returns the bound
-/// address (for LAST_ENDPOINT).
-pub(crate) fn start_dish(ep: &UdpEndpoint, pipe: PipeEnd) -> Result<SocketAddr> {
+/// What a bound udp socket is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// DISH: receives group datagrams.
+    Dish,
+    /// DGRAM: sends and receives addressed datagrams.
+    Dgram,
+}
+
+/// Opens a bound udp socket at `ep` (joining its multicast group, if it names one) and starts
+/// its engine over `pipe`. Returns the bound address (for LAST_ENDPOINT).
+pub(crate) fn start_bound(ep: &UdpEndpoint, pipe: PipeEnd, role: Bound) -> Result<SocketAddr> {
     let multicast = ep.host.is_multicast();
     // A group is joined on a socket bound to the unspecified address and the group's port.
     let bind_ip = match ep.host {
@@ -137,7 +183,11 @@ pub(crate) fn start_dish(ep: &UdpEndpoint, pipe: PipeEnd) -> Result<SocketAddr> 
     raw.set_nonblocking(true)?;
     let local = raw.local_addr()?.as_socket().ok_or(Error::Invalid)?;
     let sock = UdpSocket::from_std(raw.into());
-    spawn(sock, pipe, Role::Dish)?;
+    let role = match role {
+        Bound::Dish => Role::Dish,
+        Bound::Dgram => Role::Dgram { v6: bind_ip.is_ipv6() },
+    };
+    spawn(sock, pipe, role)?;
     Ok(local)
 }
 
@@ -191,6 +241,7 @@ fn spawn(mut sock: UdpSocket, pipe: PipeEnd, role: Role) -> Result<()> {
     let interest = match role {
         Role::Radio { .. } => Interest::WRITABLE,
         Role::Dish => Interest::READABLE,
+        Role::Dgram { .. } => Interest::READABLE | Interest::WRITABLE,
     };
     poll.registry().register(&mut sock, SOCK, interest)?;
     pipe.set_owner(Arc::new(UdpOwner(waker)), PipeId { slot: 0, serial: 0 });
@@ -211,6 +262,9 @@ enum Role {
     Radio { dest: SocketAddr },
     /// `[len][group][body]` datagrams → pipe (group, body).
     Dish,
+    /// Pipe (address, body) ↔ datagrams of `body` to or from that address. `v6`: the socket is
+    /// IPv6 (an IPv4 destination goes to its mapped address).
+    Dgram { v6: bool },
 }
 
 struct Engine {
@@ -221,7 +275,7 @@ struct Engine {
     /// A datagram in `out` the socket had no room for yet, and where it goes.
     pending: Option<SocketAddr>,
     out: Vec<u8>,
-    /// The group frame of the message being read from the pipe.
+    /// The first frame (group or address) of the message being read from the pipe.
     head: Option<Msg>,
     buf: Vec<u8>,
 }
@@ -233,6 +287,7 @@ impl Engine {
             let alive = match self.role {
                 Role::Radio { .. } => self.send_side(),
                 Role::Dish => self.discard_pipe() && self.recv_side(),
+                Role::Dgram { .. } => self.send_side() && self.recv_side(),
             };
             if !alive {
                 return;
@@ -245,7 +300,7 @@ impl Engine {
         }
     }
 
-    /// RADIO: turns pipe messages into datagrams until the pipe or the socket would
+    /// RADIO, DGRAM: turns pipe messages into datagrams until the pipe or the socket would
     /// block. False once the socket has closed the pipe.
     fn send_side(&mut self) -> bool {
         loop {
@@ -254,7 +309,8 @@ impl Engine {
                     Ok(_) => self.pending = None,
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    // Unreachable destinations and the like: the datagram is lost, as udp is.
+                    // Unreachable destinations, oversize bodies and the like: the datagram is
+                    // lost, as udp is.
                     Err(_) => self.pending = None,
                 }
             }
@@ -290,6 +346,16 @@ impl Engine {
                 self.out.extend_from_slice(body);
                 Some(dest)
             }
+            Role::Dgram { v6 } => {
+                // The socket checked the address at send; an IPv4 socket cannot reach IPv6.
+                let to = match (parse_peer(head)?, v6) {
+                    (SocketAddr::V4(a), true) => SocketAddr::new(IpAddr::V6(a.ip().to_ipv6_mapped()), a.port()),
+                    (SocketAddr::V6(_), false) => return None,
+                    (to, _) => to,
+                };
+                self.out.extend_from_slice(body);
+                Some(to)
+            }
             Role::Dish => None,
         }
     }
@@ -306,12 +372,13 @@ impl Engine {
         }
     }
 
-    /// DISH: datagrams into the pipe as (group, body) messages until the socket has no more.
+    /// DISH, DGRAM: datagrams into the pipe as (group, body) or (sender, body) messages until
+    /// the socket has no more.
     fn recv_side(&mut self) -> bool {
         let mut wrote = false;
         loop {
-            let n = match self.sock.recv_from(&mut self.buf) {
-                Ok((n, _)) => n,
+            let (n, from) = match self.sock.recv_from(&mut self.buf) {
+                Ok(r) => r,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => continue, // e.g. an ICMP error reported on the socket
@@ -320,12 +387,17 @@ impl Engine {
                 continue; // full: lost, as udp is
             }
             let d = &self.buf[..n];
-            let Some((&glen, rest)) = d.split_first() else { continue };
-            let glen = glen as usize;
-            if glen > rest.len() {
-                continue; // malformed
-            }
-            let (mut head, body) = (Msg::copy_from(&rest[..glen]), Msg::copy_from(&rest[glen..]));
+            let (mut head, body) = match self.role {
+                Role::Dgram { .. } => (Msg::from(peer_text(from)), Msg::copy_from(d)),
+                _ => {
+                    let Some((&glen, rest)) = d.split_first() else { continue };
+                    let glen = glen as usize;
+                    if glen > rest.len() {
+                        continue; // malformed
+                    }
+                    (Msg::copy_from(&rest[..glen]), Msg::copy_from(&rest[glen..]))
+                }
+            };
             head.set_more(true);
             self.pipe.write(head);
             self.pipe.write(body);
@@ -372,5 +444,26 @@ mod tests {
         assert_eq!(p("[ff02::1]:5555", false, false), Err(Error::Invalid));
         // An interface of the other family than the group.
         assert_eq!(p("127.0.0.1;[ff02::1]:5555", true, true), Err(Error::Invalid));
+    }
+
+    #[test]
+    fn peer_text_is_libzmqs_and_parses_back() {
+        let v4: SocketAddr = "127.0.0.1:5556".parse().unwrap();
+        assert_eq!(peer_text(v4), b"127.0.0.1:5556\0");
+        // An IPv4 peer of a dual-stack socket is named as IPv4.
+        let mapped: SocketAddr = "[::ffff:10.1.2.3]:7".parse().unwrap();
+        assert_eq!(peer_text(mapped), b"10.1.2.3:7\0");
+        let v6: SocketAddr = "[::1]:5556".parse().unwrap();
+        assert_eq!(peer_text(v6), b"[::1]:5556\0");
+        for a in [v4, v6] {
+            assert_eq!(parse_peer(&peer_text(a)), Some(a));
+        }
+        // The NUL is optional (C code sends strlen bytes).
+        assert_eq!(parse_peer(b"127.0.0.1:5556"), Some(v4));
+        for bad in [&b""[..], b"127.0.0.1", b"127.0.0.1:0", b"127.0.0.1:x", b"127.0.0.1:+1", b"localhost:5556",
+            b"::1:5556", b"[::1]", b"127.0.0.1:65536", b"\xff:1", b"127.0.0.1:5556\0\0"]
+        {
+            assert_eq!(parse_peer(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
     }
 }
