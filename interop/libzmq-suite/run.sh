@@ -112,12 +112,11 @@ EXCLUDED="test_pair_tipc test_reqrep_tipc test_reqrep_device_tipc test_router_ma
 
 # Expected failures: a failure of one of these is reported but does not fail the run; a pass
 # is reported as "expected to fail but passed". Without the draft API (the configuration of
-# Debian's libzmq, the reference) there are none. With it, oxmq lacks some of libzmq 4.3.4's
-# draft features, each listed in README.md: DGRAM (test_dgram), RADIO/DISH over udp with IPv6
-# (test_radio_dish), and test_monitor's PIPES_STATS case, whose exact queue counts (500) oxmq
-# misses by a few under load (its other cases are drafts-off cases and must pass).
+# Debian's libzmq, the reference) there are none. With it, one draft case falls short, as
+# README.md says: test_monitor's PIPES_STATS case, whose exact queue counts (500) oxmq misses
+# by a few under load (its other cases are drafts-off cases and must pass).
 EXPECTED_FAILURES_oxmq=""
-EXPECTED_FAILURES_oxmq_draft="test_dgram test_radio_dish test_monitor"
+EXPECTED_FAILURES_oxmq_draft="test_monitor"
 EXPECTED_FAILURES_system=""
 
 declare -A TIMEOUT_OVERRIDE=([test_heartbeats]=100)

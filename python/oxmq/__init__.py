@@ -15,7 +15,8 @@ PLAIN and CURVE security: the socket options, ``curve_keypair``/``curve_public``
 ``oxmq.auth`` (pyzmq's ``zmq.auth``: authenticators and certificate files). Socket monitoring:
 ``Socket.monitor`` and ``zmq.utils.monitor``; message metadata through ``Frame.get``.
 
-Not implemented yet (they need the core first): draft socket types, STREAM sockets.
+Not implemented yet (they need the core first): draft socket types other than DGRAM (raw udp,
+``zmq.DGRAM``), STREAM sockets.
 """
 
 from typing import Tuple

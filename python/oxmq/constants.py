@@ -21,6 +21,9 @@ PUSH = 8
 XPUB = 9
 XSUB = 10
 STREAM = 11
+# Draft: raw udp datagrams as [address, body] messages, bound to one udp:// endpoint (not
+# thread-safe, as libzmq's, so an ordinary socket here; the other draft types are not yet).
+DGRAM = 18
 # Deprecated aliases (pyzmq still exports them).
 XREQ = DEALER
 XREP = ROUTER

@@ -65,7 +65,7 @@ class Socket(_oxmq.Socket):
     def __repr__(self) -> str:
         names = {v: k for k, v in vars(constants).items() if k in (
             "PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB",
-            "STREAM")}
+            "STREAM", "DGRAM")}
         closed = " closed" if self.closed else ""
         return f"<oxmq.Socket(zmq.{names.get(self.socket_type, self.socket_type)}) at {hex(id(self))}{closed}>"
 

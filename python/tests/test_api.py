@@ -90,6 +90,39 @@ def test_string_json_pyobj_serialized(ctx):
     assert a.recv_serialized(lambda parts: pickle.loads(parts[0])) == {"x": 1}
 
 
+def test_dgram_over_udp(ctx):
+    """DGRAM as pyzmq's zmq.DGRAM on libzmq: [address, body] both ways, the address received
+    as libzmq writes it (with a NUL), sent back as it is; udp may drop, so resend until heard."""
+    a, b = ctx.socket(zmq.DGRAM), ctx.socket(zmq.DGRAM)
+    for s in (a, b):
+        s.linger = 0
+        s.bind("udp://127.0.0.1:*")
+    port = {s: int(s.last_endpoint.rsplit(b":", 1)[1]) for s in (a, b)}
+    b.rcvtimeo = 200
+    for _ in range(25):
+        a.send_multipart([b"127.0.0.1:%d" % port[b], b"ping"])
+        try:
+            addr, body = b.recv_multipart()
+            break
+        except zmq.Again:
+            pass
+    else:
+        pytest.fail("nothing arrived")
+    assert (addr, body) == (b"127.0.0.1:%d\0" % port[a], b"ping")
+    b.send_multipart([addr, b"pong"])
+    a.rcvtimeo = 5000
+    assert a.recv_multipart() == [b"127.0.0.1:%d\0" % port[b], b"pong"]
+    with pytest.raises(zmq.ZMQError) as e:
+        a.send(b"no address")
+    assert e.value.errno == zmq.EINVAL
+    with pytest.raises(zmq.ZMQError) as e:
+        a.connect("udp://127.0.0.1:5555")
+    assert e.value.errno == zmq.ENOCOMPATPROTO
+    assert "DGRAM" in repr(a)
+    a.close()
+    b.close()
+
+
 def test_req_rep_and_efsm(ctx):
     rep, req = pair(ctx, zmq.REP, zmq.REQ)
     req.send(b"q")

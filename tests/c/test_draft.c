@@ -2,7 +2,7 @@
  * Draft socket types through the C ABI, as a libzmq program built with ZMQ_BUILD_DRAFT_API
  * uses them: CLIENT/SERVER routing ids (zmq_msg_routing_id / zmq_msg_set_routing_id), RADIO/
  * DISH groups (zmq_join, zmq_msg_set_group, zmq_msg_group), PEER (zmq_connect_peer), over
- * tcp, ipc and inproc.
+ * tcp, ipc and inproc; DGRAM over udp.
  */
 #include "testutil.h"
 
@@ -191,9 +191,72 @@ static void test_scatter_gather_channel (void)
         CHECK_RC (zmq_close (gather));
         CHECK_RC (zmq_ctx_term (ctx));
     }
-    /* DGRAM is the one draft type oxmq lacks. */
+}
+
+/* The port a udp socket bound to "udp://127.0.0.1:*" got, from ZMQ_LAST_ENDPOINT. */
+static int udp_port (void *s)
+{
+    char ep[256];
+    size_t len = sizeof ep;
+    CHECK_RC (zmq_getsockopt (s, ZMQ_LAST_ENDPOINT, ep, &len));
+    const char *colon = strrchr (ep, ':');
+    return colon ? atoi (colon + 1) : 0;
+}
+
+/* Sends [to, body] from `from` until `at` receives a frame (udp may drop one), at most 25
+   times 200 ms; the frame received (the sender's address) is left in `addr`. */
+static int dgram_exchange (void *from, const char *to, const char *body, void *at, char *addr, size_t cap)
+{
+    set_int (at, ZMQ_RCVTIMEO, 200);
+    for (int i = 0; i < 25; i++) {
+        send_str (from, to, ZMQ_SNDMORE);
+        send_str (from, body, 0);
+        int n = zmq_recv (at, addr, cap - 1, 0);
+        if (n >= 0) {
+            set_int (at, ZMQ_RCVTIMEO, 5000);
+            return n;
+        }
+        CHECK (zmq_errno () == EAGAIN);
+    }
+    return -1;
+}
+
+/* DGRAM: [address, body] messages over udp, the address as libzmq writes it ("ip:port" and
+   a NUL, so C reads it as a string); not thread-safe; bound, never connected. */
+static void test_dgram (void)
+{
     void *ctx = zmq_ctx_new ();
-    CHECK_NULL_ERR (zmq_socket (ctx, ZMQ_DGRAM), EINVAL);
+    void *a = new_socket (ctx, ZMQ_DGRAM);
+    void *b = new_socket (ctx, ZMQ_DGRAM);
+    int v = -1;
+    size_t len = sizeof v;
+    CHECK_RC (zmq_getsockopt (a, ZMQ_THREAD_SAFE, &v, &len));
+    CHECK (v == 0);
+    CHECK_ERR (zmq_connect (a, "udp://127.0.0.1:5555"), ENOCOMPATPROTO);
+    CHECK_ERR (zmq_bind (a, "tcp://127.0.0.1:*"), ENOCOMPATPROTO);
+    CHECK_RC (zmq_bind (a, "udp://127.0.0.1:*"));
+    CHECK_RC (zmq_bind (b, "udp://127.0.0.1:*"));
+    char to_b[64], a_text[64], addr[64];
+    snprintf (to_b, sizeof to_b, "127.0.0.1:%d", udp_port (b));
+    snprintf (a_text, sizeof a_text, "127.0.0.1:%d", udp_port (a));
+    /* An address without SNDMORE, or one that is not an address: EINVAL. */
+    CHECK_ERR (zmq_send (a, to_b, strlen (to_b), 0), EINVAL);
+    CHECK_ERR (zmq_send (a, "nowhere", 7, ZMQ_SNDMORE), EINVAL);
+    int n = dgram_exchange (a, to_b, "question", b, addr, sizeof addr);
+    CHECK (n == (int) strlen (a_text) + 1);
+    CHECK (n > 0 && addr[n - 1] == 0 && strcmp (addr, a_text) == 0);
+    CHECK (rcvmore (b));
+    expect_str (b, "question");
+    CHECK (!rcvmore (b));
+    /* The address received, NUL and all, sends the answer back. */
+    CHECK (zmq_send (b, addr, (size_t) n, ZMQ_SNDMORE) == n);
+    send_str (b, "answer", 0);
+    char from[64];
+    n = zmq_recv (a, from, sizeof from - 1, 0);
+    CHECK (n > 0);
+    expect_str (a, "answer");
+    CHECK_RC (zmq_close (a));
+    CHECK_RC (zmq_close (b));
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
@@ -256,6 +319,7 @@ int main (int argc, char **argv)
     RUN (test_peer);
     RUN (test_router_peer_state);
     RUN (test_scatter_gather_channel);
+    RUN (test_dgram);
     RUN (test_threadsafe_client);
 #endif
     return test_main_end ();

@@ -11,8 +11,6 @@
  * null or invalid context/message pointers, ENOTSOCK for a null or closed socket, EINVAL for
  * bad arguments, unknown options and wrong option lengths.
  *
- * What oxmq does not implement yet answers ENOTSUP (see zmq_has): the DGRAM socket.
- *
  * SPDX-License-Identifier: MPL-2.0
  */
 
@@ -583,7 +581,10 @@ ZMQ_EXPORT int oxmq_socket_peer_stats (void *s_, oxmq_socket_peer_stats_t *peers
 ZMQ_EXPORT int oxmq_has_draft_api (const char *capability_);
 #define zmq_has(capability_) oxmq_has_draft_api (capability_)
 
-/* Draft socket types. oxmq has all but DGRAM (zmq_socket fails with EINVAL for it). */
+/* Draft socket types. DGRAM (not thread-safe, as libzmq's) binds one udp:// endpoint and
+   sends and receives [address, body] messages: the address is the peer's "ip:port" (IPv6:
+   "[ip]:port") followed by a NUL on receipt, the destination (NUL optional) on sending. It
+   does not connect, nor use tcp, ipc or inproc (ENOCOMPATPROTO). */
 #define ZMQ_SERVER 12
 #define ZMQ_CLIENT 13
 #define ZMQ_RADIO 14

@@ -48,8 +48,8 @@ pub unsafe extern "C" fn zmq_version(major: *mut c_int, minor: *mut c_int, patch
 /// a program built without the draft API (any libzmq 4.3 header without
 /// ZMQ_BUILD_DRAFT_API, Debian's included) calls `zmq_has` and hears 0, as from a libzmq
 /// built without drafts, which such programs check; oxmq's zmq.h with ZMQ_BUILD_DRAFT_API
-/// maps `zmq_has` to [`oxmq_has_draft_api`], which says 1 (the draft types are all there
-/// but DGRAM).
+/// maps `zmq_has` to [`oxmq_has_draft_api`], which says 1 (every draft socket type is
+/// there).
 const CAPABILITIES: &[&str] = &["ipc", "curve"];
 
 #[no_mangle]

@@ -1,6 +1,7 @@
-//! RADIO/DISH over udp (libzmq's `zmq_udp`): unicast, multicast on the loopback interface
-//! (skipped with a message where the host cannot loop multicast back), and the datagram format
-//! checked byte for byte against plain udp sockets: one byte of group length, group, body.
+//! RADIO/DISH over udp (libzmq's `zmq_udp`): unicast over IPv4 and IPv6 (skipped with a message
+//! where the host has no `::1`), multicast on the loopback interface (skipped likewise where
+//! the host cannot loop multicast back), and the datagram format checked byte for byte against
+//! plain udp sockets: one byte of group length, group, body.
 
 mod common;
 
@@ -84,6 +85,70 @@ fn only_radio_connects_and_dish_binds() {
     assert_eq!(dish.unbind("udp://127.0.0.1:1"), Err(Error::NoEnt));
 }
 
+/// Whether this host has an IPv6 loopback to test on.
+fn ipv6_loopback() -> bool {
+    UdpSocket::bind("[::1]:0").is_ok()
+}
+
+/// Sends `body` to `group` from `radio` until `dish` receives a message (udp may drop one),
+/// within [`DEADLINE`]; returns it with its group.
+fn relay(radio: &mut oxmq::Socket, group: &str, body: &str, dish: &mut oxmq::Socket) -> (Vec<u8>, Vec<u8>) {
+    let end = std::time::Instant::now() + DEADLINE;
+    dish.set_int(opt::RCVTIMEO, 200).unwrap();
+    loop {
+        radio.send_group(group, body, 0).unwrap();
+        match dish.recv_group(0) {
+            Ok((g, m)) => return (g.to_vec(), m.to_vec()),
+            Err(Error::Again) => assert!(std::time::Instant::now() < end, "nothing arrived"),
+            Err(e) => panic!("recv_group: {e:?}"),
+        }
+    }
+}
+
+#[test]
+fn dish_on_wildcard_with_ipv6_hears_ipv6_and_ipv4_radios() {
+    // libzmq's test_radio_dish_udp_ipv6: with ZMQ_IPV6, `*` is `[::]`, which takes IPv4 too.
+    if !ipv6_loopback() {
+        eprintln!("skip: no IPv6 loopback (::1) on this host");
+        return;
+    }
+    let ctx = Context::new();
+    let mut dish = socket(&ctx, T::Dish);
+    dish.set_int(opt::IPV6, 1).unwrap();
+    dish.bind("udp://*:*").unwrap();
+    let ep = dish.last_endpoint().unwrap();
+    let port = ep.rsplit_once(':').unwrap().1;
+    assert_ne!(port, "0", "{ep}");
+    dish.join("TV").unwrap();
+    let mut r6 = socket(&ctx, T::Radio);
+    r6.set_int(opt::IPV6, 1).unwrap();
+    r6.connect(&format!("udp://[::1]:{port}")).unwrap();
+    assert_eq!(relay(&mut r6, "TV", "Friends", &mut dish), (b"TV".to_vec(), b"Friends".to_vec()));
+    let mut r4 = socket(&ctx, T::Radio);
+    r4.connect(&format!("udp://127.0.0.1:{port}")).unwrap();
+    assert_eq!(relay(&mut r4, "TV", "Seinfeld", &mut dish), (b"TV".to_vec(), b"Seinfeld".to_vec()));
+}
+
+#[test]
+fn ipv6_addresses_need_the_option() {
+    // libzmq's resolver: ENODEV to bind, EINVAL to connect.
+    let ctx = Context::new();
+    let mut dish = socket(&ctx, T::Dish);
+    assert_eq!(dish.bind("udp://[::1]:*"), Err(Error::NoDev));
+    let mut radio = socket(&ctx, T::Radio);
+    assert_eq!(radio.connect("udp://[::1]:5556"), Err(Error::Invalid));
+    if !ipv6_loopback() {
+        eprintln!("skip: no IPv6 loopback (::1) on this host");
+        return;
+    }
+    dish.set_int(opt::IPV6, 1).unwrap();
+    dish.bind("udp://[::1]:*").unwrap();
+    radio.set_int(opt::IPV6, 1).unwrap();
+    radio.connect(&dish.last_endpoint().unwrap()).unwrap();
+    dish.join("g").unwrap();
+    assert_eq!(relay(&mut radio, "g", "six", &mut dish), (b"g".to_vec(), b"six".to_vec()));
+}
+
 #[test]
 fn unbind_stops_receiving_and_disconnect_stops_sending() {
     let ctx = Context::new();
@@ -105,13 +170,22 @@ fn unbind_stops_receiving_and_disconnect_stops_sending() {
 
 /// Whether a multicast datagram sent from 127.0.0.1 loops back to a member on this host.
 fn loopback_multicast_works(group: &str) -> Result<(), String> {
+    multicast_loops_back(group, Some("127.0.0.1".parse().unwrap()))
+}
+
+/// Whether a multicast datagram sent from interface `iface` (None: the one the routing table
+/// picks) is delivered to a member on this host with IP_MULTICAST_LOOP on.
+fn multicast_loops_back(group: &str, iface: Option<std::net::Ipv4Addr>) -> Result<(), String> {
     let g: std::net::Ipv4Addr = group.parse().unwrap();
     let rx = UdpSocket::bind("0.0.0.0:0").map_err(|e| e.to_string())?;
-    rx.join_multicast_v4(&g, &"127.0.0.1".parse().unwrap()).map_err(|e| format!("join: {e}"))?;
+    let member = iface.unwrap_or(std::net::Ipv4Addr::UNSPECIFIED);
+    rx.join_multicast_v4(&g, &member).map_err(|e| format!("join: {e}"))?;
     rx.set_read_timeout(Some(Duration::from_millis(500))).map_err(|e| e.to_string())?;
     let port = rx.local_addr().map_err(|e| e.to_string())?.port();
     let s2 = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None).map_err(|e| e.to_string())?;
-    s2.set_multicast_if_v4(&"127.0.0.1".parse().unwrap()).map_err(|e| format!("IP_MULTICAST_IF: {e}"))?;
+    if let Some(i) = iface {
+        s2.set_multicast_if_v4(&i).map_err(|e| format!("IP_MULTICAST_IF: {e}"))?;
+    }
     s2.set_multicast_loop_v4(true).map_err(|e| e.to_string())?;
     let tx: UdpSocket = s2.into();
     for _ in 0..3 {
@@ -143,4 +217,40 @@ fn multicast_on_loopback() {
     radio.send_group("m", "multicast", 0).unwrap();
     let (g, m) = dish.recv_group(0).unwrap();
     assert_eq!((&g[..], &m[..]), (&b"m"[..], &b"multicast"[..]));
+}
+
+#[test]
+fn multicast_loop_off_is_not_heard_here() {
+    // libzmq's test_radio_dish_no_loop, on the interface the routing table picks (on the
+    // loopback interface itself every datagram comes back, whatever IP_MULTICAST_LOOP says).
+    let group = format!("239.254.{}.{}", std::process::id() % 250, (std::process::id() / 250) % 250 + 1);
+    if let Err(why) = multicast_loops_back(&group, None) {
+        eprintln!("skip: {why}");
+        return;
+    }
+    let ctx = Context::new();
+    let (mut dish, ep) = dish_on(&ctx, &format!("udp://{group}:*"));
+    let port = ep.rsplit_once(':').unwrap().1;
+    dish.join("m").unwrap();
+    let mut mute = socket(&ctx, T::Radio);
+    mute.set_int(opt::MULTICAST_LOOP, 0).unwrap();
+    mute.connect(&format!("udp://{group}:{port}")).unwrap();
+    let mut loud = socket(&ctx, T::Radio);
+    loud.connect(&format!("udp://{group}:{port}")).unwrap();
+    // Each muted datagram goes out before the heard one: had one looped back, it would be
+    // received first.
+    let end = std::time::Instant::now() + DEADLINE;
+    dish.set_int(opt::RCVTIMEO, 200).unwrap();
+    loop {
+        mute.send_group("m", "unheard", 0).unwrap();
+        loud.send_group("m", "heard", 0).unwrap();
+        match dish.recv_group(0) {
+            Ok((_, m)) => {
+                assert_eq!(&m[..], b"heard");
+                break;
+            }
+            Err(Error::Again) => assert!(std::time::Instant::now() < end, "nothing arrived"),
+            Err(e) => panic!("recv_group: {e:?}"),
+        }
+    }
 }

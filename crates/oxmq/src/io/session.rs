@@ -687,10 +687,12 @@ impl Session {
             return false;
         }
         let kind = self.socket.kind;
+        // A socket type without a ZMTP name (DGRAM) never gets a stream session.
+        let Some(socket_type) = kind.wire() else { return false };
         let mechanism = self.options.security.mechanism();
         let peer_address = super::zap::peer_address(&stream);
         let config = zmtp::Config {
-            socket_type: kind.wire(),
+            socket_type,
             routing_id: self.options.routing_id.clone(),
             zap: super::zap::config(&self.options, &mechanism, &peer_address),
             mechanism,

@@ -1,4 +1,5 @@
-//! The draft types' own calls on [`Socket`]: RADIO/DISH groups and PEER's `connect_peer`.
+//! The draft types' own calls on [`Socket`]: RADIO/DISH groups, PEER's `connect_peer`, and the
+//! udp endpoints of RADIO, DISH and DGRAM.
 //!
 //! Routing ids of SERVER and PEER ride on the message itself ([`Msg::routing_id`]), so those
 //! types need nothing here beyond `send`/`recv`.
@@ -86,14 +87,21 @@ impl Socket {
         Ok(id)
     }
 
-    /// `bind("udp://...")`: DISH only (`NoCompatProto` otherwise, as libzmq).
+    /// `bind("udp://...")`: DISH and DGRAM only (`NoCompatProto` otherwise, as libzmq). A DGRAM
+    /// sends and receives through one udp socket: a second bind is `NotSup` until the first is
+    /// unbound (libzmq accepts it and leaves it unused).
     pub(super) fn bind_udp(&mut self, endpoint: &str, addr: &str) -> Result<()> {
-        if self.shared.kind != SocketType::Dish {
-            return Err(Error::NoCompatProto);
+        let role = match self.shared.kind {
+            SocketType::Dish => udp::Bound::Dish,
+            SocketType::Dgram => udp::Bound::Dgram,
+            _ => return Err(Error::NoCompatProto),
+        };
+        let ep = UdpEndpoint::parse(addr, true, self.options.ipv6)?;
+        if role == udp::Bound::Dgram && self.endpoints.iter().any(|e| matches!(e, EndpointRec::Datagram { .. })) {
+            return Err(Error::NotSup);
         }
-        let ep = UdpEndpoint::parse(addr, true)?;
         let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-        let local = udp::start_dish(&ep, theirs)?;
+        let local = udp::start_bound(&ep, theirs, role)?;
         let prefix = endpoint.rsplit_once(':').map_or(endpoint, |(p, _)| p);
         let resolved = format!("{prefix}:{}", local.port());
         self.attach(mine, Some(endpoint.to_string()), true);
@@ -107,9 +115,9 @@ impl Socket {
         if self.shared.kind != SocketType::Radio {
             return Err(Error::NoCompatProto);
         }
-        let ep = UdpEndpoint::parse(addr, false)?;
+        let ep = UdpEndpoint::parse(addr, false, self.options.ipv6)?;
         let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-        udp::start_radio(&ep, theirs, self.options.multicast_hops)?;
+        udp::start_radio(&ep, theirs, self.options.multicast_hops, self.options.multicast_loop)?;
         self.attach(mine, Some(endpoint.to_string()), true);
         self.endpoints.push(EndpointRec::Datagram { given: endpoint.to_string(), resolved: endpoint.to_string() });
         self.last_endpoint = endpoint.to_string();

@@ -10,6 +10,7 @@
 //! move between threads, but it is not `Sync`, exactly like a libzmq socket.
 
 mod dealer;
+mod dgram;
 pub(crate) mod direct;
 pub use direct::WAIT_ALSO_MAX;
 mod dist;
@@ -74,6 +75,8 @@ pub enum SocketType {
     Dish = 15,
     Gather = 16,
     Scatter = 17,
+    /// Raw udp datagrams as [address, body] messages (`dgram.rs`); not thread-safe, as libzmq.
+    Dgram = 18,
     Peer = 19,
     Channel = 20,
 }
@@ -100,9 +103,9 @@ impl SocketType {
             15 => SocketType::Dish,
             16 => SocketType::Gather,
             17 => SocketType::Scatter,
+            18 => SocketType::Dgram,
             19 => SocketType::Peer,
             20 => SocketType::Channel,
-            // 18 is DGRAM (raw UDP datagrams), which oxmq does not have.
             _ => return None,
         })
     }
@@ -112,9 +115,9 @@ impl SocketType {
         self as i32
     }
 
-    /// The type as the codec names it on the wire.
-    pub(crate) fn wire(self) -> zmtp::SocketType {
-        match self {
+    /// The type as the codec names it on the wire; None for DGRAM, which speaks udp only.
+    pub(crate) fn wire(self) -> Option<zmtp::SocketType> {
+        Some(match self {
             SocketType::Pair => zmtp::SocketType::Pair,
             SocketType::Pub => zmtp::SocketType::Pub,
             SocketType::Sub => zmtp::SocketType::Sub,
@@ -135,7 +138,8 @@ impl SocketType {
             SocketType::Scatter => zmtp::SocketType::Scatter,
             SocketType::Peer => zmtp::SocketType::Peer,
             SocketType::Channel => zmtp::SocketType::Channel,
-        }
+            SocketType::Dgram => return None,
+        })
     }
 
     /// The types libzmq makes thread-safe (its draft types): only these may be wrapped in a
@@ -480,6 +484,7 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
         SocketType::Channel => Box::new(singlepart::SinglePart::new(pair::Pair::new())),
         SocketType::Radio => Box::new(radiodish::Radio::new()),
         SocketType::Dish => Box::new(radiodish::Dish::new()),
+        SocketType::Dgram => Box::new(dgram::Dgram::new()),
     })
 }
 
@@ -489,7 +494,7 @@ enum EndpointRec {
     Connect { given: String, io: Arc<IoThread>, id: u64 },
     InprocBind { name: String },
     InprocConnect { given: String },
-    /// A udp endpoint (RADIO connect, DISH bind): its engine thread ends with its pipe.
+    /// A udp endpoint (RADIO connect, DISH or DGRAM bind): its engine thread ends with its pipe.
     Datagram { given: String, resolved: String },
 }
 
@@ -578,7 +583,9 @@ impl Socket {
         if let Some(addr) = endpoint.strip_prefix("udp://") {
             return self.bind_udp(endpoint, addr);
         }
-        match Endpoint::parse(endpoint, true)? {
+        let ep = Endpoint::parse(endpoint, true)?;
+        self.check_stream_transport()?;
+        match ep {
             Endpoint::Inproc(name) => {
                 inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
                 self.endpoints.push(EndpointRec::InprocBind { name });
@@ -608,6 +615,15 @@ impl Socket {
         Ok(())
     }
 
+    /// DGRAM has no meaning over tcp, ipc or inproc: `NoCompatProto` (libzmq lets it bind
+    /// there and carry raw bytes without addresses).
+    fn check_stream_transport(&self) -> Result<()> {
+        if self.shared.kind == SocketType::Dgram {
+            return Err(Error::NoCompatProto);
+        }
+        Ok(())
+    }
+
     fn next_id(&mut self) -> u64 {
         let id = (self.shared.id << 20) | self.next_endpoint_id;
         self.next_endpoint_id += 1;
@@ -622,7 +638,9 @@ impl Socket {
         if let Some(addr) = endpoint.strip_prefix("udp://") {
             return self.connect_udp(endpoint, addr);
         }
-        match Endpoint::parse(endpoint, false)? {
+        let ep = Endpoint::parse(endpoint, false)?;
+        self.check_stream_transport()?;
+        match ep {
             Endpoint::Inproc(name) => {
                 let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
                 self.attach(end, Some(endpoint.to_string()), true);

@@ -20,7 +20,7 @@ public enum SocketType {
     /** Draft: group subscriber. */ DISH(15, true),
     /** Draft: thread-safe fair-queued receiver. */ GATHER(16, true),
     /** Draft: thread-safe load-balanced sender. */ SCATTER(17, true),
-    /** Draft: datagram (not in oxmq). */ DGRAM(18, true),
+    /** Draft: raw udp datagrams as [address, body] messages; not thread-safe, as libzmq's. */ DGRAM(18),
     /** Draft: peer. */ PEER(19, true),
     /** Draft: thread-safe pair. */ CHANNEL(20, true);
 
