@@ -1,6 +1,7 @@
 //! Listening sockets for tcp and ipc, created synchronously at `bind`.
 
 use super::endpoint::{Endpoint, Host};
+use super::resolve::pick;
 use crate::error::{Error, Result};
 use crate::socket::options::Options;
 use socket2::{Domain, Protocol, Socket as RawSocket, Type};
@@ -50,7 +51,7 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
         return adopt(ep, options);
     }
     match ep {
-        Endpoint::Tcp { host, port } => {
+        Endpoint::Tcp { host, port, .. } => {
             let ip = match host {
                 Host::Any => {
                     if options.ipv6 {
@@ -182,14 +183,4 @@ fn temp_ipc_path() -> String {
 fn resolve_local(name: &str, ipv6: bool) -> Result<IpAddr> {
     let addrs = (name, 0).to_socket_addrs().map_err(|_| Error::NoDev)?;
     pick(addrs.map(|a| a.ip()), ipv6).ok_or(Error::NoDev)
-}
-
-/// Chooses an address: IPv4 unless IPv6 is enabled, then either (IPv6 first).
-pub(crate) fn pick(addrs: impl Iterator<Item = IpAddr>, ipv6: bool) -> Option<IpAddr> {
-    let all: Vec<IpAddr> = addrs.collect();
-    if ipv6 {
-        all.iter().find(|a| a.is_ipv6()).or_else(|| all.first()).copied()
-    } else {
-        all.iter().find(|a| a.is_ipv4()).copied()
-    }
 }
