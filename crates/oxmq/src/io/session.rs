@@ -172,6 +172,11 @@ pub(crate) struct Session {
     target: Option<(Endpoint, String)>,
     /// The addresses of the current (or last) connect attempt.
     addrs: Option<ConnectAddrs>,
+    /// How monitor events name this connecting session once its first connection has ended:
+    /// by the address that connection went to, as libzmq's new connecter does (it is made
+    /// from the resolved address); until then, and with a SOCKS proxy, by the endpoint as
+    /// given (`tcp://src;dst` included).
+    event_addr: Option<SocketAddr>,
     ivl: i32,
     state: State,
     pipe: Option<PipeEnd>,
@@ -233,7 +238,7 @@ impl Session {
             State::Connecting(s, _) => (Some(s), &[][..]),
             _ => (None, &[][..]),
         };
-        let target = self.target.as_ref().map(|(_, given)| (given.as_str(), self.addrs.map(|a| a.dest)));
+        let target = self.target.as_ref().map(|(_, given)| (given.as_str(), self.event_addr));
         crate::monitor::session_event(&self.socket.monitor, ev, value, stream, target, peer_id);
     }
 
@@ -468,6 +473,7 @@ impl Session {
             options,
             target: None,
             addrs: None,
+            event_addr: None,
             ivl,
             state: State::Idle,
             pipe: None,
@@ -516,6 +522,7 @@ impl Session {
             options,
             target: Some((endpoint, given)),
             addrs: None,
+            event_addr: None,
             ivl,
             state: State::Idle,
             pipe,
@@ -1486,6 +1493,9 @@ impl Session {
         }
         if self.closing && (self.drained || self.pipe.is_none()) {
             return false;
+        }
+        if self.options.socks_proxy.is_empty() {
+            self.event_addr = self.addrs.map(|a| a.dest);
         }
         self.schedule_reconnect(ctx)
     }

@@ -148,8 +148,8 @@ mod tests {
 }
 
 /// A connect with a source, end to end over loopback tcp: the accepting side sees the chosen
-/// address (and port, when one is fixed) as its peer's; LAST_ENDPOINT and `disconnect` take
-/// the endpoint as given.
+/// address (and port, when one is fixed) as its peer's; the monitor and LAST_ENDPOINT name the
+/// endpoint as libzmq 4.3.4 does.
 #[cfg(test)]
 mod over_tcp {
     use super::interface;
@@ -251,5 +251,26 @@ mod over_tcp {
         for bad in ["tcp://foo bar;127.0.0.1:5555", "tcp://;127.0.0.1:5555", "tcp://127.0.0.1:x;127.0.0.1:5555"] {
             assert_eq!(push.connect(bad), Err(Error::Invalid), "{bad}");
         }
+    }
+
+    /// libzmq names the first connection by the endpoint as given, `src;` included; once that
+    /// connection ends, its new connecter is named by the address it went to. `disconnect`
+    /// needs the endpoint as given.
+    #[test]
+    fn events_and_disconnect_name_the_endpoint_as_libzmq() {
+        let ctx = Context::new();
+        let (mut pull, ep) = pull(&ctx, "127.0.0.1", false);
+        let mut push = socket(&ctx, SocketType::Push);
+        push.set_int(opt::RECONNECT_IVL, 10).unwrap();
+        let mut r = watch(&ctx, &mut push);
+        let given = ep.replace("tcp://", "tcp://lo:0;");
+        push.connect(&given).unwrap();
+        let seen = events_until(&mut r, &given, "HANDSHAKE_SUCCEEDED");
+        assert_eq!(seen, ["CONNECT_DELAYED", "CONNECTED", "HANDSHAKE_SUCCEEDED"]);
+        pull.unbind(&ep).unwrap();
+        assert_eq!(events_until(&mut r, &given, "DISCONNECTED"), ["DISCONNECTED"]);
+        assert_eq!(events_until(&mut r, &ep, "CONNECT_RETRIED"), ["CONNECT_RETRIED"], "named by the address now");
+        assert_eq!(push.disconnect(&ep), Err(Error::NoEnt), "the destination alone names no endpoint");
+        push.disconnect(&given).unwrap();
     }
 }
