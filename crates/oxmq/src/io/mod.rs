@@ -23,7 +23,6 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use session::Session;
 use std::collections::BTreeMap;
 use std::io;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -47,7 +46,8 @@ pub(crate) enum IoCmd {
     /// The socket closed: close its listeners, let its sessions linger.
     SocketClosed { socket_id: u64 },
     Pipe(PipeId, Wake),
-    Resolved { token: usize, serial: u64, addrs: io::Result<Vec<SocketAddr>> },
+    /// A resolver thread's answer for a connecting session's attempt.
+    Resolved { token: usize, serial: u64, addrs: crate::error::Result<crate::transport::resolve::ConnectAddrs> },
     Stop,
 }
 

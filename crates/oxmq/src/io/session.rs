@@ -34,14 +34,14 @@ use crate::socket::options::Options;
 use crate::socket::stats::SessionCounters;
 use crate::socket::{hwm, SocketShared, SocketType};
 use crate::transport::endpoint::{Endpoint, Host};
-use crate::transport::listen::pick;
+use crate::transport::resolve::{self, ConnectAddrs};
 use crate::transport::socks::Socks5;
 use crate::transport::stream::Stream;
 use bytes::{Buf, BytesMut};
 use mio::{Interest, Token};
 use std::io::{self, IoSlice};
 use std::mem::MaybeUninit;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -170,7 +170,13 @@ pub(crate) struct Session {
     options: Box<Options>,
     /// Where to connect (None on the accept side).
     target: Option<(Endpoint, String)>,
-    addr: Option<SocketAddr>,
+    /// The addresses of the current (or last) connect attempt.
+    addrs: Option<ConnectAddrs>,
+    /// How monitor events name this connecting session once its first connection has ended:
+    /// by the address that connection went to, as libzmq's new connecter does (it is made
+    /// from the resolved address); until then, and with a SOCKS proxy, by the endpoint as
+    /// given (`tcp://src;dst` included).
+    event_addr: Option<SocketAddr>,
     ivl: i32,
     state: State,
     pipe: Option<PipeEnd>,
@@ -232,7 +238,7 @@ impl Session {
             State::Connecting(s, _) => (Some(s), &[][..]),
             _ => (None, &[][..]),
         };
-        let target = self.target.as_ref().map(|(_, given)| (given.as_str(), self.addr));
+        let target = self.target.as_ref().map(|(_, given)| (given.as_str(), self.event_addr));
         crate::monitor::session_event(&self.socket.monitor, ev, value, stream, target, peer_id);
     }
 
@@ -466,7 +472,8 @@ impl Session {
             socket,
             options,
             target: None,
-            addr: None,
+            addrs: None,
+            event_addr: None,
             ivl,
             state: State::Idle,
             pipe: None,
@@ -514,7 +521,8 @@ impl Session {
             socket,
             options,
             target: Some((endpoint, given)),
-            addr: None,
+            addrs: None,
+            event_addr: None,
             ivl,
             state: State::Idle,
             pipe,
@@ -540,14 +548,14 @@ impl Session {
             return self.schedule_reconnect(ctx);
         };
         match endpoint {
-            Endpoint::Tcp { host: Host::Name(name), port } => {
+            Endpoint::Tcp { host, port, source } if resolve::needs_lookup(&host, source.as_ref()) => {
                 // Resolve off the I/O thread: a slow DNS answer must not stall other
                 // connections. Re-resolved on every attempt so a moved peer is found.
                 self.state = State::Resolving;
                 let io = ctx.io.clone();
-                let (token, serial) = (self.token, self.serial);
+                let (token, serial, ipv6) = (self.token, self.serial, self.options.ipv6);
                 let spawned = std::thread::Builder::new().name("oxmq-resolve".into()).spawn(move || {
-                    let addrs = (name.as_str(), port).to_socket_addrs().map(|a| a.collect());
+                    let addrs = resolve::lookup(&host, port, source.as_ref(), ipv6);
                     io.send(super::IoCmd::Resolved { token, serial, addrs });
                 });
                 if spawned.is_err() {
@@ -555,14 +563,10 @@ impl Session {
                 }
                 true
             }
-            Endpoint::Tcp { host: Host::Ip(ip), port } => {
-                if ip.is_ipv6() && !self.options.ipv6 {
-                    return self.schedule_reconnect(ctx);
-                }
-                self.addr = Some(SocketAddr::new(ip, port));
-                self.connect_addr(ctx)
+            Endpoint::Tcp { host, port, source } => {
+                let addrs = resolve::lookup(&host, port, source.as_ref(), self.options.ipv6);
+                self.resolved_now(ctx, addrs)
             }
-            Endpoint::Tcp { host: Host::Any, .. } => false,
             Endpoint::Ipc(path) => {
                 let r = if let Some(name) = path.strip_prefix('@') {
                     use std::os::linux::net::SocketAddrExt;
@@ -592,27 +596,30 @@ impl Session {
         }
     }
 
-    pub(crate) fn resolved(&mut self, ctx: &mut Ctx<'_>, addrs: io::Result<Vec<SocketAddr>>) -> bool {
+    /// A resolver thread's answer for this session's attempt (see `start_connect`).
+    pub(crate) fn resolved(&mut self, ctx: &mut Ctx<'_>, addrs: crate::error::Result<ConnectAddrs>) -> bool {
         if !matches!(self.state, State::Resolving) {
             return true;
         }
-        let port = match self.connect_endpoint() {
-            Some(Endpoint::Tcp { port, .. }) => port,
-            _ => return false,
-        };
-        let ip = addrs.ok().and_then(|a| pick(a.into_iter().map(|a| a.ip()), self.options.ipv6));
-        match ip {
-            Some(ip) => {
-                self.addr = Some(SocketAddr::new(ip, port));
+        self.resolved_now(ctx, addrs)
+    }
+
+    /// Connects to what resolving found. Nothing found (an unknown host, a source with no
+    /// address: ENODEV) is a failed attempt with no socket, so no CLOSED event, as libzmq's
+    /// connecter: it tries again after RECONNECT_IVL.
+    fn resolved_now(&mut self, ctx: &mut Ctx<'_>, addrs: crate::error::Result<ConnectAddrs>) -> bool {
+        match addrs {
+            Ok(a) => {
+                self.addrs = Some(a);
                 self.connect_addr(ctx)
             }
-            None => self.schedule_reconnect(ctx),
+            Err(_) => self.schedule_reconnect(ctx),
         }
     }
 
     fn connect_addr(&mut self, ctx: &mut Ctx<'_>) -> bool {
-        let Some(addr) = self.addr else { return self.schedule_reconnect(ctx) };
-        match connect_tcp(addr, &self.options, self.connect_source()) {
+        let Some(ConnectAddrs { dest, source }) = self.addrs else { return self.schedule_reconnect(ctx) };
+        match connect_tcp(dest, &self.options, source) {
             Ok(s) => {
                 let mut stream = Stream::Tcp(s);
                 if ctx.registry.register(&mut stream, Token(self.token), Interest::READABLE | Interest::WRITABLE).is_err() {
@@ -637,18 +644,9 @@ impl Session {
         }
     }
 
-    /// The address a tcp connect is bound to first: the "src;" prefix of the endpoint, or of
-    /// the SOCKS proxy's address when there is one (see `endpoint::tcp_source`).
-    fn connect_source(&self) -> Option<SocketAddr> {
-        if !self.options.socks_proxy.is_empty() {
-            return crate::transport::endpoint::tcp_source(&self.options.socks_proxy);
-        }
-        let (_, given) = self.target.as_ref()?;
-        crate::transport::endpoint::tcp_source(given.strip_prefix("tcp://")?)
-    }
-
     /// Where the stream goes: the endpoint, or for tcp with a SOCKS_PROXY set, the proxy (None
-    /// when that is no tcp address).
+    /// when that is no tcp address). Its `src;` is the source bound before connecting: with a
+    /// proxy, the proxy address's, and the endpoint's is not used.
     fn connect_endpoint(&self) -> Option<Endpoint> {
         let (endpoint, _) = self.target.as_ref()?;
         if self.options.socks_proxy.is_empty() || !matches!(endpoint, Endpoint::Tcp { .. }) {
@@ -665,7 +663,7 @@ impl Session {
     fn socks_handshake(&self) -> Result<Option<Box<Socks5>>, crate::transport::socks::SocksError> {
         let o = &self.options;
         match &self.target {
-            Some((Endpoint::Tcp { host, port }, _)) if !o.socks_proxy.is_empty() => {
+            Some((Endpoint::Tcp { host, port, .. }, _)) if !o.socks_proxy.is_empty() => {
                 let host = match host {
                     Host::Ip(ip) => ip.to_string(),
                     Host::Name(n) => n.clone(),
@@ -1497,6 +1495,9 @@ impl Session {
         }
         if self.closing && (self.drained || self.pipe.is_none()) {
             return false;
+        }
+        if self.options.socks_proxy.is_empty() {
+            self.event_addr = self.addrs.map(|a| a.dest);
         }
         self.schedule_reconnect(ctx)
     }

@@ -1,24 +1,39 @@
-//! Endpoint strings: `tcp://host:port`, `ipc://path`, `ipc://@abstract`, `inproc://name`.
+//! Endpoint strings: `tcp://host:port`, `tcp://source;host:port` (connect only),
+//! `ipc://path`, `ipc://@abstract`, `inproc://name`.
 //!
-//! Parsing is separate from resolving: a tcp host name is kept as a name here and resolved by
-//! the I/O layer (off the I/O thread, again on every reconnect), so a slow DNS answer never
-//! stalls other connections and a peer that moves to a new address is found.
+//! Parsing is separate from resolving: a tcp host name, and a connect's source given as a name
+//! (an interface or a host), are kept as names here and resolved by the I/O layer (off the I/O
+//! thread, again on every reconnect; see `resolve.rs`), so a slow DNS answer never stalls other
+//! connections, a peer that moves to a new address is found, and an interface that comes up
+//! later is used. What can never work (bad syntax, a port out of range) is refused here, so
+//! `connect` reports it as EINVAL.
 
 use crate::error::{Error, Result};
 
-/// The host part of a tcp endpoint.
+/// The host part of a tcp endpoint, or of a connect's source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Host {
-    /// `*`: every interface (bind only).
+    /// `*`: every interface (bind, or a connect's source).
     Any,
     Ip(std::net::IpAddr),
+    /// A host name; for a connect's source, an interface name or a host name (an interface
+    /// of that name wins, as in libzmq).
     Name(String),
+}
+
+/// The address a tcp connect binds its socket to before connecting: the `SOURCE` of
+/// `tcp://SOURCE;DESTINATION`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Source {
+    pub(crate) host: Host,
+    /// 0 (written `0`, `*` or left out): any port.
+    pub(crate) port: u16,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Endpoint {
-    /// Port 0 means "choose one" (bind only; `*` is accepted as 0).
-    Tcp { host: Host, port: u16 },
+    /// Port 0 means "choose one" (bind only; `*` is accepted as 0). `source` only on connect.
+    Tcp { host: Host, port: u16, source: Option<Source> },
     /// A filesystem path, or a Linux abstract name when it starts with `@`.
     Ipc(String),
     Inproc(String),
@@ -52,26 +67,53 @@ impl Endpoint {
     }
 }
 
-/// The source address a tcp connect is bound to before connecting, from the "src;" prefix of
-/// its address (`host:port` after "tcp://", or a SOCKS proxy's): an IP address with a port
-/// ("*" or 0: any). None when there is no prefix, its host is "*", or it is a name (a host or
-/// an interface), which is left to the kernel.
-pub(crate) fn tcp_source(addr: &str) -> Option<std::net::SocketAddr> {
-    let (src, _) = addr.rsplit_once(';')?;
-    let (host, port) = match src.strip_prefix('[') {
-        Some(rest) => rest.split_once("]:").or_else(|| rest.strip_suffix(']').map(|h| (h, "0")))?,
-        None => src.rsplit_once(':').filter(|(h, _)| !h.contains(':')).unwrap_or((src, "0")),
-    };
-    let port = if port == "*" { 0 } else { port.parse().ok()? };
-    Some(std::net::SocketAddr::new(host.parse().ok()?, port))
+impl Source {
+    /// Parses a connect's `SOURCE`: `[ipv6]`, `[ipv6]:port`, `host:port` or `host`, where host
+    /// is `*`, an IP address or a name (interface or host). As in libzmq, an unbracketed
+    /// address with colons ends with its port after the last one (`::1:0` is `::1`, any port).
+    /// libzmq 4.3.4 requires the port and resolves no host names for a source (such a connect
+    /// never connects); oxmq takes a missing port as 0 and resolves names.
+    fn parse(s: &str) -> Result<Source> {
+        let (host, port) = match s.strip_prefix('[') {
+            Some(rest) => match rest.split_once(']').ok_or(Error::Invalid)? {
+                (h, "") => (h, None),
+                (h, p) => (h, Some(p.strip_prefix(':').ok_or(Error::Invalid)?)),
+            },
+            None => match s.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (s, None),
+            },
+        };
+        let port = match port {
+            None | Some("*") => 0,
+            Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+                p.parse().map_err(|_| Error::Invalid)?
+            }
+            Some(_) => return Err(Error::Invalid),
+        };
+        let host = if host == "*" {
+            Host::Any
+        } else if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+            Host::Ip(ip)
+        } else if !host.is_empty()
+            && host.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'%' | b':'))
+        {
+            // The characters libzmq's connect lets through (an IPv6 zone, "fe80::1%eth0",
+            // included: getaddrinfo reads it).
+            Host::Name(host.to_string())
+        } else {
+            return Err(Error::Invalid);
+        };
+        Ok(Source { host, port })
+    }
 }
 
 fn parse_tcp(addr: &str, bind: bool) -> Result<Endpoint> {
-    // A connect endpoint may name a source address first: "src;dst" (see `tcp_source`).
-    let addr = match addr.rsplit_once(';') {
-        Some((_src, dst)) if !bind => dst,
+    // A connect endpoint may name a source address first: "src;dst" (see `Source::parse`).
+    let (source, addr) = match addr.rsplit_once(';') {
+        Some((src, dst)) if !bind => (Some(Source::parse(src)?), dst),
         Some(_) => return Err(Error::Invalid),
-        None => addr,
+        None => (None, addr),
     };
     let (host, port) = if let Some(rest) = addr.strip_prefix('[') {
         let (h, p) = rest.split_once("]:").ok_or(Error::Invalid)?;
@@ -108,46 +150,64 @@ fn parse_tcp(addr: &str, bind: bool) -> Result<Endpoint> {
         }
         n as u16
     };
-    Ok(Endpoint::Tcp { host, port })
+    Ok(Endpoint::Tcp { host, port, source })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn tcp(host: Host, port: u16) -> Endpoint {
+        Endpoint::Tcp { host, port, source: None }
+    }
+
     #[test]
     fn parses_the_forms_libzmq_accepts() {
-        assert_eq!(
-            Endpoint::parse("tcp://127.0.0.1:5555", false).unwrap(),
-            Endpoint::Tcp { host: Host::Ip("127.0.0.1".parse().unwrap()), port: 5555 }
-        );
-        assert_eq!(Endpoint::parse("tcp://*:*", true).unwrap(), Endpoint::Tcp { host: Host::Any, port: 0 });
-        assert_eq!(
-            Endpoint::parse("tcp://[::1]:0", true).unwrap(),
-            Endpoint::Tcp { host: Host::Ip("::1".parse().unwrap()), port: 0 }
-        );
-        assert_eq!(
-            Endpoint::parse("tcp://localhost:80", false).unwrap(),
-            Endpoint::Tcp { host: Host::Name("localhost".into()), port: 80 }
-        );
+        assert_eq!(Endpoint::parse("tcp://127.0.0.1:5555", false).unwrap(), tcp(Host::Ip("127.0.0.1".parse().unwrap()), 5555));
+        assert_eq!(Endpoint::parse("tcp://*:*", true).unwrap(), tcp(Host::Any, 0));
+        assert_eq!(Endpoint::parse("tcp://[::1]:0", true).unwrap(), tcp(Host::Ip("::1".parse().unwrap()), 0));
+        assert_eq!(Endpoint::parse("tcp://localhost:80", false).unwrap(), tcp(Host::Name("localhost".into()), 80));
         assert_eq!(Endpoint::parse("ipc://@name", true).unwrap(), Endpoint::Ipc("@name".into()));
         assert_eq!(Endpoint::parse("ipc://@", true), Err(Error::Invalid));
         assert_eq!(Endpoint::parse("inproc://x", false).unwrap(), Endpoint::Inproc("x".into()));
     }
 
+    /// The source of "tcp://src;dst", as `Source` (host, port) or the error `connect` gives.
+    fn source(src: &str) -> Result<(Host, u16)> {
+        match Endpoint::parse(&format!("tcp://{src};127.0.0.1:5555"), false)? {
+            Endpoint::Tcp { source: Some(s), .. } => Ok((s.host, s.port)),
+            e => panic!("no source in {e:?}"),
+        }
+    }
+
     #[test]
-    fn source_addresses_are_ip_literals_with_optional_ports() {
-        let s = |a: &str| tcp_source(a).map(|s| s.to_string());
-        assert_eq!(s("127.0.0.1:0;localhost:1234").as_deref(), Some("127.0.0.1:0"));
-        assert_eq!(s("127.0.0.2:5555;10.0.0.1:1").as_deref(), Some("127.0.0.2:5555"));
-        assert_eq!(s("127.0.0.1;h:1").as_deref(), Some("127.0.0.1:0"));
-        assert_eq!(s("127.0.0.1:*;h:1").as_deref(), Some("127.0.0.1:0"));
-        assert_eq!(s("[::1]:7;h:1").as_deref(), Some("[::1]:7"));
-        assert_eq!(s("[::1];h:1").as_deref(), Some("[::1]:0"));
-        assert_eq!(s("localhost:5555;h:1"), None, "a host name is left to the kernel");
-        assert_eq!(s("lo:5555;h:1"), None, "so is an interface");
-        assert_eq!(s("*:5555;h:1"), None);
-        assert_eq!(s("h:1"), None);
+    fn a_source_is_an_address_an_interface_a_host_or_any_with_an_optional_port() {
+        let ip = |s: &str| Host::Ip(s.parse().unwrap());
+        let name = |s: &str| Host::Name(s.to_string());
+        assert_eq!(source("127.0.0.1:0"), Ok((ip("127.0.0.1"), 0)));
+        assert_eq!(source("127.0.0.2:5560"), Ok((ip("127.0.0.2"), 5560)));
+        assert_eq!(source("127.0.0.1"), Ok((ip("127.0.0.1"), 0)), "no port: any");
+        assert_eq!(source("127.0.0.1:*"), Ok((ip("127.0.0.1"), 0)));
+        assert_eq!(source("[127.0.0.1]:7"), Ok((ip("127.0.0.1"), 7)));
+        assert_eq!(source("[::1]:7"), Ok((ip("::1"), 7)));
+        assert_eq!(source("[::1]"), Ok((ip("::1"), 0)));
+        assert_eq!(source("::1:0"), Ok((ip("::1"), 0)), "libzmq: the port follows the last colon");
+        assert_eq!(source("lo"), Ok((name("lo"), 0)));
+        assert_eq!(source("eth0:0"), Ok((name("eth0"), 0)));
+        assert_eq!(source("localhost:5555"), Ok((name("localhost"), 5555)));
+        assert_eq!(source("my-host.example_1"), Ok((name("my-host.example_1"), 0)));
+        assert_eq!(source("fe80::1%eth0:0"), Ok((name("fe80::1%eth0"), 0)), "a zone: getaddrinfo reads it");
+        assert_eq!(source("*"), Ok((Host::Any, 0)));
+        assert_eq!(source("*:5560"), Ok((Host::Any, 5560)));
+    }
+
+    #[test]
+    fn a_source_that_can_never_bind_is_refused_by_connect() {
+        for bad in ["", ":0", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:65536", "lo:-1", "foo bar", "a/b:0", "[::1", "[::1]x", "[::1]:", "h;x"] {
+            assert_eq!(source(bad), Err(Error::Invalid), "{bad:?}");
+        }
+        assert_eq!(Endpoint::parse("tcp://127.0.0.1:0;127.0.0.1:5555", true), Err(Error::Invalid), "bind has no source");
+        assert_eq!(Endpoint::parse("tcp://127.0.0.1:0;127.0.0.1:*", false), Err(Error::Invalid), "the destination still needs a port");
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Listening sockets for tcp and ipc, created synchronously at `bind`.
 
 use super::endpoint::{Endpoint, Host};
+use super::interface;
+use super::resolve::pick;
 use crate::error::{Error, Result};
 use crate::socket::options::Options;
 use socket2::{Domain, Protocol, Socket as RawSocket, Type};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,25 +52,20 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
         return adopt(ep, options);
     }
     match ep {
-        Endpoint::Tcp { host, port } => {
-            let ip = match host {
-                Host::Any => {
-                    if options.ipv6 {
-                        IpAddr::V6(Ipv6Addr::UNSPECIFIED)
-                    } else {
-                        IpAddr::V4(Ipv4Addr::UNSPECIFIED)
-                    }
-                }
+        Endpoint::Tcp { host, port, .. } => {
+            let mut addr = match host {
+                Host::Any if options.ipv6 => SocketAddr::new(Ipv6Addr::UNSPECIFIED.into(), 0),
+                Host::Any => SocketAddr::new(Ipv4Addr::UNSPECIFIED.into(), 0),
                 Host::Ip(ip) => {
                     if ip.is_ipv6() && !options.ipv6 {
                         // libzmq refuses an IPv6 address unless ZMQ_IPV6 is set.
                         return Err(Error::NoDev);
                     }
-                    *ip
+                    SocketAddr::new(*ip, 0)
                 }
                 Host::Name(name) => resolve_local(name, options.ipv6)?,
             };
-            let addr = SocketAddr::new(ip, *port);
+            addr.set_port(*port);
             let sock = RawSocket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
             sock.set_cloexec(true)?;
             sock.set_reuse_address(true)?;
@@ -178,18 +175,38 @@ fn temp_ipc_path() -> String {
     format!("{}/oxmq-{}-{}.ipc", dir.display(), std::process::id(), N.fetch_add(1, Ordering::Relaxed))
 }
 
-/// Resolves a host name for bind (the caller's thread may block: it asked to bind).
-fn resolve_local(name: &str, ipv6: bool) -> Result<IpAddr> {
+/// Resolves a name for bind: an interface's address first, as libzmq (IPv6 first with
+/// ZMQ_IPV6, as `pick`), else a host name (the caller's thread may block: it asked to bind).
+/// Neither: ENODEV.
+fn resolve_local(name: &str, ipv6: bool) -> Result<SocketAddr> {
+    let iface = match ipv6 {
+        true => interface::address(name, true).or_else(|| interface::address(name, false)),
+        false => interface::address(name, false),
+    };
+    if let Some(a) = iface {
+        return Ok(a);
+    }
     let addrs = (name, 0).to_socket_addrs().map_err(|_| Error::NoDev)?;
-    pick(addrs.map(|a| a.ip()), ipv6).ok_or(Error::NoDev)
+    pick(addrs.map(|a| a.ip()), ipv6).map(|ip| SocketAddr::new(ip, 0)).ok_or(Error::NoDev)
 }
 
-/// Chooses an address: IPv4 unless IPv6 is enabled, then either (IPv6 first).
-pub(crate) fn pick(addrs: impl Iterator<Item = IpAddr>, ipv6: bool) -> Option<IpAddr> {
-    let all: Vec<IpAddr> = addrs.collect();
-    if ipv6 {
-        all.iter().find(|a| a.is_ipv6()).or_else(|| all.first()).copied()
-    } else {
-        all.iter().find(|a| a.is_ipv4()).copied()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound(endpoint: &str, ipv6: bool) -> Result<String> {
+        let options = Options::new(ipv6);
+        listen(&Endpoint::parse(endpoint, true)?, &options).map(|(_, resolved)| resolved)
+    }
+
+    #[test]
+    fn binds_an_interface_by_name() {
+        let ep = bound("tcp://lo:*", false).unwrap();
+        assert!(ep.starts_with("tcp://127.0.0.1:"), "{ep}");
+        if interface::loopback_has_v6() {
+            let ep = bound("tcp://lo:*", true).unwrap();
+            assert!(ep.starts_with("tcp://[::1]:"), "{ep}");
+        }
+        assert_eq!(bound("tcp://oxmq-no-such0:*", false).err(), Some(Error::NoDev));
     }
 }
