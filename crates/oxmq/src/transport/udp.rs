@@ -29,7 +29,7 @@
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
-use crate::transport::listen::pick;
+use crate::transport::resolve::pick;
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token, Waker};
 use socket2::{Domain, Protocol, Socket as RawSocket, Type};
