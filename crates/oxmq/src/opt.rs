@@ -27,6 +27,8 @@ pub const RCVHWM: i32 = 24;
 pub const MULTICAST_HOPS: i32 = 25;
 pub const RCVTIMEO: i32 = 27;
 pub const SNDTIMEO: i32 = 28;
+/// Deprecated in libzmq (the opposite of IPV6), still read and written by it.
+pub const IPV4ONLY: i32 = 31;
 pub const LAST_ENDPOINT: i32 = 32;
 pub const ROUTER_MANDATORY: i32 = 33;
 pub const TCP_KEEPALIVE: i32 = 34;

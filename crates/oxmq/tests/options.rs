@@ -183,6 +183,19 @@ fn tcp_localhost_name() {
     assert_eq!(recv_bytes(&mut rep), b"q");
 }
 
+/// IPV4ONLY, deprecated in libzmq but still read and written by it, is IPV6's opposite.
+#[test]
+fn ipv4only_is_ipv6s_opposite() {
+    let ctx = Context::new();
+    let mut s = socket(&ctx, T::Pull);
+    assert_eq!(s.get_int(opt::IPV4ONLY).unwrap(), 1);
+    s.set_int(opt::IPV4ONLY, 0).unwrap();
+    assert_eq!(s.get_int(opt::IPV6).unwrap(), 1);
+    s.set_int(opt::IPV6, 0).unwrap();
+    assert_eq!(s.get_int(opt::IPV4ONLY).unwrap(), 1);
+    assert!(s.set_int(opt::IPV4ONLY, 2).is_err());
+}
+
 #[test]
 fn tcp_ipv6_loopback() {
     if std::net::TcpListener::bind("[::1]:0").is_err() {
