@@ -198,69 +198,34 @@ public class ZPoller implements Closeable {
         polled = order;
     }
 
-    private int events(Object socket) {
-        return socket instanceof ZMQ.Socket ? ready.getOrDefault(socket, 0) : 0;
+    private boolean has(Object socket, int event) {
+        return socket instanceof ZMQ.Socket && (ready.getOrDefault(socket, 0) & event) != 0;
     }
 
     /** Whether {@code socket} was readable at the last poll. */
-    public boolean isReadable(ZMQ.Socket socket) {
-        return (events(socket) & POLLIN) != 0;
-    }
-
+    public boolean isReadable(ZMQ.Socket socket) { return has(socket, POLLIN); }
     /** Whether {@code socket} was readable at the last poll. */
-    public boolean readable(ZMQ.Socket socket) {
-        return isReadable(socket);
-    }
-
+    public boolean readable(ZMQ.Socket socket) { return has(socket, POLLIN); }
     /** Whether {@code socket} (a ZMQ.Socket) was readable at the last poll. */
-    public boolean readable(Object socket) {
-        return (events(socket) & POLLIN) != 0;
-    }
-
+    public boolean readable(Object socket) { return has(socket, POLLIN); }
     /** Whether {@code socket} was readable at the last poll. */
-    public boolean pollin(ZMQ.Socket socket) {
-        return isReadable(socket);
-    }
-
+    public boolean pollin(ZMQ.Socket socket) { return has(socket, POLLIN); }
     /** Whether {@code socket} was writable at the last poll. */
-    public boolean isWritable(ZMQ.Socket socket) {
-        return (events(socket) & POLLOUT) != 0;
-    }
-
+    public boolean isWritable(ZMQ.Socket socket) { return has(socket, POLLOUT); }
     /** Whether {@code socket} was writable at the last poll. */
-    public boolean writable(ZMQ.Socket socket) {
-        return isWritable(socket);
-    }
-
+    public boolean writable(ZMQ.Socket socket) { return has(socket, POLLOUT); }
     /** Whether {@code socket} (a ZMQ.Socket) was writable at the last poll. */
-    public boolean writable(Object socket) {
-        return (events(socket) & POLLOUT) != 0;
-    }
-
+    public boolean writable(Object socket) { return has(socket, POLLOUT); }
     /** Whether {@code socket} was writable at the last poll. */
-    public boolean pollout(ZMQ.Socket socket) {
-        return isWritable(socket);
-    }
-
+    public boolean pollout(ZMQ.Socket socket) { return has(socket, POLLOUT); }
     /** Whether {@code socket} reported an error at the last poll. */
-    public boolean isError(ZMQ.Socket socket) {
-        return (events(socket) & POLLERR) != 0;
-    }
-
+    public boolean isError(ZMQ.Socket socket) { return has(socket, POLLERR); }
     /** Whether {@code socket} reported an error at the last poll. */
-    public boolean error(ZMQ.Socket socket) {
-        return isError(socket);
-    }
-
+    public boolean error(ZMQ.Socket socket) { return has(socket, POLLERR); }
     /** Whether {@code socket} (a ZMQ.Socket) reported an error at the last poll. */
-    public boolean error(Object socket) {
-        return (events(socket) & POLLERR) != 0;
-    }
-
+    public boolean error(Object socket) { return has(socket, POLLERR); }
     /** Whether {@code socket} reported an error at the last poll. */
-    public boolean pollerr(ZMQ.Socket socket) {
-        return isError(socket);
-    }
+    public boolean pollerr(ZMQ.Socket socket) { return has(socket, POLLERR); }
 
     /** Drops every registration; the sockets stay open. */
     @Override

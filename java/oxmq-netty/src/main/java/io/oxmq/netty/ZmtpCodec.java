@@ -188,9 +188,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     if (handshaker == null || failed) {
       return;
     }
-    failed = true;
-    ctx.fireExceptionCaught(new ZmtpException("HandshakeTimeout", "no handshake within "
+    fail(new ZmtpException("HandshakeTimeout", "no handshake within "
         + TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos) + " ms"));
+  }
+
+  /** Ends the channel on a protocol failure: later input is discarded, the pipeline told. */
+  private void fail(ZmtpException e) {
+    failed = true;
+    ctx.fireExceptionCaught(e);
     ctx.close();
   }
 
@@ -233,10 +238,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     public void run() {
       timer = null;
       if (inputs == since && !failed) {
-        failed = true;
-        ctx.fireExceptionCaught(new ZmtpException("HeartbeatTimeout", "nothing from the peer "
-            + what));
-        ctx.close();
+        fail(new ZmtpException("HeartbeatTimeout", "nothing from the peer " + what));
       }
     }
   }
@@ -255,11 +257,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     if (failed || !ctx.channel().isActive()) {
       return;
     }
-    ByteBuf b = ctx.alloc().buffer(16);
-    ZmtpCommand.ping(heartbeatTtlDeciseconds, new byte[0]).writeFrame(b);
-    appendRaw(ctx, b);
-    flushBatch(ctx);
-    ctx.flush();
+    sendCommand(ctx, ZmtpCommand.ping(heartbeatTtlDeciseconds, new byte[0]));
     pingDeadline.arm(heartbeatTimeoutNanos);
   }
 
@@ -331,10 +329,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       inputs++;
       decodeFrames(ctx, in, out);
     } catch (ZmtpException e) {
-      failed = true;
       in.skipBytes(in.readableBytes());
-      ctx.fireExceptionCaught(e);
-      ctx.close();
+      fail(e);
     }
   }
 
@@ -449,11 +445,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
           }
           ttlDeadline.arm(TimeUnit.MILLISECONDS.toNanos(cmd.ttl() * 100L));
         }
-        ByteBuf pong = ctx.alloc().buffer(16);
-        ZmtpCommand.pong(cmd.data()).writeFrame(pong);
-        appendRaw(ctx, pong);
-        flushBatch(ctx);
-        ctx.flush();
+        sendCommand(ctx, ZmtpCommand.pong(cmd.data()));
         break;
       }
       case "PONG":
@@ -597,9 +589,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
   }
 
-  private void appendRaw(ChannelHandlerContext ctx, ByteBuf raw) {
-    batch(ctx, raw.readableBytes()).writeBytes(raw);
-    raw.release();
+  /** Writes a command after what is batched (in order) and flushes both. */
+  private void sendCommand(ChannelHandlerContext ctx, ZmtpCommand cmd) {
+    cmd.writeFrame(batch(ctx, 9 + cmd.bodySize()));
+    flushBatch(ctx);
+    ctx.flush();
   }
 
   /** Writes everything encoded so far down the pipeline; the promises complete with the last. */
