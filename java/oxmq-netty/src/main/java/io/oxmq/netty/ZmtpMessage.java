@@ -2,8 +2,10 @@ package io.oxmq.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.ReferenceCounted;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
@@ -19,8 +21,26 @@ import java.util.List;
  * its message. Writing a message to a {@link ZmtpCodec} releases it once encoded, as Netty does
  * with any outbound message; {@link #retain()} it first to send it again. A received message
  * written on unchanged (an echo, a proxy) goes out as it arrived, headers and all, with one copy.
+ *
+ * <p>The count is thread-safe as Netty's is, with one difference in what it detects: releasing
+ * the last reference is a plain store, not a compare-and-set, so two threads that release the
+ * same last reference at once (which the contract forbids) are not told apart.
  */
-public final class ZmtpMessage extends AbstractReferenceCounted {
+public final class ZmtpMessage implements ReferenceCounted {
+  private static final VarHandle EXTRA;
+
+  static {
+    try {
+      EXTRA = MethodHandles.lookup().findVarHandle(ZmtpMessage.class, "extra", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  // References beyond the first, so that a new message needs no store for its count of one
+  // (Netty's counted objects start with a volatile store: a full fence per received message);
+  // -1 once released.
+  private volatile int extra;
   // The frames; for a received message, made on first use from spans (a slice each costs an
   // object and checks that a message passed on unread, as an echo or a proxy does, never needs).
   private final ByteBuf[] frames;
@@ -160,15 +180,62 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
   }
 
   @Override
+  public int refCnt() {
+    return extra + 1;
+  }
+
+  @Override
   public ZmtpMessage retain() {
-    super.retain();
-    return this;
+    return retain(1);
   }
 
   @Override
   public ZmtpMessage retain(int increment) {
-    super.retain(increment);
+    if (increment <= 0) {
+      throw new IllegalArgumentException("increment: " + increment + " (expected: > 0)");
+    }
+    int old = (int) EXTRA.getAndAdd(this, increment);
+    if (old < 0 || old + increment < old) {
+      EXTRA.getAndAdd(this, -increment);
+      throw new IllegalReferenceCountException(old + 1, increment);
+    }
     return this;
+  }
+
+  @Override
+  public ZmtpMessage touch() {
+    return this;
+  }
+
+  @Override
+  public boolean release() {
+    return release(1);
+  }
+
+  /**
+   * Releasing the last references needs no atomic update: whoever holds all of them is the only
+   * one allowed to touch the count.
+   */
+  @Override
+  public boolean release(int decrement) {
+    if (decrement <= 0) {
+      throw new IllegalArgumentException("decrement: " + decrement + " (expected: > 0)");
+    }
+    for (;;) {
+      int e = extra;
+      int left = e + 1 - decrement;
+      if (e < 0 || left < 0) {
+        throw new IllegalReferenceCountException(e + 1, -decrement);
+      }
+      if (left == 0) {
+        EXTRA.setRelease(this, -1);
+        deallocate();
+        return true;
+      }
+      if (EXTRA.compareAndSet(this, e, e - decrement)) {
+        return false;
+      }
+    }
   }
 
   /**
@@ -181,8 +248,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     return this;
   }
 
-  @Override
-  protected void deallocate() {
+  private void deallocate() {
     if (backing != null) {
       backing.release();
     } else {
