@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  * <p>Outbound: write {@link ZmtpMessage}s, {@link ZmtpSubscription}s, or objects of the type of
  * the configured {@link ZmtpEncoder}. Writes before the handshake completes are held and sent
  * after it. Encoded messages are gathered in 16 KiB buffers that go down the pipeline on
- * {@code flush} (or once 1 MiB is held), so writability reflects flushed data only, as with
+ * {@code flush} (or once 512 KiB is held), so writability reflects flushed data only, as with
  * netty-zmtp; frames over 8 KiB are passed on without copying.
  *
  * <p>Errors: a protocol violation (see {@link ZmtpException#kind()}) or a frame over
@@ -52,8 +52,12 @@ import java.util.function.Supplier;
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
   private static final int BATCH_LIMIT = 16 * 1024;
-  /** Encoded bytes held until flush; beyond this they go down the pipeline (and count there). */
-  private static final int HOLD_LIMIT = 1024 * 1024;
+  /**
+   * Encoded bytes held until flush; beyond this they go down the pipeline (and count there).
+   * Small enough that the socket write still finds most of them in a core's cache (512 KiB is a
+   * common L2): a larger hold makes the kernel copy them back from memory.
+   */
+  private static final int HOLD_LIMIT = 512 * 1024;
   private static final int COPY_LIMIT = 8 * 1024;
 
   private final ZmtpSocketType socketType;
@@ -86,7 +90,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   private ByteBuf batch;
   private final ArrayList<ByteBuf> full = new ArrayList<>(); // encoded, in order, not yet written
   private int fullBytes;
-  private final ArrayList<ChannelPromise> promises = new ArrayList<>();
+  // The promises of encoded messages, in write order: those written down the pipeline and
+  // waiting for their batch's write to complete, then the last `unflushed` ones, not yet written.
+  private final ArrayDeque<ChannelPromise> promises = new ArrayDeque<>();
+  private int unflushed;
 
   private ZmtpCodec(Builder b) {
     this.socketType = b.socketType;
@@ -307,11 +314,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
   }
 
+  /** Fails the promises of what was not written down the pipeline yet. */
   private void failPromises(Throwable t) {
-    for (ChannelPromise p : promises) {
-      p.tryFailure(t);
+    for (; unflushed > 0; unflushed--) {
+      promises.pollLast().tryFailure(t);
     }
-    promises.clear();
   }
 
   // ---------------------------------------------------------------- inbound
@@ -509,6 +516,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
     if (!promise.isVoid()) {
       promises.add(promise);
+      unflushed++;
     }
     if (batch != null && batch.readableBytes() >= BATCH_LIMIT) {
       sealBatch(ctx);
@@ -612,26 +620,43 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
     full.clear();
     fullBytes = 0;
-    ByteBuf b = last;
-    int np = promises.size();
+    int np = unflushed;
+    unflushed = 0;
     if (np == 0) {
-      ctx.write(b, ctx.voidPromise());
+      ctx.write(last, ctx.voidPromise());
     } else if (np == 1) {
-      ctx.write(b, promises.get(0));
-      promises.clear();
+      ctx.write(last, promises.pollLast());
     } else {
-      final ChannelPromise[] ps = promises.toArray(new ChannelPromise[0]);
-      promises.clear();
-      ctx.write(b).addListener((ChannelFutureListener) (ChannelFuture f) -> {
-        Throwable cause = f.cause();
-        for (ChannelPromise p : ps) {
-          if (cause == null) {
-            p.trySuccess();
-          } else {
-            p.tryFailure(cause);
-          }
+      ctx.write(last).addListener(new Completion(np));
+    }
+  }
+
+  /**
+   * Completes the promises of one flush's messages with the write of its last buffer. Writes
+   * complete in order, so they are the first {@code count} in {@link #promises}, unless the
+   * codec was removed meanwhile and failed them already.
+   */
+  private final class Completion implements ChannelFutureListener {
+    private final int count;
+
+    Completion(int count) {
+      this.count = count;
+    }
+
+    @Override
+    public void operationComplete(ChannelFuture f) {
+      Throwable cause = f.cause();
+      for (int i = 0; i < count; i++) {
+        ChannelPromise p = promises.poll();
+        if (p == null) {
+          return;
         }
-      });
+        if (cause == null) {
+          p.trySuccess();
+        } else {
+          p.tryFailure(cause);
+        }
+      }
     }
   }
 
