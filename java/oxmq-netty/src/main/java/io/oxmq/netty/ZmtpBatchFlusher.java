@@ -21,10 +21,14 @@ public final class ZmtpBatchFlusher {
   private final Runnable task = this::run;
   private volatile int scheduled;
   private int pending; // event-loop only
+  private Thread loopThread; // the loop's thread, once seen: a loop keeps its thread for life
 
-  /** @param channel the channel to flush; at most 128 flushes are gathered */
+  /**
+   * @param channel the channel to flush; at most 256 flushes are gathered, as with Netty's
+   *     FlushConsolidationHandler
+   */
   public ZmtpBatchFlusher(Channel channel) {
-    this(channel, 128);
+    this(channel, 256);
   }
 
   /**
@@ -42,7 +46,7 @@ public final class ZmtpBatchFlusher {
 
   /** Requests a flush; thread-safe. */
   public void flush() {
-    if (loop.inEventLoop() && ++pending >= maxPending) {
+    if (onLoop() && ++pending >= maxPending) {
       pending = 0;
       channel.flush();
       return;
@@ -50,6 +54,18 @@ public final class ZmtpBatchFlusher {
     if (scheduled == 0 && SCHEDULED.compareAndSet(this, 0, 1)) {
       loop.execute(task);
     }
+  }
+
+  private boolean onLoop() {
+    Thread t = Thread.currentThread();
+    if (t == loopThread) {
+      return true;
+    }
+    if (loopThread == null && loop.inEventLoop()) {
+      loopThread = t;
+      return true;
+    }
+    return false;
   }
 
   private void run() {
