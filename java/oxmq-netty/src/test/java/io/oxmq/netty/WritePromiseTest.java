@@ -43,6 +43,7 @@ class WritePromiseTest {
 
   private NioEventLoopGroup group;
   private Channel server;
+  private Channel peer; // the accepted end, not reading
   private final CompletableFuture<Channel> accepted = new CompletableFuture<>();
   private final AtomicInteger received = new AtomicInteger();
 
@@ -73,8 +74,10 @@ class WritePromiseTest {
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
-  private Channel connect(CountDownLatch handshaken) throws InterruptedException {
-    return new Bootstrap().group(group).channel(NioSocketChannel.class)
+  /** Connects and completes the handshake, the peer reading nothing after it. */
+  private Channel connect() throws Exception {
+    CountDownLatch handshaken = new CountDownLatch(1);
+    Channel client = new Bootstrap().group(group).channel(NioSocketChannel.class)
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
@@ -89,6 +92,10 @@ class WritePromiseTest {
                 });
           }
         }).connect(server.localAddress()).sync().channel();
+    peer = accepted.get(10, TimeUnit.SECONDS);
+    peer.read(); // the handshake only
+    assertTrue(handshaken.await(10, TimeUnit.SECONDS));
+    return client;
   }
 
   /** Writes GROUPS flushes of PER_GROUP messages, about 18 MB, more than the sockets hold. */
@@ -111,11 +118,7 @@ class WritePromiseTest {
 
   @Test
   void futuresOfManyFlushesCompleteInWriteOrderOnceWritten() throws Exception {
-    CountDownLatch handshaken = new CountDownLatch(1);
-    Channel client = connect(handshaken);
-    Channel peer = accepted.get(10, TimeUnit.SECONDS);
-    peer.read(); // the handshake only
-    assertTrue(handshaken.await(10, TimeUnit.SECONDS));
+    Channel client = connect();
     List<Integer> order = Collections.synchronizedList(new ArrayList<>());
     List<ChannelFuture> futures = writeGroups(client, order);
     assertFalse(futures.get(futures.size() - 1).isDone(), "the reader holds the last back");
@@ -135,11 +138,7 @@ class WritePromiseTest {
 
   @Test
   void futuresStillWaitingWhenTheChannelClosesFailAfterThoseWritten() throws Exception {
-    CountDownLatch handshaken = new CountDownLatch(1);
-    Channel client = connect(handshaken);
-    Channel peer = accepted.get(10, TimeUnit.SECONDS);
-    peer.read();
-    assertTrue(handshaken.await(10, TimeUnit.SECONDS));
+    Channel client = connect();
     List<Integer> order = Collections.synchronizedList(new ArrayList<>());
     List<ChannelFuture> futures = writeGroups(client, order);
     // and some not flushed at all
