@@ -303,3 +303,39 @@ fn socket_type_mismatch_is_refused() {
         assert_eq!(recv_bytes(&mut pull), format!("m{i}").into_bytes(), "all go to the PULL, none to the PUB");
     }
 }
+
+/// zmq_disconnect and zmq_unbind find a tcp endpoint given another way, by the address it
+/// names, as libzmq 4.3 does (`resolve_tcp_addr`); a tcp endpoint that names no address is
+/// ENOENT there, not EINVAL. Each case was checked against libzmq 4.3.5 through pyzmq.
+#[test]
+fn unbind_and_disconnect_find_a_tcp_endpoint_by_the_address_it_names() {
+    let ctx = Context::new();
+    let mut pull = ctx.socket(T::Pull).unwrap();
+    pull.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = pull.last_endpoint().unwrap();
+    let port = ep.rsplit(':').next().unwrap().to_string();
+    let mut push = ctx.socket(T::Push).unwrap();
+    push.connect(&ep).unwrap();
+    push.send("x", 0).unwrap();
+    assert_eq!(recv_bytes(&mut pull), b"x");
+    push.disconnect(&format!("tcp://localhost:{port}")).unwrap();
+    assert_eq!(push.disconnect(&ep).unwrap_err(), Error::NoEnt, "already disconnected");
+    let mut mapped = ctx.socket(T::Push).unwrap();
+    mapped.connect(&ep).unwrap();
+    mapped.disconnect(&format!("tcp://[::ffff:127.0.0.1]:{port}")).unwrap();
+    // The endpoint string is the key: connected by name, it is not found by the address.
+    let mut named = ctx.socket(T::Push).unwrap();
+    named.connect(&format!("tcp://localhost:{port}")).unwrap();
+    assert_eq!(named.disconnect(&ep).unwrap_err(), Error::NoEnt);
+    named.disconnect(&format!("tcp://localhost:{port}")).unwrap();
+    // Not found, or naming no address: ENOENT. Not an endpoint: EINVAL, EPROTONOSUPPORT.
+    for s in ["tcp://127.0.0.1", "tcp://no-such-host.invalid:1", "tcp://*:1"] {
+        assert_eq!(push.disconnect(s).unwrap_err(), Error::NoEnt, "disconnect {s}");
+        assert_eq!(pull.unbind(s).unwrap_err(), Error::NoEnt, "unbind {s}");
+    }
+    assert_eq!(push.disconnect("junk").unwrap_err(), Error::Invalid);
+    assert_eq!(pull.unbind("junk").unwrap_err(), Error::Invalid);
+    assert_eq!(push.disconnect("foo://x").unwrap_err(), Error::ProtoNoSupport);
+    pull.unbind(&format!("tcp://localhost:{port}")).unwrap();
+    assert_eq!(pull.unbind(&ep).unwrap_err(), Error::NoEnt, "already unbound");
+}

@@ -42,7 +42,7 @@ use crate::msg::Msg;
 use crate::opt;
 use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
 use crate::transport::endpoint::Endpoint;
-use crate::transport::{inproc, listen};
+use crate::transport::{inproc, listen, resolve};
 use bytes::Bytes;
 use options::Options;
 pub use stats::{PeerStats, SocketStats};
@@ -695,18 +695,16 @@ impl Socket {
         // A wildcard (port `*`, `ipc://*`) names no one endpoint: libzmq finds only what it
         // resolved to (ZMQ_LAST_ENDPOINT), so unbinding by the wildcard is ENOENT.
         let wildcard = endpoint.ends_with(":*") || endpoint == "ipc://*";
-        let pos = self.endpoints.iter().position(|e| match e {
-            EndpointRec::Listener { given, resolved, .. } => (given == endpoint && !wildcard) || resolved == endpoint,
-            EndpointRec::InprocBind { name } => endpoint.strip_prefix("inproc://") == Some(name.as_str()),
-            EndpointRec::Datagram { given, resolved } => (given == endpoint && !wildcard) || resolved == endpoint,
-            _ => false,
-        });
-        let Some(pos) = pos else {
-            if endpoint.starts_with("udp://") {
-                return Err(Error::NoEnt);
-            }
-            Endpoint::parse(endpoint, true)?;
-            return Err(Error::NoEnt);
+        let find = |endpoint: &str| {
+            self.endpoints.iter().position(|e| match e {
+                EndpointRec::Listener { given, resolved, .. } => (given == endpoint && !wildcard) || resolved == endpoint,
+                EndpointRec::InprocBind { name } => endpoint.strip_prefix("inproc://") == Some(name.as_str()),
+                EndpointRec::Datagram { given, resolved } => (given == endpoint && !wildcard) || resolved == endpoint,
+                _ => false,
+            })
+        };
+        let Some(pos) = find(endpoint).or_else(|| self.find_resolved(endpoint, find)) else {
+            return Err(self.not_found(endpoint, true));
         };
         match self.endpoints.remove(pos) {
             EndpointRec::Listener { io, id, fd, resolved, .. } => {
@@ -733,17 +731,15 @@ impl Socket {
     /// Drops the connection made by `connect(endpoint)`, discarding what is queued for it.
     pub fn disconnect(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
-        let pos = self.endpoints.iter().position(|e| match e {
-            EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
-            EndpointRec::Datagram { given, .. } => given == endpoint,
-            _ => false,
-        });
-        let Some(pos) = pos else {
-            if endpoint.starts_with("udp://") {
-                return Err(Error::NoEnt);
-            }
-            Endpoint::parse(endpoint, false)?;
-            return Err(Error::NoEnt);
+        let find = |endpoint: &str| {
+            self.endpoints.iter().position(|e| match e {
+                EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
+                EndpointRec::Datagram { given, .. } => given == endpoint,
+                _ => false,
+            })
+        };
+        let Some(pos) = find(endpoint).or_else(|| self.find_resolved(endpoint, find)) else {
+            return Err(self.not_found(endpoint, false));
         };
         match self.endpoints.remove(pos) {
             EndpointRec::Connect { io, id, given } => {
@@ -757,6 +753,28 @@ impl Socket {
             _ => {}
         }
         Ok(())
+    }
+
+    /// A tcp endpoint not found as written, looked for again as the address it names (libzmq's
+    /// `resolve_tcp_addr`; blocks on the name service for a host name, as libzmq does).
+    fn find_resolved(&self, endpoint: &str, find: impl Fn(&str) -> Option<usize>) -> Option<usize> {
+        if !endpoint.starts_with("tcp://") {
+            return None;
+        }
+        resolve::canonical(endpoint, self.options.ipv6).and_then(|c| find(&c))
+    }
+
+    /// The error for an endpoint `unbind` or `disconnect` did not find: ENOENT, unless it is
+    /// not an endpoint at all (no `://`, an unknown transport, a bad ipc or inproc name). A tcp
+    /// endpoint that names no address is ENOENT too, as in libzmq, which looks it up unresolved.
+    fn not_found(&self, endpoint: &str, bind: bool) -> Error {
+        if endpoint.starts_with("udp://") || endpoint.starts_with("tcp://") {
+            return Error::NoEnt;
+        }
+        match Endpoint::parse(endpoint, bind) {
+            Err(e) => e,
+            Ok(_) => Error::NoEnt,
+        }
     }
 
     /// RECONNECT_STOP_AFTER_DISCONNECT: a tcp or ipc endpoint was let go, so this socket's

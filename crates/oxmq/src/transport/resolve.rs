@@ -18,7 +18,7 @@
 //! a slow DNS answer never stalls other connections. A connecting session calls it on every
 //! attempt: a peer that moved, or an interface that came up or changed address, is found.
 
-use super::endpoint::{Host, Source};
+use super::endpoint::{Endpoint, Host, Source};
 use super::interface;
 use crate::error::{Error, Result};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
@@ -52,6 +52,22 @@ pub(crate) fn lookup(host: &Host, port: u16, source: Option<&Source>, ipv6: bool
     let dest = SocketAddr::new(ip, port);
     let source = source.map(|s| source_addr(s, dest.is_ipv6())).transpose()?;
     Ok(ConnectAddrs { dest, source })
+}
+
+/// The address a tcp endpoint names, written `tcp://ip:port` (`[ip]` for IPv6), a host name
+/// resolved as a connect would, blocking on the name service; None when it names none. How
+/// `zmq_disconnect` and `zmq_unbind` find an endpoint given another way (libzmq's
+/// `resolve_tcp_addr`: `localhost` for `127.0.0.1`, an IPv4-mapped IPv6 address for IPv4).
+pub(crate) fn canonical(endpoint: &str, ipv6: bool) -> Option<String> {
+    let Ok(Endpoint::Tcp { host, port, .. }) = Endpoint::parse(endpoint, false) else {
+        return None;
+    };
+    let host = match host {
+        Host::Ip(ip) => Host::Ip(ip.to_canonical()),
+        h => h,
+    };
+    let dest = lookup(&host, port, None, ipv6).ok()?.dest;
+    Some(format!("tcp://{dest}"))
 }
 
 /// The address to bind for `source`, of the IPv6 family when `v6`, else IPv4.
@@ -89,7 +105,18 @@ pub(crate) fn pick(addrs: impl Iterator<Item = IpAddr>, ipv6: bool) -> Option<Ip
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::endpoint::Endpoint;
+
+    #[test]
+    fn canonical_names_the_address_as_a_bound_or_connected_endpoint_is_written() {
+        assert_eq!(canonical("tcp://127.0.0.1:5555", false).as_deref(), Some("tcp://127.0.0.1:5555"));
+        assert_eq!(canonical("tcp://localhost:5555", false).as_deref(), Some("tcp://127.0.0.1:5555"));
+        assert_eq!(canonical("tcp://[::ffff:127.0.0.1]:5555", false).as_deref(), Some("tcp://127.0.0.1:5555"));
+        assert_eq!(canonical("tcp://[::1]:5555", true).as_deref(), Some("tcp://[::1]:5555"));
+        assert_eq!(canonical("tcp://[::1]:5555", false), None, "IPv6 needs ZMQ_IPV6");
+        for none in ["tcp://127.0.0.1", "tcp://*:5555", "tcp://no-such-host.invalid:1", "ipc://x", "junk"] {
+            assert_eq!(canonical(none, false), None, "{none}");
+        }
+    }
 
     /// Resolves "tcp://{ep}" as a connect would.
     fn resolve(ep: &str, ipv6: bool) -> Result<ConnectAddrs> {
