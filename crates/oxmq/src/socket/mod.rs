@@ -704,7 +704,7 @@ impl Socket {
             })
         };
         let Some(pos) = find(endpoint).or_else(|| self.find_resolved(endpoint, find)) else {
-            return Err(self.not_found(endpoint, true));
+            return Err(Self::not_found(endpoint, true));
         };
         match self.endpoints.remove(pos) {
             EndpointRec::Listener { io, id, fd, resolved, .. } => {
@@ -739,7 +739,7 @@ impl Socket {
             })
         };
         let Some(pos) = find(endpoint).or_else(|| self.find_resolved(endpoint, find)) else {
-            return Err(self.not_found(endpoint, false));
+            return Err(Self::not_found(endpoint, false));
         };
         match self.endpoints.remove(pos) {
             EndpointRec::Connect { io, id, given } => {
@@ -767,7 +767,7 @@ impl Socket {
     /// The error for an endpoint `unbind` or `disconnect` did not find: ENOENT, unless it is
     /// not an endpoint at all (no `://`, an unknown transport, a bad ipc or inproc name). A tcp
     /// endpoint that names no address is ENOENT too, as in libzmq, which looks it up unresolved.
-    fn not_found(&self, endpoint: &str, bind: bool) -> Error {
+    fn not_found(endpoint: &str, bind: bool) -> Error {
         if endpoint.starts_with("udp://") || endpoint.starts_with("tcp://") {
             return Error::NoEnt;
         }
