@@ -500,6 +500,8 @@ impl Socket {
             ("dropped_hwm", st.dropped_hwm),
             ("dropped_no_route", st.dropped_no_route),
             ("dropped_oversized", st.dropped_oversized),
+            ("dropped_malformed", st.dropped_malformed),
+            ("dropped_unsendable", st.dropped_unsendable),
             ("peers", st.peers),
             ("connections", st.connections),
             ("reconnects", st.reconnects),

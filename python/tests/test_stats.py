@@ -18,6 +18,7 @@ def test_pub_drops_at_hwm_are_counted_exactly():
     st = pub.stats()
     assert (st["msgs_out"], st["bytes_out"], st["dropped_hwm"], st["peers"]) == (100, 500, 85, 1)
     assert st["peer_queues"] == [(15, None)]
+    assert (st["dropped_malformed"], st["dropped_unsendable"]) == (0, 0)
     for _ in range(15):
         sub.recv()
     st = sub.stats()

@@ -552,6 +552,8 @@ typedef struct oxmq_socket_stats_t
     uint64_t wire_bytes_out;     /* bytes written to tcp/ipc, framing included */
     uint64_t dropped_malformed;  /* peer messages the socket type cannot take (multi-part to
                                     a single-part type, DISH without a group) */
+    uint64_t dropped_unsendable; /* messages a udp engine could not send (RADIO over the
+                                    datagram size, DGRAM to the other IP family, refused) */
 } oxmq_socket_stats_t;
 
 /* Fills at most size_ bytes of *stats_ (pass sizeof (oxmq_socket_stats_t); a smaller size from

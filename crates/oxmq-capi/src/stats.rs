@@ -24,6 +24,7 @@ pub struct oxmq_socket_stats_t {
     pub wire_bytes_in: u64,
     pub wire_bytes_out: u64,
     pub dropped_malformed: u64,
+    pub dropped_unsendable: u64,
 }
 
 /// Mirrors `oxmq_socket_peer_stats_t`.
@@ -58,6 +59,7 @@ pub unsafe extern "C" fn oxmq_socket_stats(s: *mut c_void, stats: *mut oxmq_sock
             wire_bytes_in: st.wire_bytes_in,
             wire_bytes_out: st.wire_bytes_out,
             dropped_malformed: st.dropped_malformed,
+            dropped_unsendable: st.dropped_unsendable,
         };
         let n = size.min(std::mem::size_of::<oxmq_socket_stats_t>());
         // SAFETY: C promises `size` writable bytes at `stats`; we write at most that many, from

@@ -173,3 +173,17 @@ fn refuses_what_libzmq_refuses() {
     d.unbind(&last).unwrap();
     d.bind("udp://127.0.0.1:*").unwrap();
 }
+
+/// An IPv4 DGRAM cannot reach an IPv6 address: the message is dropped by its engine and counted
+/// (dropped_unsendable), and the socket goes on sending.
+#[test]
+fn an_ipv6_destination_from_an_ipv4_socket_is_counted() {
+    let ctx = Context::new();
+    let (mut a, _) = dgram_on(&ctx, "udp://127.0.0.1:*", false);
+    let (mut b, pb) = dgram_on(&ctx, "udp://127.0.0.1:*", false);
+    send_parts(&mut a, &[b"[::1]:9", b"lost"]);
+    eventually("the IPv6 destination is counted", || (a.stats().dropped_unsendable == 1).then_some(()));
+    let (_, body) = exchange(&mut a, format!("127.0.0.1:{pb}").as_bytes(), b"still here", &mut b);
+    assert_eq!(body, b"still here");
+    assert_eq!(a.stats().dropped_unsendable, 1);
+}

@@ -254,3 +254,21 @@ fn multicast_loop_off_is_not_heard_here() {
         }
     }
 }
+
+/// A RADIO message that cannot be one datagram is dropped, as it must be (libzmq asserts), and
+/// counted; the messages around it go.
+#[test]
+fn a_radio_message_over_the_datagram_size_is_counted() {
+    let ctx = Context::new();
+    let (mut dish, ep) = dish_on(&ctx, "udp://127.0.0.1:*");
+    dish.join("g").unwrap();
+    let mut radio = socket(&ctx, T::Radio);
+    radio.connect(&ep).unwrap();
+    assert_eq!(radio.stats().dropped_unsendable, 0);
+    radio.send_group("g", "before", 0).unwrap();
+    radio.send_group("g", vec![0u8; 9000], 0).unwrap();
+    radio.send_group("g", "after", 0).unwrap();
+    assert_eq!(&dish.recv_group(0).unwrap().1[..], b"before");
+    assert_eq!(&dish.recv_group(0).unwrap().1[..], b"after");
+    eventually("the oversized message is counted", || (radio.stats().dropped_unsendable == 1).then_some(()));
+}

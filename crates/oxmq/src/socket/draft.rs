@@ -101,7 +101,7 @@ impl Socket {
             return Err(Error::NotSup);
         }
         let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-        let local = udp::start_bound(&ep, theirs, role)?;
+        let local = udp::start_bound(&ep, theirs, role, self.shared.io_stats.register())?;
         let prefix = endpoint.rsplit_once(':').map_or(endpoint, |(p, _)| p);
         let resolved = format!("{prefix}:{}", local.port());
         self.attach(mine, Some(endpoint.to_string()), true);
@@ -117,7 +117,8 @@ impl Socket {
         }
         let ep = UdpEndpoint::parse(addr, false, self.options.ipv6)?;
         let (mine, theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-        udp::start_radio(&ep, theirs, self.options.multicast_hops, self.options.multicast_loop)?;
+        let counters = self.shared.io_stats.register();
+        udp::start_radio(&ep, theirs, self.options.multicast_hops, self.options.multicast_loop, counters)?;
         self.attach(mine, Some(endpoint.to_string()), true);
         self.endpoints.push(EndpointRec::Datagram { given: endpoint.to_string(), resolved: endpoint.to_string() });
         self.last_endpoint = endpoint.to_string();

@@ -41,6 +41,11 @@ pub struct SocketStats {
     /// Messages from peers that the socket type cannot take and drops whole (a multi-part
     /// message to CLIENT/SERVER/SCATTER/GATHER/CHANNEL/PEER, a DISH message without a group).
     pub dropped_malformed: u64,
+    /// Messages a udp engine took from the socket and could not send: a RADIO message over
+    /// the datagram size (libzmq asserts), a DGRAM destination of the other IP family than
+    /// the bound socket's, a datagram the system refused (an unreachable destination, and
+    /// the like). Datagrams lost after they left are udp's and not counted.
+    pub dropped_unsendable: u64,
     /// Peers connected now: tcp/ipc connections past their handshake, plus inproc peers.
     pub peers: u64,
     /// tcp/ipc connections completed (handshake done), ever.
@@ -142,6 +147,7 @@ pub(crate) struct SessionCounters {
     handshake_failures: AtomicU64,
     protocol_errors: AtomicU64,
     oversized: AtomicU64,
+    unsendable: AtomicU64,
     direct_reads: AtomicU64,
     direct_resumes: AtomicU64,
     wire_writes: AtomicU64,
@@ -186,6 +192,10 @@ impl SessionCounters {
     pub(crate) fn oversized(&self) {
         bump(&self.oversized, 1);
     }
+    /// A udp engine's message that could not be sent (`SocketStats::dropped_unsendable`).
+    pub(crate) fn unsendable(&self) {
+        bump(&self.unsendable, 1);
+    }
     pub(crate) fn protocol_error(&self) {
         bump(&self.protocol_errors, 1);
     }
@@ -206,6 +216,7 @@ impl SessionCounters {
         s.handshake_failures += self.handshake_failures.load(Relaxed);
         s.protocol_errors += self.protocol_errors.load(Relaxed);
         s.dropped_oversized += self.oversized.load(Relaxed);
+        s.dropped_unsendable += self.unsendable.load(Relaxed);
         s.direct_reads += self.direct_reads.load(Relaxed);
         s.direct_resumes += self.direct_resumes.load(Relaxed);
         s.wire_writes += self.wire_writes.load(Relaxed);

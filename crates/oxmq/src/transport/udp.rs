@@ -24,11 +24,13 @@
 //! length past the end) is dropped, and so is a message that cannot be one datagram: a RADIO
 //! message over [`MAX_DATAGRAM`] (libzmq's limit; libzmq asserts on it), a DGRAM body the
 //! kernel refuses (over udp's 64 KiB), or a DGRAM destination of the other address family
-//! than an IPv4 socket's.
+//! than an IPv4 socket's. Those the engine took from the socket and could not send are counted
+//! (`SocketStats::dropped_unsendable`, through the socket's session counters).
 
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
+use crate::socket::stats::SessionCounters;
 use crate::transport::resolve::pick;
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -155,7 +157,7 @@ pub(crate) enum Bound {
 
 /// Opens a bound udp socket at `ep` (joining its multicast group, if it names one) and starts
 /// its engine over `pipe`. Returns the bound address (for LAST_ENDPOINT).
-pub(crate) fn start_bound(ep: &UdpEndpoint, pipe: PipeEnd, role: Bound) -> Result<SocketAddr> {
+pub(crate) fn start_bound(ep: &UdpEndpoint, pipe: PipeEnd, role: Bound, counters: Arc<SessionCounters>) -> Result<SocketAddr> {
     let multicast = ep.host.is_multicast();
     // A group is joined on a socket bound to the unspecified address and the group's port.
     let bind_ip = match ep.host {
@@ -187,13 +189,20 @@ pub(crate) fn start_bound(ep: &UdpEndpoint, pipe: PipeEnd, role: Bound) -> Resul
         Bound::Dish => Role::Dish,
         Bound::Dgram => Role::Dgram { v6: bind_ip.is_ipv6() },
     };
-    spawn(sock, pipe, role)?;
+    spawn(sock, pipe, role, counters)?;
     Ok(local)
 }
 
 /// Opens a RADIO's sending socket towards `ep` and starts its engine over `pipe`. `hops` and
 /// `multicast_loop` are MULTICAST_HOPS and MULTICAST_LOOP, for a multicast destination.
-pub(crate) fn start_radio(ep: &UdpEndpoint, pipe: PipeEnd, hops: i32, multicast_loop: bool) -> Result<()> {
+/// `counters` counts what the engine could not send.
+pub(crate) fn start_radio(
+    ep: &UdpEndpoint,
+    pipe: PipeEnd,
+    hops: i32,
+    multicast_loop: bool,
+    counters: Arc<SessionCounters>,
+) -> Result<()> {
     let dest = SocketAddr::new(ep.host, ep.port);
     let raw = open(ep.host)?;
     if ep.host.is_multicast() {
@@ -212,7 +221,7 @@ pub(crate) fn start_radio(ep: &UdpEndpoint, pipe: PipeEnd, hops: i32, multicast_
     }
     raw.set_nonblocking(true)?;
     let sock = UdpSocket::from_std(raw.into());
-    spawn(sock, pipe, Role::Radio { dest })
+    spawn(sock, pipe, Role::Radio { dest }, counters)
 }
 
 /// A udp socket of `ip`'s family; an IPv6 one takes IPv4 too.
@@ -235,7 +244,7 @@ fn bind_error(e: io::Error) -> Error {
     }
 }
 
-fn spawn(mut sock: UdpSocket, pipe: PipeEnd, role: Role) -> Result<()> {
+fn spawn(mut sock: UdpSocket, pipe: PipeEnd, role: Role, counters: Arc<SessionCounters>) -> Result<()> {
     let poll = Poll::new()?;
     let waker = Waker::new(poll.registry(), WAKE)?;
     let interest = match role {
@@ -248,7 +257,17 @@ fn spawn(mut sock: UdpSocket, pipe: PipeEnd, role: Role) -> Result<()> {
     std::thread::Builder::new()
         .name("oxmq-udp".into())
         .spawn(move || {
-            let mut e = Engine { poll, sock, pipe, role, pending: None, out: Vec::new(), head: None, buf: vec![0; RECV_BUF] };
+            let mut e = Engine {
+                poll,
+                sock,
+                pipe,
+                role,
+                pending: None,
+                out: Vec::new(),
+                head: None,
+                buf: vec![0; RECV_BUF],
+                counters,
+            };
             e.run();
         })
         .map_err(Error::from)?;
@@ -278,6 +297,8 @@ struct Engine {
     /// The first frame (group or address) of the message being read from the pipe.
     head: Option<Msg>,
     buf: Vec<u8>,
+    /// The socket's: what could not be sent is counted there.
+    counters: Arc<SessionCounters>,
 }
 
 impl Engine {
@@ -310,8 +331,11 @@ impl Engine {
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     // Unreachable destinations, oversize bodies and the like: the datagram is
-                    // lost, as udp is.
-                    Err(_) => self.pending = None,
+                    // lost, as udp is, and counted.
+                    Err(_) => {
+                        self.pending = None;
+                        self.counters.unsendable();
+                    }
                 }
             }
             match self.pipe.read() {
@@ -325,6 +349,9 @@ impl Engine {
                     }
                     let head = self.head.take().unwrap_or_default();
                     self.pending = self.datagram(&head, &m);
+                    if self.pending.is_none() {
+                        self.counters.unsendable();
+                    }
                 }
                 Read::Empty => return true,
                 Read::Closed => return false,
@@ -333,7 +360,7 @@ impl Engine {
     }
 
     /// Lays out the datagram of (`head`, `body`) in `out` and says where it goes; None drops
-    /// a message that cannot be one datagram.
+    /// a message that cannot be one datagram (the caller counts it).
     fn datagram(&mut self, head: &[u8], body: &[u8]) -> Option<SocketAddr> {
         self.out.clear();
         match self.role {
