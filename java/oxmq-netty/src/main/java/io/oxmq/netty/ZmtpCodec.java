@@ -488,6 +488,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
   @SuppressWarnings("unchecked")
   private void encode(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    ByteBuf batch0 = batch;
+    int index0 = batch0 != null ? batch0.writerIndex() : 0;
+    int held0 = full.size();
     try {
       if (encoderType != null && encoderType.isInstance(msg)) {
         writer.begin(ctx);
@@ -512,6 +515,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             + (msg == null ? "null" : msg.getClass().getName()));
       }
     } catch (RuntimeException e) {
+      rollBack(batch0, index0, held0);
       promise.tryFailure(e);
       return;
     }
@@ -520,25 +524,56 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       unflushed++;
     }
     if (batch != null && batch.readableBytes() >= BATCH_LIMIT) {
-      sealBatch(ctx);
+      sealBatch();
     }
-  }
-
-  /** Moves the current batch to the held list; writes the list out once it is large. */
-  private void sealBatch(ChannelHandlerContext ctx) {
-    ByteBuf b = batch;
-    if (b != null) {
-      batch = null;
-      hold(ctx, b);
-    }
-  }
-
-  private void hold(ChannelHandlerContext ctx, ByteBuf b) {
-    full.add(b);
-    fullBytes += b.readableBytes();
     if (fullBytes >= HOLD_LIMIT) {
       flushBatch(ctx);
     }
+  }
+
+  /**
+   * Takes back what a message that failed to encode had written: the buffers it held, and its
+   * bytes in the batch it started in ({@code batch0}, then at {@code index0}; null if there was
+   * none), so that the stream goes on with the next message. Nothing goes down the pipeline
+   * while a message is encoded, so all of it is still here.
+   */
+  private void rollBack(ByteBuf batch0, int index0, int held0) {
+    writer.abort();
+    ByteBuf sealed0 = null;
+    while (full.size() > held0) {
+      ByteBuf b = full.remove(full.size() - 1);
+      fullBytes -= b.readableBytes();
+      if (b == batch0) {
+        sealed0 = b;
+      } else {
+        b.release();
+      }
+    }
+    if (batch != null && batch != batch0) {
+      batch.release();
+      batch = null;
+    }
+    if (sealed0 != null) {
+      batch = sealed0;
+    }
+    if (batch != null) {
+      batch.writerIndex(index0);
+    }
+  }
+
+  /** Moves the current batch to the held list. */
+  private void sealBatch() {
+    ByteBuf b = batch;
+    if (b != null) {
+      batch = null;
+      hold(b);
+    }
+  }
+
+  /** Holds {@code b} for the next flush; {@link #encode} writes the held ones out once large. */
+  private void hold(ByteBuf b) {
+    full.add(b);
+    fullBytes += b.readableBytes();
   }
 
   private ByteBuf batch(ChannelHandlerContext ctx, int need) {
@@ -559,8 +594,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       // A received message sent on unchanged (an echo, a proxy): its frames as they arrived,
       // headers and bodies in one copy, or by reference over the copy limit.
       if (wire > COPY_LIMIT) {
-        sealBatch(ctx);
-        hold(ctx, m.wireBuffer().retainedSlice(m.wireStart(), wire));
+        sealBatch();
+        hold(m.wireBuffer().retainedSlice(m.wireStart(), wire));
       } else {
         batch(ctx, wire).writeBytes(m.wireBuffer(), m.wireStart(), wire);
       }
@@ -573,8 +608,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       boolean more = i < n - 1;
       if (len > COPY_LIMIT) {
         ZmtpWire.write(v, batch(ctx, 10), len, more, false);
-        sealBatch(ctx);
-        hold(ctx, f.retainedDuplicate());
+        sealBatch();
+        hold(f.retainedDuplicate());
       } else {
         ByteBuf b = batch(ctx, 10 + len);
         ZmtpWire.write(v, b, len, more, false);
@@ -751,6 +786,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       if (open) {
         throw new IllegalStateException("ZmtpEncoder ended a message on a frame with MORE");
       }
+      target = null;
+    }
+
+    /** After a failed encode: no frame is open. */
+    void abort() {
       target = null;
     }
   }

@@ -242,6 +242,63 @@ class CodecPipelineTest {
   }
 
   /**
+   * A write that fails to encode takes back what it had written: the messages around it, in
+   * the same batch and flush, arrive whole and in order, and only its own future fails. Covers
+   * an application encoder that writes too little, too much, throws halfway, or ends on MORE,
+   * and a message whose second frame was freed behind a first large enough to be held by
+   * reference.
+   */
+  @ParameterizedTest
+  @CsvSource({"ZMTP31", "ZMTP20", "ZMTP10"})
+  void failedEncodesLeaveNothingInTheStream(ZmtpProtocol p) {
+    ZmtpEncoder<Req> enc = (r, w) -> {
+      ByteBuf id = w.frame(8, true);
+      switch (r.path()) {
+        case "short": id.writeInt(1); break;
+        case "long": id.writeLong(r.id()).writeByte(0); break;
+        default: id.writeLong(r.id());
+      }
+      if (r.path().equals("throw")) {
+        throw new IllegalArgumentException("no path");
+      }
+      w.frame(r.path().length(), r.path().equals("more"))
+          .writeCharSequence(r.path(), StandardCharsets.US_ASCII);
+    };
+    Side a = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).protocol(p)
+        .encoder(Req.class, enc).build());
+    Side b = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).protocol(p)
+        .decoder(ReqDecoder::new).build());
+    pump(a, b);
+    List<io.netty.channel.ChannelFuture> good = new java.util.ArrayList<>();
+    List<io.netty.channel.ChannelFuture> bad = new java.util.ArrayList<>();
+    String[] kinds = {"short", "long", "throw", "more"};
+    for (int i = 0; i < 40; i++) {
+      good.add(a.ch.write(new Req(i, "/ok/" + i)));
+      bad.add(a.ch.write(new Req(-1, kinds[i % kinds.length])));
+    }
+    ByteBuf big = Unpooled.buffer(9000).writeZero(9000);
+    ByteBuf freed = Unpooled.copyLong(7);
+    freed.release();
+    bad.add(a.ch.write(ZmtpMessage.wrap(big, freed)));
+    good.add(a.ch.write(new Req(40, "/ok/40")));
+    a.ch.flush();
+    pump(a, b);
+    for (int i = 0; i <= 40; i++) {
+      assertEquals(new Req(i, "/ok/" + i), b.rec.reads.poll());
+    }
+    assertNull(b.rec.reads.poll());
+    assertFalse(b.rec.error.isDone(), () -> "peer failed: " + b.rec.error.getNow(null));
+    assertTrue(a.ch.isOpen());
+    for (io.netty.channel.ChannelFuture f : good) {
+      assertTrue(f.isSuccess());
+    }
+    for (io.netty.channel.ChannelFuture f : bad) {
+      assertTrue(f.isDone() && !f.isSuccess());
+    }
+    assertEquals(0, big.refCnt());
+  }
+
+  /**
    * A stream whose reads end anywhere (in a header, in a body), with every message still held
    * by the application while later reads arrive: each message is intact, and once released,
    * every input buffer is freed.
