@@ -10,6 +10,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -78,6 +79,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   private Deadline ttlDeadline; // nothing heard since the peer's last PING with a TTL
   private long inputs; // decode calls after the handshake: what a deadline looks at
   private final ZmtpWire.Header header = new ZmtpWire.Header();
+  private ZmtpBodySlice bodySlice; // what an application decoder is given; see body()
+  private ByteBuf bodyMemOf; // the input whose memory bodyMem is, in this decode call
+  private ByteBuffer bodyMem;
+  private int bodyMemZero; // bodyMem's index of bodyMemOf's index 0
   private final Writer writer = new Writer();
 
   private ZmtpHandshaker handshaker;
@@ -354,6 +359,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     final ZmtpWire.Header h = header;
     final int end = in.writerIndex();
     int r = in.readerIndex(); // the next frame's start
+    bodyMemOf = null;
     int owed = 0; // references on in that messages took since in was last settled
     try {
       for (;;) {
@@ -387,7 +393,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             owed += messageDecoder.frame(in, start, len, frameStart, r, v == ZmtpProtocol.ZMTP10,
                 more, out);
           } else {
-            ByteBuf body = in.slice(start, len);
+            ByteBuf body = body(in, start, len);
             in.readerIndex(r);
             decoder.frame(ctx, body, more, out);
           }
@@ -396,6 +402,33 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     } finally {
       settle(in, r, owed);
     }
+  }
+
+  /**
+   * A frame body for an application decoder: the one {@link ZmtpBodySlice}, pointed at it,
+   * unless the decoder retained the last one (then a new one), or a plain slice when the input's
+   * memory is not one NIO buffer.
+   */
+  private ByteBuf body(ByteBuf in, int start, int len) {
+    if (bodyMemOf != in) {
+      // once per decode call: an input buffer may be a recycled object over other memory
+      bodyMemOf = in;
+      if (in.nioBufferCount() == 1) {
+        ByteBuffer m = in.internalNioBuffer(0, in.capacity()).duplicate();
+        bodyMemZero = m.position();
+        bodyMem = m;
+      } else {
+        bodyMem = null;
+      }
+    }
+    if (bodyMem == null) {
+      return in.slice(start, len);
+    }
+    ZmtpBodySlice b = bodySlice;
+    if (b == null || b.retained()) {
+      b = bodySlice = new ZmtpBodySlice();
+    }
+    return b.point(in, bodyMem, bodyMemZero, start, len);
   }
 
   private static void settle(ByteBuf in, int readerIndex, int owed) {

@@ -363,6 +363,80 @@ class CodecPipelineTest {
   }
 
   /**
+   * An application decoder's frame body: read in place, or kept past the call by
+   * {@code retain()}, {@code retainedSlice()} or {@code retainedDuplicate()}. A kept body keeps
+   * its own bytes while later frames and reads go by (the codec hands the next frame a fresh
+   * body then), and once the kept ones are released every input buffer is freed.
+   */
+  @Test
+  void decoderBodiesKeptOrNot() {
+    List<ByteBuf> kept = new java.util.ArrayList<>();
+    List<Integer> keptFrame = new java.util.ArrayList<>();
+    List<ByteBuf> read = new java.util.ArrayList<>();
+    int[] frameNo = {0};
+    ZmtpDecoder keeper = (ctx, body, more, out) -> {
+      int f = frameNo[0]++;
+      assertEquals(body.readableBytes(), body.capacity());
+      switch (f % 4) {
+        case 0: kept.add(body.retain()); break;
+        case 1: kept.add(body.retainedSlice()); break;
+        case 2: kept.add(body.retainedDuplicate()); break;
+        default:
+          read.add(Unpooled.copiedBuffer(body)); // read in place, not kept
+          keptFrame.add(-1);
+          return;
+      }
+      keptFrame.add(f);
+    };
+    Side a = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
+    Side b = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER)
+        .decoder(() -> keeper).build());
+    pump(a, b);
+    int n = 600;
+    for (int i = 0; i < n; i++) {
+      byte[] body = new byte[1 + i % 50];
+      java.util.Arrays.fill(body, (byte) i);
+      a.ch.write(ZmtpMessage.wrap(Unpooled.wrappedBuffer(body)));
+    }
+    a.ch.flush();
+    ByteBuf all = Unpooled.buffer();
+    ByteBuf out;
+    while ((out = a.ch.readOutbound()) != null) {
+      all.writeBytes(out);
+      out.release();
+    }
+    List<ByteBuf> inputs = new java.util.ArrayList<>();
+    java.util.Random rnd = new java.util.Random(3);
+    while (all.isReadable()) {
+      int k = Math.min(all.readableBytes(), 1 + rnd.nextInt(400));
+      ByteBuf chunk = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(k);
+      chunk.writeBytes(all, k);
+      inputs.add(chunk);
+      b.ch.writeInbound(chunk.retain()); // our reference checks that it is freed later
+    }
+    all.release();
+    assertEquals(n, frameNo[0]);
+    int k = 0;
+    int r = 0;
+    for (int f = 0; f < n; f++) {
+      ByteBuf got = keptFrame.get(f) == f ? kept.get(k++) : read.get(r++);
+      assertEquals(1 + f % 50, got.readableBytes(), "frame " + f);
+      for (int j = 0; j < got.readableBytes(); j++) {
+        assertEquals((byte) f, got.getByte(got.readerIndex() + j), "frame " + f);
+      }
+    }
+    for (ByteBuf x : kept) {
+      x.release();
+    }
+    b.ch.finishAndReleaseAll();
+    for (ByteBuf chunk : inputs) {
+      assertEquals(1, chunk.refCnt(), "only the test's reference is left");
+      assertTrue(chunk.release());
+    }
+    assertFalse(b.rec.error.isDone());
+  }
+
+  /**
    * Every write's future completes, successfully, once the batch holding it is written: one
    * written before the handshake, many small ones gathered into one batch, and one whose frame
    * goes by reference; none before the flush.
