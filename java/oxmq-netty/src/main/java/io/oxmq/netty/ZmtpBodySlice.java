@@ -60,6 +60,12 @@ final class ZmtpBodySlice extends AbstractByteBuf {
     return memBase + index;
   }
 
+  /** @return the parent's index of {@code index}, after checking {@code length} bytes from it */
+  private int parentIndex(int index, int length) {
+    checkIndex(index, length);
+    return parentBase + index;
+  }
+
   // ---------------------------------------------------------------- single values
 
   @Override
@@ -176,28 +182,24 @@ final class ZmtpBodySlice extends AbstractByteBuf {
 
   @Override
   public ByteBuf getBytes(int index, ByteBuffer dst) {
-    checkIndex(index, dst.remaining());
-    parent.getBytes(parentBase + index, dst);
+    parent.getBytes(parentIndex(index, dst.remaining()), dst);
     return this;
   }
 
   @Override
   public ByteBuf getBytes(int index, OutputStream out, int length) throws IOException {
-    checkIndex(index, length);
-    parent.getBytes(parentBase + index, out, length);
+    parent.getBytes(parentIndex(index, length), out, length);
     return this;
   }
 
   @Override
   public int getBytes(int index, GatheringByteChannel out, int length) throws IOException {
-    checkIndex(index, length);
-    return parent.getBytes(parentBase + index, out, length);
+    return parent.getBytes(parentIndex(index, length), out, length);
   }
 
   @Override
   public int getBytes(int index, FileChannel out, long position, int length) throws IOException {
-    checkIndex(index, length);
-    return parent.getBytes(parentBase + index, out, position, length);
+    return parent.getBytes(parentIndex(index, length), out, position, length);
   }
 
   @Override
@@ -216,47 +218,40 @@ final class ZmtpBodySlice extends AbstractByteBuf {
 
   @Override
   public ByteBuf setBytes(int index, ByteBuffer src) {
-    checkIndex(index, src.remaining());
-    parent.setBytes(parentBase + index, src);
+    parent.setBytes(parentIndex(index, src.remaining()), src);
     return this;
   }
 
   @Override
   public int setBytes(int index, InputStream in, int length) throws IOException {
-    checkIndex(index, length);
-    return parent.setBytes(parentBase + index, in, length);
+    return parent.setBytes(parentIndex(index, length), in, length);
   }
 
   @Override
   public int setBytes(int index, ScatteringByteChannel in, int length) throws IOException {
-    checkIndex(index, length);
-    return parent.setBytes(parentBase + index, in, length);
+    return parent.setBytes(parentIndex(index, length), in, length);
   }
 
   @Override
   public int setBytes(int index, FileChannel in, long position, int length) throws IOException {
-    checkIndex(index, length);
-    return parent.setBytes(parentBase + index, in, position, length);
+    return parent.setBytes(parentIndex(index, length), in, position, length);
   }
 
   // ---------------------------------------------------------------- derived: from the parent
 
   @Override
   public ByteBuf copy(int index, int length) {
-    checkIndex(index, length);
-    return parent.copy(parentBase + index, length);
+    return parent.copy(parentIndex(index, length), length);
   }
 
   @Override
   public ByteBuf slice(int index, int length) {
-    checkIndex(index, length);
-    return parent.slice(parentBase + index, length);
+    return parent.slice(parentIndex(index, length), length);
   }
 
   @Override
   public ByteBuf retainedSlice(int index, int length) {
-    checkIndex(index, length);
-    return parent.retainedSlice(parentBase + index, length);
+    return parent.retainedSlice(parentIndex(index, length), length);
   }
 
   @Override
@@ -278,20 +273,17 @@ final class ZmtpBodySlice extends AbstractByteBuf {
 
   @Override
   public ByteBuffer nioBuffer(int index, int length) {
-    checkIndex(index, length);
-    return parent.nioBuffer(parentBase + index, length);
+    return parent.nioBuffer(parentIndex(index, length), length);
   }
 
   @Override
   public ByteBuffer internalNioBuffer(int index, int length) {
-    checkIndex(index, length);
-    return parent.internalNioBuffer(parentBase + index, length);
+    return parent.internalNioBuffer(parentIndex(index, length), length);
   }
 
   @Override
   public ByteBuffer[] nioBuffers(int index, int length) {
-    checkIndex(index, length);
-    return parent.nioBuffers(parentBase + index, length);
+    return parent.nioBuffers(parentIndex(index, length), length);
   }
 
   // ---------------------------------------------------------------- what it is

@@ -53,6 +53,40 @@ class CodecPipelineTest {
     return moved;
   }
 
+  /**
+   * Flushes {@code from}, and feeds all it wrote to {@code to} in fresh pooled buffers of the
+   * sizes {@code chunk} gives (a read may end anywhere), keeping a reference on each.
+   *
+   * @return the buffers fed, each holding the test's reference
+   */
+  static List<ByteBuf> flushInPieces(Side from, Side to, java.util.function.IntSupplier chunk) {
+    from.ch.flush();
+    ByteBuf all = Unpooled.buffer();
+    ByteBuf out;
+    while ((out = from.ch.readOutbound()) != null) {
+      all.writeBytes(out);
+      out.release();
+    }
+    List<ByteBuf> inputs = new java.util.ArrayList<>();
+    while (all.isReadable()) {
+      int k = Math.min(all.readableBytes(), chunk.getAsInt());
+      ByteBuf piece = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(k);
+      piece.writeBytes(all, k);
+      inputs.add(piece);
+      to.ch.writeInbound(piece.retain()); // our reference checks that it is freed later
+    }
+    all.release();
+    return inputs;
+  }
+
+  /** Asserts that the codec let go of every buffer {@link #flushInPieces} fed it. */
+  static void assertAllFreed(List<ByteBuf> inputs) {
+    for (ByteBuf piece : inputs) {
+      assertEquals(1, piece.refCnt(), "only the test's reference is left");
+      assertTrue(piece.release());
+    }
+  }
+
   static ZmtpCodec codec(ZmtpSocketType t, ZmtpProtocol p, String id) {
     return ZmtpCodec.builder().socketType(t).protocol(p).identity(id).build();
   }
@@ -320,22 +354,7 @@ class CodecPipelineTest {
       }
       a.ch.write(ZmtpMessage.wrap(Unpooled.copyInt(i), Unpooled.wrappedBuffer(body)));
     }
-    a.ch.flush();
-    ByteBuf all = Unpooled.buffer();
-    ByteBuf out;
-    while ((out = a.ch.readOutbound()) != null) {
-      all.writeBytes(out);
-      out.release();
-    }
-    List<ByteBuf> inputs = new java.util.ArrayList<>();
-    while (all.isReadable()) {
-      int k = Math.min(all.readableBytes(), 1 + rnd.nextInt(rnd.nextBoolean() ? 7 : 3000));
-      ByteBuf chunk = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(k);
-      chunk.writeBytes(all, k);
-      inputs.add(chunk);
-      b.ch.writeInbound(chunk.retain()); // our reference checks that it is freed later
-    }
-    all.release();
+    List<ByteBuf> inputs = flushInPieces(a, b, () -> 1 + rnd.nextInt(rnd.nextBoolean() ? 7 : 3000));
     List<ZmtpMessage> got = new java.util.ArrayList<>();
     Object o;
     while ((o = b.rec.reads.poll()) != null) {
@@ -355,10 +374,7 @@ class CodecPipelineTest {
       m.release();
     }
     b.ch.finishAndReleaseAll();
-    for (ByteBuf chunk : inputs) {
-      assertEquals(1, chunk.refCnt(), "only the test's reference is left");
-      assertTrue(chunk.release());
-    }
+    assertAllFreed(inputs);
     assertFalse(b.rec.error.isDone());
   }
 
@@ -398,23 +414,8 @@ class CodecPipelineTest {
       java.util.Arrays.fill(body, (byte) i);
       a.ch.write(ZmtpMessage.wrap(Unpooled.wrappedBuffer(body)));
     }
-    a.ch.flush();
-    ByteBuf all = Unpooled.buffer();
-    ByteBuf out;
-    while ((out = a.ch.readOutbound()) != null) {
-      all.writeBytes(out);
-      out.release();
-    }
-    List<ByteBuf> inputs = new java.util.ArrayList<>();
     java.util.Random rnd = new java.util.Random(3);
-    while (all.isReadable()) {
-      int k = Math.min(all.readableBytes(), 1 + rnd.nextInt(400));
-      ByteBuf chunk = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(k);
-      chunk.writeBytes(all, k);
-      inputs.add(chunk);
-      b.ch.writeInbound(chunk.retain()); // our reference checks that it is freed later
-    }
-    all.release();
+    List<ByteBuf> inputs = flushInPieces(a, b, () -> 1 + rnd.nextInt(400));
     assertEquals(n, frameNo[0]);
     int k = 0;
     int r = 0;
@@ -429,10 +430,7 @@ class CodecPipelineTest {
       x.release();
     }
     b.ch.finishAndReleaseAll();
-    for (ByteBuf chunk : inputs) {
-      assertEquals(1, chunk.refCnt(), "only the test's reference is left");
-      assertTrue(chunk.release());
-    }
+    assertAllFreed(inputs);
     assertFalse(b.rec.error.isDone());
   }
 
