@@ -377,11 +377,13 @@ final class ZmtpBodySlice extends AbstractByteBuf {
 
   @Override
   public ByteBuf touch() {
+    parent.touch();
     return this;
   }
 
   @Override
   public ByteBuf touch(Object hint) {
+    parent.touch(hint);
     return this;
   }
 
