@@ -242,9 +242,10 @@ fn first_message_to_new_subscribers_is_batched(t: Transport) {
         (st.wire_bytes_out >= PEERS as u64 * 7).then_some(st)
     });
     // The publisher waited for the subscriptions, so its first write answers that wait and may
-    // go direct, as may one after a preemption long enough to make the thread look sporadic.
+    // go direct; the rest of the round are the I/O thread's, however long the round takes (a
+    // preemption in the middle of it does not make the thread sporadic).
     assert!(
-        st.direct_writes * 4 < PEERS as u64,
+        st.direct_writes <= 1,
         "{t:?}: {} of {PEERS} first deliveries written by the sending thread ({st:?})",
         st.direct_writes
     );

@@ -24,7 +24,10 @@
 //!   direct to its first connection; the rest of a fan-out, and every message of a stream, are
 //!   the I/O thread's. Each hand-over costs the sender a wake-up of the I/O thread (a system
 //!   call when it sleeps), so a round over many connections can outlast [`QUIET`] with the
-//!   thread busy throughout: a hand-over keeps the thread's pace as a direct write does.
+//!   thread busy throughout: a hand-over keeps the thread's pace as a direct write does;
+//! * and within one message's fan-out (a [`Round`]: a publisher waking the pipes of one
+//!   message), only the first connection may be written directly, however long the round
+//!   takes: a preemption in the middle of it does not make the thread sporadic.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -38,9 +41,13 @@ pub(crate) const QUIET: Duration = Duration::from_micros(20);
 /// `reply`: the connection has read input since its last write. `since_conn_write`: time since
 /// the connection was last written by any thread. `since_thread_direct`: time since the calling
 /// thread last wrote a connection directly or handed one over (`None`: never).
+/// `rest_of_round`: an earlier connection of the calling thread's current [`Round`] was
+/// already written directly or handed over.
 #[inline]
-pub(crate) fn may_write_direct(reply: bool, since_conn_write: Duration, since_thread_direct: Option<Duration>) -> bool {
-    reply || (since_conn_write >= QUIET && since_thread_direct.is_none_or(|d| d >= QUIET))
+pub(crate) fn may_write_direct(
+    reply: bool, since_conn_write: Duration, since_thread_direct: Option<Duration>, rest_of_round: bool,
+) -> bool {
+    reply || (!rest_of_round && since_conn_write >= QUIET && since_thread_direct.is_none_or(|d| d >= QUIET))
 }
 
 thread_local! {
@@ -49,6 +56,44 @@ thread_local! {
     static LAST_DIRECT: Cell<u64> = const { Cell::new(0) };
     /// The thread waited for input and got some since its last direct write.
     static ANSWERING: Cell<bool> = const { Cell::new(false) };
+    /// The thread's fan-out round: 0 none, 1 begun, 2 a connection of it was written directly
+    /// or handed over.
+    static ROUND: Cell<u8> = const { Cell::new(0) };
+}
+
+/// One message's fan-out on the calling thread, from [`Round::begin`] until dropped: after its
+/// first connection is written directly or handed over, the rest are handed over.
+pub(crate) struct Round(());
+
+impl Round {
+    #[inline]
+    pub(crate) fn begin() -> Round {
+        ROUND.with(|c| c.set(1));
+        Round(())
+    }
+}
+
+impl Drop for Round {
+    #[inline]
+    fn drop(&mut self) {
+        ROUND.with(|c| c.set(0));
+    }
+}
+
+/// True when the calling thread is in a [`Round`] whose first connection was already dealt
+/// with.
+#[inline]
+pub(crate) fn rest_of_round() -> bool {
+    ROUND.with(Cell::get) == 2
+}
+
+#[inline]
+fn round_dealt_with() {
+    ROUND.with(|c| {
+        if c.get() == 1 {
+            c.set(2);
+        }
+    });
 }
 
 fn origin() -> Instant {
@@ -75,6 +120,7 @@ pub(crate) fn since_direct(now: Instant) -> Option<Duration> {
 pub(crate) fn wrote_direct(at: Instant) {
     LAST_DIRECT.with(|c| c.set(stamp(at)));
     ANSWERING.with(|c| c.set(false));
+    round_dealt_with();
 }
 
 /// The calling thread handed a connection's write over to the I/O thread at `at` (the rule
@@ -82,6 +128,7 @@ pub(crate) fn wrote_direct(at: Instant) {
 #[inline]
 pub(crate) fn handed_over(at: Instant) {
     LAST_DIRECT.with(|c| c.set(stamp(at)));
+    round_dealt_with();
 }
 
 /// The calling thread waited for input (a blocking receive or poll) and input came: its
@@ -105,21 +152,21 @@ mod tests {
 
     #[test]
     fn a_sporadic_message_goes_direct() {
-        assert!(may_write_direct(false, 10 * QUIET, None));
-        assert!(may_write_direct(false, 10 * QUIET, Some(10 * QUIET)));
+        assert!(may_write_direct(false, 10 * QUIET, None, false));
+        assert!(may_write_direct(false, 10 * QUIET, Some(10 * QUIET), false));
     }
 
     #[test]
     fn a_stream_on_one_connection_is_batched() {
-        assert!(!may_write_direct(false, US, Some(US)));
-        assert!(!may_write_direct(false, US, Some(10 * QUIET)));
+        assert!(!may_write_direct(false, US, Some(US), false));
+        assert!(!may_write_direct(false, US, Some(10 * QUIET), false));
     }
 
     #[test]
     fn a_round_over_many_connections_is_batched() {
         // Each connection was last written a whole round ago, longer than QUIET, but the
         // socket wrote directly a moment ago: the thread is streaming.
-        assert!(!may_write_direct(false, 10 * QUIET, Some(US)));
+        assert!(!may_write_direct(false, 10 * QUIET, Some(US), false));
     }
 
     #[test]
@@ -131,8 +178,34 @@ mod tests {
             // Never wrote directly; handed a write over a moment ago: the next connection,
             // quiet for long, is still the I/O thread's.
             handed_over(t0);
-            assert!(!may_write_direct(false, 10 * QUIET, since_direct(t0 + QUIET / 2)));
-            assert!(may_write_direct(false, 10 * QUIET, since_direct(t0 + 2 * QUIET)));
+            assert!(!may_write_direct(false, 10 * QUIET, since_direct(t0 + QUIET / 2), false));
+            assert!(may_write_direct(false, 10 * QUIET, since_direct(t0 + 2 * QUIET), false));
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_round_hands_over_all_but_its_first_connection_however_long_it_takes() {
+        std::thread::spawn(|| {
+            origin();
+            let t0 = Instant::now();
+            let round = Round::begin();
+            assert!(!rest_of_round());
+            wrote_direct(t0); // the first connection
+            assert!(rest_of_round());
+            // Long after (a preemption), another connection quiet for long is still handed
+            // over, a reply still goes direct.
+            let later = since_direct(t0 + 10 * QUIET);
+            assert!(!may_write_direct(false, 10 * QUIET, later, rest_of_round()));
+            assert!(may_write_direct(true, 10 * QUIET, later, rest_of_round()));
+            drop(round);
+            assert!(!rest_of_round());
+            assert!(may_write_direct(false, 10 * QUIET, later, rest_of_round()));
+            // A hand-over deals with a round's first connection too.
+            let _round = Round::begin();
+            handed_over(t0);
+            assert!(rest_of_round());
         })
         .join()
         .unwrap();
@@ -140,7 +213,7 @@ mod tests {
 
     #[test]
     fn a_reply_goes_direct_at_any_pace() {
-        assert!(may_write_direct(true, US, Some(US)));
+        assert!(may_write_direct(true, US, Some(US), false));
     }
 
     #[test]

@@ -270,7 +270,7 @@ impl Session {
         let publishes = matches!(self.socket.kind, SocketType::Pub | SocketType::XPub | SocketType::Radio);
         let reply = (reads != self.reads_at_write && !publishes) || pace::answering();
         let since_write = now.saturating_duration_since(self.last_write);
-        if !pace::may_write_direct(reply, since_write, pace::since_direct(now)) {
+        if !pace::may_write_direct(reply, since_write, pace::since_direct(now), pace::rest_of_round()) {
             pace::handed_over(now);
             return false;
         }

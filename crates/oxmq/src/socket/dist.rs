@@ -75,6 +75,8 @@ impl Dist {
             }
             if published {
                 std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+                // One round: only its first connection may be written on this thread.
+                let _round = crate::io::pace::Round::begin();
                 for &s in &self.targets {
                     pipes.wake_after_fence(s);
                 }
