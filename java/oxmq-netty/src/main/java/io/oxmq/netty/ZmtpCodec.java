@@ -363,29 +363,43 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     int owed = 0; // references on in that messages took since in was last settled
     try {
       for (;;) {
-        int hl = ZmtpWire.parse(v, in, r, maxFrameSize, false, h);
-        if (hl == 0) {
-          return;
+        int hl;
+        int len;
+        boolean more;
+        boolean command;
+        // A short data frame (flags 0 or MORE) is parsed here, in the loop; the rest by parse().
+        int fl = v != ZmtpProtocol.ZMTP10 && end - r >= 2 ? in.getUnsignedShort(r) : -1;
+        if ((fl & ~0x01FF) == 0 && (fl & 0xFF) <= maxFrameSize) {
+          hl = 2;
+          len = fl & 0xFF;
+          more = fl > 0xFF;
+          command = false;
+        } else {
+          hl = ZmtpWire.parse(v, in, r, maxFrameSize, false, h);
+          if (hl == 0) {
+            return;
+          }
+          len = (int) h.length;
+          more = h.more;
+          command = h.command;
         }
-        int len = (int) h.length;
         if (end - r - hl < len) {
           return;
         }
         int frameStart = r;
         int start = r + hl;
         r = start + len;
-        if (h.command) {
+        if (command) {
           ByteBuf body = in.slice(start, len);
           settle(in, r, owed);
           owed = 0;
           command(ctx, body, out);
-        } else if (subscriptionMessages && firstFrame && !h.more && len > 0
+        } else if (subscriptionMessages && firstFrame && !more && len > 0
             && (in.getByte(start) & 0xFE) == 0) {
           byte[] topic = new byte[len - 1];
           in.getBytes(start + 1, topic);
           out.add(new ZmtpSubscription(in.getByte(start) == 1, topic));
         } else {
-          boolean more = h.more;
           firstFrame = !more;
           if (messageDecoder != null) {
             // No slice per frame (the message makes them when asked, as plain slices) and no
@@ -779,8 +793,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     void begin(ChannelHandlerContext c) {
       wctx = c;
-      target = null;
-      expectEnd = -1;
+      ByteBuf b = batch;
+      target = b;
+      expectEnd = b != null ? b.writerIndex() : -1;
+      lastSize = 0;
       open = true;
     }
 
@@ -795,8 +811,26 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public ByteBuf frame(int size, boolean more) {
+      ByteBuf b = target;
+      // The common case, kept small enough to inline into an encoder: a short 2.0/3.x frame
+      // after a whole one, with room for it in the batch.
+      if (b != null && open && (size & ~0xFF) == 0 && b.writerIndex() == expectEnd
+          && b.capacity() - expectEnd >= 2 + size && protocol != ZmtpProtocol.ZMTP10) {
+        b.writeShort(more ? 0x100 | size : size);
+        lastSize = size;
+        expectEnd += 2 + size;
+        open = more;
+        return b;
+      }
+      return nextFrame(size, more);
+    }
+
+    private ByteBuf nextFrame(int size, boolean more) {
       if (!open) {
         throw new IllegalStateException("the last frame of this message was already written");
+      }
+      if (size < 0) {
+        throw new IllegalArgumentException("frame size " + size);
       }
       check();
       ByteBuf b = batch(wctx, 10 + size);

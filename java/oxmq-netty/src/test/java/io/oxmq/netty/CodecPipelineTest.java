@@ -189,6 +189,26 @@ class CodecPipelineTest {
     assertNull(a.rec.reads.poll());
   }
 
+  /** A short frame over a small limit is refused like a long one. */
+  @Test
+  void shortFrameOverLimitCloses() {
+    Side a = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.PULL).maxFrameSize(100)
+        .build());
+    Side b = new Side(codec(ZmtpSocketType.PUSH, ZmtpProtocol.ZMTP31, ""));
+    pump(a, b);
+    ByteBuf ok = Unpooled.buffer().writeByte(0).writeByte(100).writeZero(100);
+    ByteBuf over = Unpooled.buffer().writeByte(0).writeByte(101).writeZero(101);
+    a.ch.writeInbound(Unpooled.wrappedBuffer(ok, over));
+    ZmtpMessage m = (ZmtpMessage) a.rec.reads.poll();
+    assertEquals(100, m.frame(0).readableBytes());
+    m.release();
+    Throwable t = a.rec.error.getNow(null);
+    assertInstanceOf(ZmtpException.class, t);
+    assertEquals("TooLarge", ((ZmtpException) t).kind());
+    assertFalse(a.ch.isOpen());
+    assertNull(a.rec.reads.poll());
+  }
+
   @Test
   void garbageGreetingCloses() {
     Side a = new Side(codec(ZmtpSocketType.DEALER, ZmtpProtocol.ZMTP31, ""));
@@ -295,6 +315,9 @@ class CodecPipelineTest {
       if (r.path().equals("throw")) {
         throw new IllegalArgumentException("no path");
       }
+      if (r.path().equals("negative")) {
+        w.frame(-1, false);
+      }
       w.frame(r.path().length(), r.path().equals("more"))
           .writeCharSequence(r.path(), StandardCharsets.US_ASCII);
     };
@@ -305,9 +328,11 @@ class CodecPipelineTest {
     pump(a, b);
     List<io.netty.channel.ChannelFuture> good = new java.util.ArrayList<>();
     List<io.netty.channel.ChannelFuture> bad = new java.util.ArrayList<>();
-    String[] kinds = {"short", "long", "throw", "more"};
+    String[] kinds = {"short", "long", "throw", "more", "negative"};
+    // paths around the short/long header boundary (255 and 256 bytes) and well past it
+    int[] pad = {0, 0, 0, 249, 250, 1000};
     for (int i = 0; i < 40; i++) {
-      good.add(a.ch.write(new Req(i, "/ok/" + i)));
+      good.add(a.ch.write(new Req(i, path(i, pad[i % pad.length]))));
       bad.add(a.ch.write(new Req(-1, kinds[i % kinds.length])));
     }
     ByteBuf big = Unpooled.buffer(9000).writeZero(9000);
@@ -317,9 +342,10 @@ class CodecPipelineTest {
     good.add(a.ch.write(new Req(40, "/ok/40")));
     a.ch.flush();
     pump(a, b);
-    for (int i = 0; i <= 40; i++) {
-      assertEquals(new Req(i, "/ok/" + i), b.rec.reads.poll());
+    for (int i = 0; i < 40; i++) {
+      assertEquals(new Req(i, path(i, pad[i % pad.length])), b.rec.reads.poll());
     }
+    assertEquals(new Req(40, "/ok/40"), b.rec.reads.poll());
     assertNull(b.rec.reads.poll());
     assertFalse(b.rec.error.isDone(), () -> "peer failed: " + b.rec.error.getNow(null));
     assertTrue(a.ch.isOpen());
@@ -330,6 +356,11 @@ class CodecPipelineTest {
       assertTrue(f.isDone() && !f.isSuccess());
     }
     assertEquals(0, big.refCnt());
+  }
+
+  /** "/ok/" + i, then {@code pad} x's. */
+  private static String path(int i, int pad) {
+    return "/ok/" + i + "x".repeat(pad);
   }
 
   /**
