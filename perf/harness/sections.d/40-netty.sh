@@ -94,7 +94,8 @@ names = {"throughput": "one-way throughput (DEALER→ROUTER, 100 B, msg/s)",
          "custom": "req/rep, custom encoder/decoder (1000 in flight, req/s)"}
 out = ["", "## JVM: oxmq-netty vs netty4-zmtp (netty-zmtp's three benchmarks)", "",
        f"Same machine, same JVM ({jver}), interleaved per round; medians of {rounds} round(s) of "
-       f"{meas} s after {warm} s warm-up. Latency: per request (custom), 1000 / rate (reqrep). "
+       f"{meas} s after {warm} s warm-up; beside each ratio, the range of the rounds' own ratios. "
+       "Latency: per request (custom), 1000 / rate (reqrep). "
        "oxmq-netty negotiates ZMTP 3.1 with itself, netty4-zmtp 0.4.0 ZMTP 2.0 (netty 4.0.56).", "",
        "| benchmark | oxmq-netty | netty4-zmtp 0.4.0 | ratio | oxmq Rust tools, same pattern |",
        "|---|---|---|---|---|"]
@@ -108,6 +109,11 @@ for mode in ("throughput", "reqrep", "custom"):
         fa += f" ({la/1000:.2f} ms)" if la else ""
         fb += f" ({lb/1000:.2f} ms)" if lb else ""
     ratio = f"{a/b:.2f}×" if a and b else "—"
+    # the round-by-round ratios' range: a JVM's rate moves from one run to the next
+    per = [x[0] / y[0] for x, y in zip(runs.get(("oxmq-netty", mode), []),
+                                      runs.get(("netty4-zmtp", mode), [])) if x[0] > 0 and y[0] > 0]
+    if len(per) > 1:
+        ratio += f" ({min(per):.2f}–{max(per):.2f})"
     rust = "—"
     if mode == "throughput":
         t = med("oxmq-rust", "throughput", 0)
