@@ -367,12 +367,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         int len;
         boolean more;
         boolean command;
-        // A short data frame (flags 0 or MORE) is parsed here, in the loop; the rest by parse().
+        // A short data frame is parsed here, in the loop; the rest by parse().
         int fl = v != ZmtpProtocol.ZMTP10 && end - r >= 2 ? in.getUnsignedShort(r) : -1;
-        if ((fl & ~0x01FF) == 0 && (fl & 0xFF) <= maxFrameSize) {
+        int sl = ZmtpWire.shortDataLength(fl);
+        if (sl >= 0 && sl <= maxFrameSize) {
           hl = 2;
-          len = fl & 0xFF;
-          more = fl > 0xFF;
+          len = sl;
+          more = ZmtpWire.shortDataMore(fl);
           command = false;
         } else {
           hl = ZmtpWire.parse(v, in, r, maxFrameSize, false, h);
@@ -816,7 +817,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       // after a whole one, with room for it in the batch.
       if (b != null && open && (size & ~0xFF) == 0 && b.writerIndex() == expectEnd
           && b.capacity() - expectEnd >= 2 + size && protocol != ZmtpProtocol.ZMTP10) {
-        b.writeShort(more ? 0x100 | size : size);
+        b.writeShort(ZmtpWire.shortDataHeader(size, more));
         lastSize = size;
         expectEnd += 2 + size;
         open = more;

@@ -100,6 +100,25 @@ final class ZmtpWire {
     return hl;
   }
 
+  /**
+   * The body length of a 2.0/3.x short data frame (flags 0 or MORE), given its two header bytes
+   * as one big-endian unsigned short; -1 for any other header (long, command, reserved bits).
+   * Small enough to inline where {@link #parse} is not.
+   */
+  static int shortDataLength(int flagsAndLength) {
+    return (flagsAndLength & ~0x01FF) == 0 ? flagsAndLength & 0xFF : -1;
+  }
+
+  /** @return whether the short data frame header {@code flagsAndLength} has MORE */
+  static boolean shortDataMore(int flagsAndLength) {
+    return flagsAndLength > 0xFF;
+  }
+
+  /** The two header bytes of a 2.0/3.x short data frame of {@code len} (0 to 255) bytes. */
+  static int shortDataHeader(int len, boolean more) {
+    return more ? 0x100 | len : len;
+  }
+
   /** @return the size of the header {@link #write} writes for a body of {@code len} bytes */
   static int headerSize(ZmtpProtocol v, long len) {
     if (v == ZmtpProtocol.ZMTP10) {
