@@ -34,7 +34,7 @@ import java.util.function.Supplier;
 /**
  * netty-zmtp's three benchmarks on com.spotify:netty4-zmtp 0.4.0 (netty 4.0, its own JVM), with
  * the same handlers, sizes, batching and measurement as oxmq-netty's OxmqNettyBench:
- * {@code Netty4ZmtpBench throughput|reqrep|custom WARMUP_S MEASURE_S}; prints
+ * {@code Netty4ZmtpBench throughput|reqrep|custom WARMUP_S MEASURE_S [CONNECTIONS]}; prints
  * {@code RESULT <mode> <ops/s> <avg latency µs>}.
  *
  * <p>Handlers write with the channel's void promise: none of them looks at a write's future, and
@@ -44,6 +44,8 @@ import java.util.function.Supplier;
  */
 public final class Netty4ZmtpBench {
   static final int CONCURRENCY = 1000;
+  // requests in flight per connection: CONCURRENCY spread over the connections
+  static int inFlight = CONCURRENCY;
   static final AtomicLong OPS = new AtomicLong();
   static final AtomicLong LATENCY_NS = new AtomicLong();
 
@@ -51,6 +53,11 @@ public final class Netty4ZmtpBench {
     String mode = args[0];
     double warmup = Double.parseDouble(args[1]);
     double measure = Double.parseDouble(args[2]);
+    int connections = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+    if (connections < 1 || CONCURRENCY % connections != 0) {
+      throw new IllegalArgumentException("connections: a divisor of " + CONCURRENCY);
+    }
+    inFlight = CONCURRENCY / connections;
     NioEventLoopGroup boss = new NioEventLoopGroup(1);
     NioEventLoopGroup serverWorkers = new NioEventLoopGroup(1);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(1);
@@ -90,7 +97,7 @@ public final class Netty4ZmtpBench {
             ch.pipeline().addLast(serverCodec.get(), serverHandler.get());
           }
         }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-    Channel client = new Bootstrap().group(clientGroup).channel(NioSocketChannel.class)
+    Bootstrap clients = new Bootstrap().group(clientGroup).channel(NioSocketChannel.class)
         .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
         .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, ByteBufSizeEstimator.INSTANCE)
         .handler(new ChannelInitializer<SocketChannel>() {
@@ -98,7 +105,11 @@ public final class Netty4ZmtpBench {
           protected void initChannel(SocketChannel ch) {
             ch.pipeline().addLast(clientCodec.get(), clientHandler.get());
           }
-        }).connect(server.localAddress()).sync().channel();
+        });
+    List<Channel> client = new java.util.ArrayList<>();
+    for (int i = 0; i < connections; i++) {
+      client.add(clients.connect(server.localAddress()).sync().channel());
+    }
 
     Thread.sleep((long) (warmup * 1000));
     long o0 = OPS.get();
@@ -200,7 +211,7 @@ public final class Netty4ZmtpBench {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ZMTPHandshakeSuccess) {
-        for (int i = 0; i < CONCURRENCY; i++) {
+        for (int i = 0; i < inFlight; i++) {
           ctx.write(request.retain(), ctx.voidPromise());
         }
         flusher.flush();
@@ -460,7 +471,7 @@ public final class Netty4ZmtpBench {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ZMTPHandshakeSuccess) {
-        for (int i = 0; i < CONCURRENCY; i++) {
+        for (int i = 0; i < inFlight; i++) {
           ctx.write(next(), ctx.voidPromise());
         }
         flusher.flush();

@@ -33,11 +33,12 @@ import java.util.function.Supplier;
  * ThroughputBenchmark, ReqRepBenchmark and CustomReqRepBenchmark; see Netty4ZmtpBench for the
  * netty4-zmtp side):
  *
- * <pre>OxmqNettyBench throughput|reqrep|custom WARMUP_S MEASURE_S</pre>
+ * <pre>OxmqNettyBench throughput|reqrep|custom WARMUP_S MEASURE_S [CONNECTIONS]</pre>
  *
  * <p>Prints {@code RESULT <mode> <ops per second> <average latency in µs>}: messages/s one-way,
- * requests/s with 1000 requests in flight. Latency is measured per request in {@code custom} and
- * is 1000 / rate (Little's law) in {@code reqrep}; {@code throughput} has none (0).
+ * requests/s with 1000 requests in flight, spread over CONNECTIONS clients (default 1). Latency
+ * is measured per request in {@code custom} and is 1000 / rate (Little's law) in {@code reqrep};
+ * {@code throughput} has none (0).
  *
  * <p>Handlers write with the channel's void promise: none of them looks at a write's future, and
  * netty4-zmtp 0.4.0 never completes those futures on netty 4.0.43 and later (its aggregate
@@ -46,6 +47,8 @@ import java.util.function.Supplier;
  */
 public final class OxmqNettyBench {
   static final int CONCURRENCY = 1000;
+  // requests in flight per connection: CONCURRENCY spread over the connections
+  static int inFlight = CONCURRENCY;
   static final AtomicLong OPS = new AtomicLong();
   static final AtomicLong LATENCY_NS = new AtomicLong();
 
@@ -55,6 +58,11 @@ public final class OxmqNettyBench {
     String mode = args[0];
     double warmup = Double.parseDouble(args[1]);
     double measure = Double.parseDouble(args[2]);
+    int connections = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+    if (connections < 1 || CONCURRENCY % connections != 0) {
+      throw new IllegalArgumentException("connections: a divisor of " + CONCURRENCY);
+    }
+    inFlight = CONCURRENCY / connections;
     NioEventLoopGroup boss = new NioEventLoopGroup(1);
     NioEventLoopGroup serverWorkers = new NioEventLoopGroup(1);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(1);
@@ -97,7 +105,7 @@ public final class OxmqNettyBench {
             ch.pipeline().addLast(serverCodec.get(), serverHandler.get());
           }
         }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-    Channel client = new Bootstrap().group(clientGroup).channel(NioSocketChannel.class)
+    Bootstrap clients = new Bootstrap().group(clientGroup).channel(NioSocketChannel.class)
         .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
         .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, ByteBufSizeEstimator.INSTANCE)
         .handler(new ChannelInitializer<SocketChannel>() {
@@ -105,9 +113,15 @@ public final class OxmqNettyBench {
           protected void initChannel(SocketChannel ch) {
             ch.pipeline().addLast(clientCodec.get(), clientHandler.get());
           }
-        }).connect(server.localAddress()).sync().channel();
+        });
+    List<Channel> client = new java.util.ArrayList<>();
+    for (int i = 0; i < connections; i++) {
+      client.add(clients.connect(server.localAddress()).sync().channel());
+    }
     BenchMeter.report(mode, warmup, measure, OPS, LATENCY_NS, mode.equals("reqrep") ? CONCURRENCY : 0);
-    client.close().sync();
+    for (Channel c : client) {
+      c.close().sync();
+    }
     server.close().sync();
     clientGroup.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS);
     serverWorkers.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS);
@@ -205,7 +219,7 @@ public final class OxmqNettyBench {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ZmtpHandshakeSuccess) {
-        for (int i = 0; i < CONCURRENCY; i++) {
+        for (int i = 0; i < inFlight; i++) {
           ctx.write(request.retain(), ctx.voidPromise());
         }
         flusher.flush();
@@ -405,7 +419,7 @@ public final class OxmqNettyBench {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ZmtpHandshakeSuccess) {
-        for (int i = 0; i < CONCURRENCY; i++) {
+        for (int i = 0; i < inFlight; i++) {
           ctx.write(next(), ctx.voidPromise());
         }
         flusher.flush();
