@@ -5,6 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -15,6 +16,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.oxmq.netty.FloorCodec;
 import io.oxmq.netty.ZmtpBatchFlusher;
 import io.oxmq.netty.ZmtpCodec;
 import io.oxmq.netty.ZmtpDecoder;
@@ -33,12 +35,13 @@ import java.util.function.Supplier;
  * ThroughputBenchmark, ReqRepBenchmark and CustomReqRepBenchmark; see Netty4ZmtpBench for the
  * netty4-zmtp side):
  *
- * <pre>OxmqNettyBench throughput|reqrep|custom WARMUP_S MEASURE_S [CONNECTIONS]</pre>
+ * <pre>OxmqNettyBench throughput|reqrep|custom|custom-floor WARMUP_S MEASURE_S [CONNECTIONS]</pre>
  *
  * <p>Prints {@code RESULT <mode> <ops per second> <average latency in µs>}: messages/s one-way,
  * requests/s with 1000 requests in flight, spread over CONNECTIONS clients (default 1). Latency
  * is measured per request in {@code custom} and is 1000 / rate (Little's law) in {@code reqrep};
- * {@code throughput} has none (0).
+ * {@code throughput} has none (0). {@code custom-floor} is {@code custom} with {@link FloorCodec}
+ * in place of the ZMTP codec: the rate this benchmark allows any codec here.
  *
  * <p>Handlers write with the channel's void promise: none of them looks at a write's future, and
  * netty4-zmtp 0.4.0 never completes those futures on netty 4.0.43 and later (its aggregate
@@ -66,8 +69,8 @@ public final class OxmqNettyBench {
     NioEventLoopGroup boss = new NioEventLoopGroup(1);
     NioEventLoopGroup serverWorkers = new NioEventLoopGroup(1);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(1);
-    Supplier<ZmtpCodec> serverCodec;
-    Supplier<ZmtpCodec> clientCodec;
+    Supplier<ChannelHandler> serverCodec;
+    Supplier<ChannelHandler> clientCodec;
     Supplier<ChannelInboundHandlerAdapter> serverHandler;
     Supplier<ChannelInboundHandlerAdapter> clientHandler;
     switch (mode) {
@@ -92,8 +95,16 @@ public final class OxmqNettyBench {
         serverHandler = CustomServer::new;
         clientHandler = CustomClient::new;
         break;
+      case "custom-floor":
+        serverCodec = () -> new FloorCodec(ZmtpSocketType.DEALER, Custom.REPLY_ENCODER,
+            new Custom.RequestDecoder());
+        clientCodec = () -> new FloorCodec(ZmtpSocketType.ROUTER, Custom.REQUEST_ENCODER,
+            new Custom.ReplyDecoder());
+        serverHandler = CustomServer::new;
+        clientHandler = CustomClient::new;
+        break;
       default:
-        throw new IllegalArgumentException("mode: throughput|reqrep|custom");
+        throw new IllegalArgumentException("mode: throughput|reqrep|custom|custom-floor");
     }
     Channel server = new ServerBootstrap().group(boss, serverWorkers)
         .channel(NioServerSocketChannel.class)
