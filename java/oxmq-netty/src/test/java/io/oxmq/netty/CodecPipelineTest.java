@@ -298,8 +298,8 @@ class CodecPipelineTest {
   /**
    * A write that fails to encode takes back what it had written: the messages around it, in
    * the same batch and flush, arrive whole and in order, and only its own future fails. Covers
-   * an application encoder that writes too little, too much, throws halfway, or ends on MORE,
-   * and a message whose second frame was freed behind a first large enough to be held by
+   * an application encoder that writes too little, too much, throws halfway, ends on MORE, or
+   * writes a frame after the last one, and a message whose second frame was freed behind a first large enough to be held by
    * reference.
    */
   @ParameterizedTest
@@ -320,6 +320,9 @@ class CodecPipelineTest {
       }
       w.frame(r.path().length(), r.path().equals("more"))
           .writeCharSequence(r.path(), StandardCharsets.US_ASCII);
+      if (r.path().equals("after")) {
+        w.frame(1, false).writeByte(0); // a frame after the last one
+      }
     };
     Side a = new Side(ZmtpCodec.builder().socketType(ZmtpSocketType.DEALER).protocol(p)
         .encoder(Req.class, enc).build());
@@ -328,7 +331,7 @@ class CodecPipelineTest {
     pump(a, b);
     List<io.netty.channel.ChannelFuture> good = new java.util.ArrayList<>();
     List<io.netty.channel.ChannelFuture> bad = new java.util.ArrayList<>();
-    String[] kinds = {"short", "long", "throw", "more", "negative"};
+    String[] kinds = {"short", "long", "throw", "more", "negative", "after"};
     // paths around the short/long header boundary (255 and 256 bytes) and well past it
     int[] pad = {0, 0, 0, 249, 250, 1000};
     for (int i = 0; i < 40; i++) {
