@@ -1,11 +1,12 @@
 package io.oxmq.netty;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -20,32 +21,15 @@ import java.util.List;
  * reaches is what the benchmark allows a codec on this machine, and the gap to
  * {@link ZmtpCodec} is what the real codec's work costs.
  *
- * <p>Both ends must be floor codecs. A frame of 256 bytes or more ends the channel.
+ * <p>Added to a pipeline, it puts an encoder and a decoder in its place, ahead of the handlers
+ * after it. Both ends must be floor codecs. A frame of 256 bytes or more ends the channel.
  */
-public final class FloorCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
+public final class FloorCodec extends ChannelInitializer<Channel> {
   private static final int BATCH = 16 * 1024;
 
   private final ZmtpSocketType peerType;
-  @SuppressWarnings("rawtypes")
-  private final ZmtpEncoder encoder;
+  private final ZmtpEncoder<?> encoder;
   private final ZmtpDecoder decoder;
-  private final ZmtpBodySlice body = new ZmtpBodySlice();
-  private ByteBuf batch;
-  private final ZmtpWriter writer = new ZmtpWriter() {
-    @Override
-    public ByteBuf frame(int size, boolean more) {
-      if ((size & ~0xFF) != 0) {
-        throw new IllegalArgumentException("the floor codec writes short frames only: " + size);
-      }
-      return batch.writeShort(ZmtpWire.shortDataHeader(size, more));
-    }
-
-    @Override
-    public void frame(ByteBuf b, boolean more) {
-      int len = b.readableBytes();
-      frame(len, more).writeBytes(b, b.readerIndex(), len);
-    }
-  };
 
   /**
    * @param peerType the peer's socket type, as the handshake event reports it
@@ -59,93 +43,103 @@ public final class FloorCodec extends ByteToMessageDecoder implements ChannelOut
   }
 
   @Override
-  public void channelActive(ChannelHandlerContext ctx) throws Exception {
-    super.channelActive(ctx);
-    ctx.fireUserEventTriggered(new ZmtpHandshakeSuccess(ZmtpProtocol.ZMTP31, peerType,
-        new byte[0], "NULL", null));
+  protected void initChannel(Channel ch) {
+    ch.pipeline().addFirst(new Encoder(encoder), new Decoder(peerType, decoder));
   }
 
-  @Override
-  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-    ByteBuffer mem = in.nioBufferCount() == 1 ? in.internalNioBuffer(0, in.capacity()).duplicate()
-        : null;
-    int zero = mem != null ? mem.position() : 0;
-    int r = in.readerIndex();
-    int end = in.writerIndex();
-    while (end - r >= 2) {
-      int fl = in.getUnsignedShort(r);
-      int len = ZmtpWire.shortDataLength(fl);
-      if (len < 0) {
-        throw new IllegalStateException("the floor codec reads short data frames only");
+  private static final class Decoder extends ByteToMessageDecoder {
+    private final ZmtpSocketType peerType;
+    private final ZmtpDecoder decoder;
+    private final ZmtpBodySlice body = new ZmtpBodySlice();
+
+    Decoder(ZmtpSocketType peerType, ZmtpDecoder decoder) {
+      this.peerType = peerType;
+      this.decoder = decoder;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+      super.channelActive(ctx);
+      ctx.fireUserEventTriggered(new ZmtpHandshakeSuccess(ZmtpProtocol.ZMTP31, peerType,
+          new byte[0], "NULL", null));
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+      ByteBuffer mem = in.nioBufferCount() == 1
+          ? in.internalNioBuffer(0, in.capacity()).duplicate() : null;
+      int zero = mem != null ? mem.position() : 0;
+      int r = in.readerIndex();
+      int end = in.writerIndex();
+      while (end - r >= 2) {
+        int fl = in.getUnsignedShort(r);
+        int len = ZmtpWire.shortDataLength(fl);
+        if (len < 0) {
+          throw new IllegalStateException("the floor codec reads short data frames only");
+        }
+        if (end - r - 2 < len) {
+          break;
+        }
+        ByteBuf b = mem != null ? body.point(in, mem, zero, r + 2, len) : in.slice(r + 2, len);
+        r += 2 + len;
+        in.readerIndex(r);
+        decoder.frame(ctx, b, ZmtpWire.shortDataMore(fl), out);
       }
-      if (end - r - 2 < len) {
-        break;
+    }
+  }
+
+  private static final class Encoder extends ChannelOutboundHandlerAdapter {
+    @SuppressWarnings("rawtypes")
+    private final ZmtpEncoder encoder;
+    private ByteBuf batch;
+    private final ZmtpWriter writer = new ZmtpWriter() {
+      @Override
+      public ByteBuf frame(int size, boolean more) {
+        if ((size & ~0xFF) != 0) {
+          throw new IllegalArgumentException("the floor codec writes short frames only: " + size);
+        }
+        return batch.writeShort(ZmtpWire.shortDataHeader(size, more));
       }
-      ByteBuf b = mem != null ? body.point(in, mem, zero, r + 2, len) : in.slice(r + 2, len);
-      r += 2 + len;
-      in.readerIndex(r);
-      decoder.frame(ctx, b, ZmtpWire.shortDataMore(fl), out);
+
+      @Override
+      public void frame(ByteBuf b, boolean more) {
+        int len = b.readableBytes();
+        frame(len, more).writeBytes(b, b.readerIndex(), len);
+      }
+    };
+
+    Encoder(ZmtpEncoder<?> encoder) {
+      this.encoder = encoder;
     }
-  }
 
-  @SuppressWarnings("unchecked")
-  @Override
-  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-    if (batch == null) {
-      batch = ctx.alloc().ioBuffer(BATCH + 512);
+    @SuppressWarnings("unchecked")
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      if (batch == null) {
+        batch = ctx.alloc().ioBuffer(BATCH + 512);
+      }
+      encoder.encode(msg, writer);
+      if (batch.readableBytes() >= BATCH) {
+        ctx.write(batch, ctx.voidPromise());
+        batch = null;
+      }
     }
-    encoder.encode(msg, writer);
-    if (batch.readableBytes() >= BATCH) {
-      ctx.write(batch, ctx.voidPromise());
-      batch = null;
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+      if (batch != null) {
+        ctx.write(batch, ctx.voidPromise());
+        batch = null;
+      }
+      ctx.flush();
     }
-  }
 
-  @Override
-  public void flush(ChannelHandlerContext ctx) {
-    if (batch != null) {
-      ctx.write(batch, ctx.voidPromise());
-      batch = null;
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+      if (batch != null) {
+        batch.release();
+        batch = null;
+      }
     }
-    ctx.flush();
-  }
-
-  @Override
-  protected void handlerRemoved0(ChannelHandlerContext ctx) {
-    if (batch != null) {
-      batch.release();
-      batch = null;
-    }
-  }
-
-  @Override
-  public void bind(ChannelHandlerContext ctx, SocketAddress local, ChannelPromise promise) {
-    ctx.bind(local, promise);
-  }
-
-  @Override
-  public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local,
-      ChannelPromise promise) {
-    ctx.connect(remote, local, promise);
-  }
-
-  @Override
-  public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
-    ctx.disconnect(promise);
-  }
-
-  @Override
-  public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-    ctx.close(promise);
-  }
-
-  @Override
-  public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
-    ctx.deregister(promise);
-  }
-
-  @Override
-  public void read(ChannelHandlerContext ctx) {
-    ctx.read();
   }
 }
