@@ -299,8 +299,8 @@ class CodecPipelineTest {
    * A write that fails to encode takes back what it had written: the messages around it, in
    * the same batch and flush, arrive whole and in order, and only its own future fails. Covers
    * an application encoder that writes too little, too much, throws halfway, ends on MORE, or
-   * writes a frame after the last one, and a message whose second frame was freed behind a first large enough to be held by
-   * reference.
+   * writes a frame after the last one, and a message whose second frame was freed behind a
+   * first large enough to be held by reference.
    */
   @ParameterizedTest
   @CsvSource({"ZMTP31", "ZMTP20", "ZMTP10"})

@@ -14,8 +14,8 @@ import java.util.List;
  * A bound, not a codec: the least any ZMTP codec can do for the custom req/rep benchmark
  * ({@code OxmqNettyBench custom-floor}). It frames short ZMTP 3.x data frames and nothing else:
  * no greeting or handshake (it announces a ZMTP 3.1 peer of the given type as soon as the
- * channel is active), no frame-size limit, no check that an encoder wrote what it announced, no rollback,
- * no promises, no heartbeats. Bodies go to the decoder through the same reused
+ * channel is active), no frame-size limit, no check that an encoder wrote what it announced,
+ * no rollback, no promises, no heartbeats. Bodies go to the decoder through the same reused
  * {@link ZmtpBodySlice} as {@link ZmtpCodec}'s, encoders write into one pooled batch, and the
  * application handlers, flusher and Netty pipeline are the benchmark's own; so the rate it
  * reaches is what the benchmark allows a codec on this machine, and the gap to
