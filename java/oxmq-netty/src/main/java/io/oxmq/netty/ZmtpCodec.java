@@ -788,49 +788,40 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
   /** Writes frames of an application type straight into the batch buffer. */
   private final class Writer implements ZmtpWriter {
     private ChannelHandlerContext wctx;
-    private ByteBuf target; // the buffer the open frame is written in, or null
-    private int expectEnd = -1; // target's writer index once the open frame is whole
-    private int lastSize;
+    private ByteBuf target;
+    private int expectEnd = -1;
     private boolean open;
-    // Where the next frame may end and still take frame()'s short path: target's capacity, or
-    // -1 when the next frame must take nextFrame() (no target, message ended, ZMTP/1.0 framing).
-    private int limit = -1;
 
     void begin(ChannelHandlerContext c) {
       wctx = c;
       ByteBuf b = batch;
       target = b;
       expectEnd = b != null ? b.writerIndex() : -1;
-      limit = b != null && protocol != ZmtpProtocol.ZMTP10 ? b.capacity() : -1;
       lastSize = 0;
       open = true;
     }
 
     private void check() {
       if (target != null && target.writerIndex() != expectEnd) {
-        throw wrongSize();
+        throw new IllegalStateException("ZmtpEncoder wrote " + (target.writerIndex()
+            - (expectEnd - lastSize)) + " bytes into a frame of " + lastSize);
       }
     }
 
-    private IllegalStateException wrongSize() {
-      return new IllegalStateException("ZmtpEncoder wrote " + (target.writerIndex()
-          - (expectEnd - lastSize)) + " bytes into a frame of " + lastSize);
-    }
+    private int lastSize;
 
     @Override
     public ByteBuf frame(int size, boolean more) {
-      // The common case, kept small enough for C2 to inline into every call site of an encoder:
-      // a short 2.0/3.x frame after a whole one, with room for it in the batch.
       ByteBuf b = target;
-      int at = expectEnd;
-      if ((size & ~0xFF) == 0 && at + 2 + size <= limit && b.writerIndex() == at) {
-        expectEnd = at + 2 + size;
+      // The common case, kept small enough to inline into an encoder: a short 2.0/3.x frame
+      // after a whole one, with room for it in the batch.
+      if (b != null && open && (size & ~0xFF) == 0 && b.writerIndex() == expectEnd
+          && b.capacity() - expectEnd >= 2 + size && protocol != ZmtpProtocol.ZMTP10) {
+        b.writeShort(ZmtpWire.shortDataHeader(size, more));
         lastSize = size;
-        if (!more) {
-          open = false;
-          limit = -1;
-        }
-        return b.writeShort(ZmtpWire.shortDataHeader(size, more));
+        expectEnd += 2 + size;
+        open = more;
+        return b;
       }
       return nextFrame(size, more);
     }
@@ -849,7 +840,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
       lastSize = size;
       expectEnd = b.writerIndex() + size;
       open = more;
-      limit = more && protocol != ZmtpProtocol.ZMTP10 ? b.capacity() : -1;
       return b;
     }
 
@@ -862,19 +852,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     void end() {
       check();
       if (open) {
-        throw endedOnMore();
+        throw new IllegalStateException("ZmtpEncoder ended a message on a frame with MORE");
       }
       target = null;
-    }
-
-    private IllegalStateException endedOnMore() {
-      return new IllegalStateException("ZmtpEncoder ended a message on a frame with MORE");
     }
 
     /** After a failed encode: no frame is open. */
     void abort() {
       target = null;
-      limit = -1;
     }
   }
 
