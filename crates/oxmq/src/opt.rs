@@ -166,3 +166,41 @@ pub const POLLPRI: i16 = 8;
 pub const MORE: i32 = 1;
 pub const SRCFD: i32 = 2;
 pub const SHARED: i32 = 3;
+
+/// Option values as they cross the API: raw native-endian bytes, validated as libzmq validates
+/// them (a value of the wrong length or out of range is `EINVAL`, never silently clamped).
+pub(crate) mod value {
+    use crate::error::{Error, Result};
+
+    /// A native-endian i32 option value (exactly 4 bytes, as libzmq requires).
+    pub(crate) fn int_val(v: &[u8]) -> Result<i32> {
+        let a: [u8; 4] = v.try_into().map_err(|_| Error::Invalid)?;
+        Ok(i32::from_ne_bytes(a))
+    }
+
+    pub(crate) fn int_min(v: &[u8], min: i32) -> Result<i32> {
+        let n = int_val(v)?;
+        if n < min {
+            return Err(Error::Invalid);
+        }
+        Ok(n)
+    }
+
+    pub(crate) fn bool_val(v: &[u8]) -> Result<bool> {
+        match int_val(v)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(Error::Invalid),
+        }
+    }
+
+    pub(crate) fn i64_val(v: &[u8]) -> Result<i64> {
+        let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
+        Ok(i64::from_ne_bytes(a))
+    }
+
+    pub(crate) fn u64_val(v: &[u8]) -> Result<u64> {
+        let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
+        Ok(u64::from_ne_bytes(a))
+    }
+}

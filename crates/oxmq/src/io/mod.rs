@@ -6,17 +6,19 @@
 //! when the queue goes from empty to non-empty), or a timer (reconnect, handshake, linger) is
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
+pub(crate) mod config;
 mod link;
 pub(crate) mod pace;
 mod session;
 mod zap;
 
+pub(crate) use config::SessionConfig;
 pub(crate) use link::LinkOptions;
 
 use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
-use crate::socket::options::Options;
 use crate::socket::SocketShared;
-use crate::transport::endpoint::Endpoint;
+use crate::transport::connect::Dialer;
+use crate::transport::filter::AcceptFilters;
 use crate::transport::listen::Listener;
 use crate::transport::stream::Stream;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -29,18 +31,11 @@ use std::time::{Duration, Instant};
 
 /// What a socket (or a resolver thread) asks an I/O thread to do.
 pub(crate) enum IoCmd {
-    Listen { id: u64, listener: Listener, socket: Arc<SocketShared>, options: Box<Options> },
-    Connect {
-        id: u64,
-        endpoint: Endpoint,
-        given: String,
-        socket: Arc<SocketShared>,
-        options: Box<Options>,
-        pipe: Option<PipeEnd>,
-    },
+    Listen { id: u64, listener: Listener, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, filters: AcceptFilters },
+    Connect { id: u64, dialer: Dialer, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, pipe: Option<PipeEnd> },
     /// A connection accepted by a listener on another I/O thread, handed to this one, the
     /// least loaded, to run its session (as libzmq spreads accepted connections).
-    Adopt { listener_id: u64, socket: Arc<SocketShared>, options: Box<Options>, stream: Stream },
+    Adopt { listener_id: u64, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, stream: Stream },
     /// unbind or disconnect: close the listener or connection and its sessions now.
     CloseEndpoint { id: u64 },
     /// The socket closed: close its listeners, let its sessions linger.
@@ -196,10 +191,10 @@ impl Owner for IoThread {
 
 pub(crate) enum Timer {
     Reconnect,
-    Handshake,
     Linger,
-    /// A heartbeat deadline of one connection (the number tells connections of a session apart).
-    Heartbeat(u64, session::heartbeat::Due),
+    /// The earliest deadline (handshake timeout, heartbeats) of one connection (the number
+    /// tells connections of a session apart).
+    Deadline(u64),
     /// A half-closed connection checks whether it may close (the number: this interval, ms).
     CloseCheck(u64),
 }
@@ -208,7 +203,8 @@ struct ListenerEntry {
     id: u64,
     listener: Listener,
     socket: Arc<SocketShared>,
-    options: Box<Options>,
+    cfg: Box<SessionConfig>,
+    filters: AcceptFilters,
 }
 
 enum Entry {
@@ -243,6 +239,12 @@ pub(crate) struct Ctx<'a> {
 pub(crate) type TimerKey = (Instant, u64);
 
 impl Ctx<'_> {
+    /// The reactor's clock.
+    #[inline]
+    pub(crate) fn now(&self) -> Instant {
+        Instant::now()
+    }
+
     pub(crate) fn add_timer(&mut self, at: Instant, token: usize, serial: u64, t: Timer) -> TimerKey {
         *self.timer_seq += 1;
         let key = (at, *self.timer_seq);
@@ -380,7 +382,7 @@ impl Reactor {
             let Some(Some(Entry::Listener(l))) = self.entries.get_mut(token) else { return };
             let stream = match &l.listener {
                 Listener::Tcp(tl) => match tl.accept() {
-                    Ok((s, _)) if !l.options.accept_filters.admit_tcp(s.peer_addr().ok().map(|a| a.ip())) => {
+                    Ok((s, _)) if !l.filters.admit_tcp(s.peer_addr().ok().map(|a| a.ip())) => {
                         // Refused by TCP_ACCEPT_FILTER: closed before any handshake.
                         drop(s);
                         continue;
@@ -395,7 +397,7 @@ impl Reactor {
                     Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
                 Listener::Ipc(ul, _) => match ul.accept() {
-                    Ok((s, _)) if !l.options.accept_filters.admit_ipc(std::os::fd::AsRawFd::as_raw_fd(&s)) => {
+                    Ok((s, _)) if !l.filters.admit_ipc(std::os::fd::AsRawFd::as_raw_fd(&s)) => {
                         // Refused by IPC_FILTER_UID/GID/PID.
                         drop(s);
                         continue;
@@ -409,19 +411,19 @@ impl Reactor {
                     Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
             };
-            let (socket, options, listener_id) = (l.socket.clone(), l.options.clone(), l.id);
+            let (socket, cfg, listener_id) = (l.socket.clone(), l.cfg.clone(), l.id);
             let to = self.io.place();
             if Arc::ptr_eq(&to, &self.io) {
-                self.adopt(listener_id, socket, options, stream);
+                self.adopt(listener_id, socket, cfg, stream);
             } else {
-                to.send(IoCmd::Adopt { listener_id, socket, options, stream });
+                to.send(IoCmd::Adopt { listener_id, socket, cfg, stream });
             }
         }
     }
 
     /// Runs the session of an accepted connection (counted in this thread's load already).
-    fn adopt(&mut self, listener_id: u64, socket: Arc<SocketShared>, options: Box<Options>, stream: Stream) {
-        let made = self.add_session(|ctx, t, serial| Session::accepted(ctx, t, serial, listener_id, socket, options, stream));
+    fn adopt(&mut self, listener_id: u64, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, stream: Stream) {
+        let made = self.add_session(|ctx, t, serial| Session::accepted(ctx, t, serial, listener_id, socket, cfg, stream));
         if made.is_none() {
             self.io.sessions.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -448,7 +450,7 @@ impl Reactor {
 
     fn command(&mut self, cmd: IoCmd) {
         match cmd {
-            IoCmd::Listen { id, mut listener, socket, options } => {
+            IoCmd::Listen { id, mut listener, socket, cfg, filters } => {
                 let t = self.alloc();
                 let reg = match &mut listener {
                     Listener::Tcp(l) => {
@@ -464,21 +466,19 @@ impl Reactor {
                     self.free.push(t);
                     return;
                 }
-                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, options }));
+                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, cfg, filters }));
                 // Connections may already be waiting in the backlog (edge-triggered epoll only
                 // reports new arrivals).
                 self.accept(t);
             }
-            IoCmd::Connect { id, endpoint, given, socket, options, pipe } => {
-                let made = self.add_session(|ctx, t, serial| {
-                    Some(Session::connecting(ctx, t, serial, id, endpoint, given, socket, options, pipe))
-                });
+            IoCmd::Connect { id, dialer, socket, cfg, pipe } => {
+                let made = self.add_session(|ctx, t, serial| Some(Session::connecting(ctx, t, serial, id, dialer, socket, cfg, pipe)));
                 if let Some(t) = made {
                     self.io.sessions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     self.with_session(t, |s, ctx| s.start_connect(ctx));
                 }
             }
-            IoCmd::Adopt { listener_id, socket, options, stream } => self.adopt(listener_id, socket, options, stream),
+            IoCmd::Adopt { listener_id, socket, cfg, stream } => self.adopt(listener_id, socket, cfg, stream),
             IoCmd::CloseEndpoint { id } => {
                 let mut listener = false;
                 for t in 0..self.entries.len() {

@@ -26,6 +26,7 @@ mod router;
 mod stream;
 mod trie;
 mod pipeline;
+pub(crate) mod policy;
 mod clientserver;
 mod draft;
 mod radiodish;
@@ -41,6 +42,7 @@ use crate::mailbox::{Command, Mailbox};
 use crate::msg::Msg;
 use crate::opt;
 use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
+use crate::transport::connect::Dialer;
 use crate::transport::endpoint::Endpoint;
 use crate::transport::{inproc, listen, resolve};
 use bytes::Bytes;
@@ -596,7 +598,8 @@ impl Socket {
                 self.process_commands();
             }
             ep => {
-                let (listener, resolved) = listen::listen(&ep, &self.options)
+                let lo = policy::listen_options(&self.options);
+                let (listener, resolved) = listen::listen(&ep, &lo)
                     .inspect_err(|e| crate::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
                 let fd = listener.fd();
                 self.shared.monitor.emit(crate::monitor::event::LISTENING, fd as u64, || crate::monitor::Addrs::bound(&resolved));
@@ -606,7 +609,8 @@ impl Socket {
                     id,
                     listener,
                     socket: self.shared.clone(),
-                    options: Box::new(self.options.clone()),
+                    cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
+                    filters: lo.filters,
                 });
                 self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
                 self.last_endpoint = resolved;
@@ -660,8 +664,9 @@ impl Socket {
                     None
                 } else {
                     let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-                    if self.options.conflates(self.shared.kind) {
-                        PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
+                    let conflate = policy::conflate(self.shared.kind, &self.options);
+                    if conflate != (false, false) {
+                        PipeEnd::conflate(conflate, &mut mine, &mut theirs);
                     }
                     if let (true, Some(id)) = (by_id, named) {
                         let mut id = Msg::from(id);
@@ -672,12 +677,12 @@ impl Socket {
                     self.attach(mine, Some(endpoint.to_string()), true);
                     Some(theirs)
                 };
+                let dialer = Dialer::new(ep, endpoint.to_string(), policy::stream_options(&self.options));
                 io.send(IoCmd::Connect {
                     id,
-                    endpoint: ep,
-                    given: endpoint.to_string(),
+                    dialer,
                     socket: self.shared.clone(),
-                    options: Box::new(self.options.clone()),
+                    cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
                     pipe,
                 });
                 self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
@@ -811,7 +816,7 @@ impl Socket {
         self.pipes.get(slot).listener = listener;
         let serial = self.pipes.get(slot).serial;
         self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
-        if probe && self.options.probe_router && probes(self.shared.kind) {
+        if probe && self.options.probe_router && self.shared.kind.probes() {
             // PROBE_ROUTER: an empty message announces us to a ROUTER peer, ahead of anything
             // else (libzmq writes it when the pipe attaches).
             let end = &mut self.pipes.get(slot).end;
@@ -1454,9 +1459,4 @@ fn deadline(timeout_ms: i32) -> Option<Instant> {
     } else {
         Some(Instant::now() + Duration::from_millis(timeout_ms as u64))
     }
-}
-
-/// Socket types that send PROBE_ROUTER's probe when a pipe attaches.
-pub(crate) fn probes(kind: SocketType) -> bool {
-    matches!(kind, SocketType::Router | SocketType::Dealer | SocketType::Req)
 }

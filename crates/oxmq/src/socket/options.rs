@@ -302,12 +302,6 @@ impl Options {
         }
     }
 
-    /// Whether CONFLATE applies: libzmq honours it on DEALER, PULL, PUSH, PUB and SUB only.
-    pub(crate) fn conflates(&self, kind: crate::socket::SocketType) -> bool {
-        use crate::socket::SocketType as T;
-        self.conflate && matches!(kind, T::Dealer | T::Pull | T::Push | T::Pub | T::Sub)
-    }
-
     /// MAXMSGSIZE as the codec wants it.
     pub(crate) fn max_msg_size(&self) -> Option<u64> {
         let ctx = self.ctx_max_msgsz.max(0) as u64;
@@ -319,37 +313,8 @@ impl Options {
     }
 }
 
-/// A native-endian i32 option value (exactly 4 bytes, as libzmq requires).
-pub(crate) fn int_val(v: &[u8]) -> Result<i32> {
-    let a: [u8; 4] = v.try_into().map_err(|_| Error::Invalid)?;
-    Ok(i32::from_ne_bytes(a))
-}
-
-pub(crate) fn int_min(v: &[u8], min: i32) -> Result<i32> {
-    let n = int_val(v)?;
-    if n < min {
-        return Err(Error::Invalid);
-    }
-    Ok(n)
-}
-
-pub(crate) fn bool_val(v: &[u8]) -> Result<bool> {
-    match int_val(v)? {
-        0 => Ok(false),
-        1 => Ok(true),
-        _ => Err(Error::Invalid),
-    }
-}
-
-fn i64_val(v: &[u8]) -> Result<i64> {
-    let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
-    Ok(i64::from_ne_bytes(a))
-}
-
-fn u64_val(v: &[u8]) -> Result<u64> {
-    let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
-    Ok(u64::from_ne_bytes(a))
-}
+pub(crate) use crate::opt::value::{bool_val, int_min, int_val};
+use crate::opt::value::{i64_val, u64_val};
 
 #[cfg(test)]
 mod tests {

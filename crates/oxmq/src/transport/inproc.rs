@@ -24,8 +24,8 @@ struct Bound {
     sndhwm: i32,
     rcvhwm: i32,
     routing_id: Bytes,
-    /// The binder's CONFLATE (for its type): pipes to it conflate both ways.
-    conflate: bool,
+    /// The binder's CONFLATE directions (for its type): pipes to it conflate as the binder's do.
+    conflate: (bool, bool),
     /// What the binder's type makes of its HELLO_MSG and DISCONNECT_MSG (None: nothing).
     hello: Option<Bytes>,
     disconnect_msg: Option<Bytes>,
@@ -88,9 +88,9 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
             sndhwm: options.sndhwm,
             rcvhwm: options.rcvhwm,
             routing_id: options.routing_id.clone(),
-            conflate: options.conflates(shared.kind),
-            hello: options.link.hello(shared.kind).cloned(),
-            disconnect_msg: options.link.disconnect_msg(shared.kind).cloned(),
+            conflate: crate::socket::policy::conflate(shared.kind, options),
+            hello: crate::socket::policy::link_policy(shared.kind, options).hello,
+            disconnect_msg: crate::socket::policy::link_policy(shared.kind, options).farewell,
         },
     );
     for mut p in reg.pending.remove(name).unwrap_or_default() {
@@ -98,14 +98,15 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
         // connector's writer may already be queueing (and be at its own HWM).
         p.end.set_hwm(sum(options.sndhwm, p.conn_rcvhwm));
         p.end.set_peer_hwm(sum(p.conn_sndhwm, options.rcvhwm));
-        if options.conflates(shared.kind) && shared.kind != crate::socket::SocketType::Pub {
+        if crate::socket::policy::conflate(shared.kind, options).0 {
             // The connecting end is already its socket's; our inbound direction conflates.
             p.end.set_conflate_reads();
         }
         let id = if p.connect_routing_id.is_empty() { &options.routing_id } else { &p.connect_routing_id };
-        open(&mut p.end, id, options.link.hello(shared.kind));
-        if let Some(d) = options.link.disconnect_msg(shared.kind) {
-            p.end.set_farewell(Msg::from(d.clone()));
+        let binder = crate::socket::policy::link_policy(shared.kind, options);
+        open(&mut p.end, id, binder.hello.as_ref());
+        if let Some(d) = binder.farewell {
+            p.end.set_farewell(Msg::from(d));
         }
         // The endpoint marks the pipe as an inproc peer (for the peer count in `stats`).
         shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: Some(p.endpoint), listener: None });
@@ -128,13 +129,14 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
         Some(b) => {
             let (mut mine, mut theirs) =
                 pipe([sum(options.sndhwm, b.rcvhwm), sum(b.sndhwm, options.rcvhwm)]);
-            if options.conflates(shared.kind) {
-                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
+            let conflate = crate::socket::policy::conflate(shared.kind, options);
+            if conflate != (false, false) {
+                PipeEnd::conflate(conflate, &mut mine, &mut theirs);
             }
-            if b.conflate {
-                PipeEnd::conflate(b.shared.kind, &mut theirs, &mut mine);
+            if b.conflate != (false, false) {
+                PipeEnd::conflate(b.conflate, &mut theirs, &mut mine);
             }
-            open(&mut mine, &options.routing_id, options.link.hello(shared.kind));
+            open(&mut mine, &options.routing_id, crate::socket::policy::link_policy(shared.kind, options).hello.as_ref());
             open(&mut theirs, peer_id(options, &b.routing_id), b.hello.as_ref());
             if let Some(d) = &b.disconnect_msg {
                 theirs.set_farewell(Msg::from(d.clone()));
@@ -144,10 +146,11 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
         }
         None => {
             let (mut mine, mut theirs) = pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
-            if options.conflates(shared.kind) {
-                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
+            let conflate = crate::socket::policy::conflate(shared.kind, options);
+            if conflate != (false, false) {
+                PipeEnd::conflate(conflate, &mut mine, &mut theirs);
             }
-            open(&mut mine, &options.routing_id, options.link.hello(shared.kind));
+            open(&mut mine, &options.routing_id, crate::socket::policy::link_policy(shared.kind, options).hello.as_ref());
             reg.pending.entry(name.to_string()).or_default().push(Pending {
                 end: theirs,
                 endpoint: endpoint.clone(),

@@ -1,7 +1,7 @@
 //! A connected byte stream (tcp or ipc) as an I/O session drives it: non-blocking reads into
 //! spare buffer capacity, vectored writes, and the socket options libzmq applies.
 
-use crate::socket::options::Options;
+use super::StreamOptions;
 use mio::event::Source;
 use mio::{Interest, Registry, Token};
 use std::io::{self, IoSlice, Read, Write};
@@ -22,7 +22,7 @@ impl Stream {
 
     /// Applies TCP_NODELAY (always: batching happens above TCP), keepalive, buffer sizes, TOS,
     /// SO_PRIORITY.
-    pub(crate) fn configure(&self, o: &Options) {
+    pub(crate) fn configure(&self, o: &StreamOptions) {
         let Stream::Tcp(s) = self else { return };
         let _ = s.set_nodelay(true);
         let sock = socket2::SockRef::from(s);

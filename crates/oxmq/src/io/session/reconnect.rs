@@ -27,24 +27,25 @@ use super::{Ctx, Session, State};
 use crate::io::Timer;
 use crate::monitor::event as mon;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 impl Session {
     /// Arms the reconnect timer (with backoff). Returns false if the session should end.
     pub(super) fn schedule_reconnect(&mut self, ctx: &mut Ctx<'_>) -> bool {
         self.state = State::Idle;
-        if self.target.is_none() || self.options.reconnect_ivl < 0 {
+        let link = &mut self.link;
+        if link.dialer.is_none() || link.cfg.reconnect_ivl < 0 {
             return false;
         }
-        if self.closing && self.drained {
+        if link.closing && link.drained {
             return false;
         }
-        let wait = self.ivl.max(0) as u64;
-        if self.options.reconnect_ivl_max > 0 {
-            self.ivl = (self.ivl.saturating_mul(2)).min(self.options.reconnect_ivl_max);
+        let wait = link.ivl.max(0) as u64;
+        if link.cfg.reconnect_ivl_max > 0 {
+            link.ivl = (link.ivl.saturating_mul(2)).min(link.cfg.reconnect_ivl_max);
         }
-        self.event(mon::CONNECT_RETRIED, wait);
-        ctx.add_timer(Instant::now() + Duration::from_millis(wait), self.token, self.serial, Timer::Reconnect);
+        link.event(mon::CONNECT_RETRIED, wait, None, &[]);
+        ctx.add_timer(ctx.now() + Duration::from_millis(wait), link.token, link.serial, Timer::Reconnect);
         true
     }
 
@@ -52,22 +53,14 @@ impl Session {
     /// tries again later, or returns false (the session ends) when RECONNECT_STOP makes a
     /// refusal final.
     pub(super) fn connect_failed(&mut self, ctx: &mut Ctx<'_>, errno: Option<i32>) -> bool {
-        let stop = self.options.link.reconnect_stop;
-        let refusal_ends = stop.on_refused() || (stop.after_disconnect() && self.socket.disconnected.load(Ordering::Relaxed));
+        let stop = self.link.cfg.link.reconnect_stop;
+        let refusal_ends =
+            stop.on_refused() || (stop.after_disconnect() && self.link.socket.disconnected.load(Ordering::Relaxed));
         if errno == Some(libc::ECONNREFUSED) && refusal_ends {
             self.state = State::Idle;
             return false;
         }
         self.schedule_reconnect(ctx)
-    }
-
-    /// The connection is being lost during its handshake in a way that ends a connecting
-    /// session for good: a protocol error, or any end with RECONNECT_STOP_HANDSHAKE_FAILED.
-    /// False once the handshake is over (a dropped connection reconnects).
-    pub(super) fn stops_after_lost_handshake(&self) -> bool {
-        let State::Connected(c) = &self.state else { return false };
-        let Some(hs) = &c.handshake else { return false };
-        hs.error().is_some() || self.options.link.reconnect_stop.on_handshake_failure()
     }
 }
 
