@@ -49,4 +49,6 @@ pub use socket::{PeerStats, Socket, SocketStats, SocketType, SyncGuard, SyncSock
 #[cfg(test)]
 mod smoke_tests;
 #[cfg(test)]
+mod tests;
+#[cfg(test)]
 mod testing;

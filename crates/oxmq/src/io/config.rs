@@ -65,7 +65,7 @@ impl Inbound {
 
 /// The ZAP handler a server session asks for a verdict (RFC 27), provided by the socket's
 /// context: the socket bound at `inproc://zeromq.zap.01`, when it is a REP or a ROUTER.
-pub(crate) trait ZapHandler: Send + Sync {
+pub(crate) trait ZapHandler: Send + Sync + std::fmt::Debug {
     /// True when a handler is bound now.
     fn bound(&self) -> bool;
     /// Joins a pipe to the handler as an anonymous peer with no HWM; the returned end's first

@@ -7,16 +7,19 @@
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
 pub(crate) mod config;
+pub(crate) mod counters;
 mod link;
+pub(crate) mod monitor;
 pub(crate) mod pace;
 mod session;
+pub(crate) mod udp;
 mod zap;
 
 pub(crate) use config::SessionConfig;
 pub(crate) use link::LinkOptions;
 
+use crate::mailbox::{Command, Mailbox};
 use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
-use crate::socket::SocketShared;
 use crate::transport::connect::Dialer;
 use crate::transport::filter::AcceptFilters;
 use crate::transport::listen::Listener;
@@ -29,13 +32,50 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// What the I/O side knows of a socket: where new pipes and wake-ups go, its LINGER, its
+/// monitor and its sessions' counters. Shared by the socket and every session it has.
+pub(crate) struct SocketHandle {
+    pub id: u64,
+    pub mailbox: Arc<Mailbox>,
+    /// LINGER as of now: sessions read it when the socket closes.
+    pub linger: std::sync::atomic::AtomicI32,
+    /// The socket monitor's events and sink (`monitor.rs`).
+    pub monitor: monitor::Monitor,
+    /// The sessions' counters (`counters.rs`).
+    pub io_stats: counters::IoStats,
+    /// `disconnect` or `unbind` of a tcp or ipc endpoint was called while RECONNECT_STOP had
+    /// `RECONNECT_STOP_AFTER_DISCONNECT`: from then on, connecting sessions given that flag end
+    /// at a refused connect (`session/reconnect.rs`).
+    pub disconnected: std::sync::atomic::AtomicBool,
+}
+
+impl Owner for SocketHandle {
+    fn wake(&self, id: PipeId, what: Wake) {
+        self.mailbox.send(Command::Pipe(id, what));
+    }
+}
+
+/// How the context's I/O threads are named and scheduled (libzmq's thread options).
+#[derive(Clone, Default)]
+pub(crate) struct ThreadSetup {
+    /// `THREAD_NAME_PREFIX` (an int, or up to 16 bytes through `set_bytes`): threads are
+    /// named `<prefix>/oxmq-io-<n>`.
+    pub(crate) name_prefix: Option<String>,
+    /// `THREAD_AFFINITY_CPU_ADD`/`REMOVE`: the CPUs the threads may run on (empty: any).
+    pub(crate) cpus: std::collections::BTreeSet<usize>,
+    /// `THREAD_SCHED_POLICY` and `THREAD_PRIORITY`, applied with `pthread_setschedparam`.
+    pub(crate) policy: Option<i32>,
+    pub(crate) priority: Option<i32>,
+}
+
+
 /// What a socket (or a resolver thread) asks an I/O thread to do.
 pub(crate) enum IoCmd {
-    Listen { id: u64, listener: Listener, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, filters: AcceptFilters },
-    Connect { id: u64, dialer: Dialer, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, pipe: Option<PipeEnd> },
+    Listen { id: u64, listener: Listener, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, filters: AcceptFilters },
+    Connect { id: u64, dialer: Dialer, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, pipe: Option<PipeEnd> },
     /// A connection accepted by a listener on another I/O thread, handed to this one, the
     /// least loaded, to run its session (as libzmq spreads accepted connections).
-    Adopt { listener_id: u64, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, stream: Stream },
+    Adopt { listener_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, stream: Stream },
     /// unbind or disconnect: close the listener or connection and its sessions now.
     CloseEndpoint { id: u64 },
     /// The socket closed: close its listeners, let its sessions linger.
@@ -110,7 +150,7 @@ impl IoThread {
         self.siblings.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade).filter(|t| !std::ptr::eq(Arc::as_ptr(t), me)).collect()
     }
 
-    pub(crate) fn start(index: usize, setup: &crate::context::ThreadSetup) -> io::Result<Arc<IoThread>> {
+    pub(crate) fn start(index: usize, setup: &ThreadSetup) -> io::Result<Arc<IoThread>> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER)?;
         let registry = poll.registry().try_clone()?;
@@ -202,7 +242,7 @@ pub(crate) enum Timer {
 struct ListenerEntry {
     id: u64,
     listener: Listener,
-    socket: Arc<SocketShared>,
+    socket: Arc<SocketHandle>,
     cfg: Box<SessionConfig>,
     filters: AcceptFilters,
 }
@@ -394,7 +434,7 @@ impl Reactor {
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     // EMFILE and friends: stop for now; the listener stays registered.
-                    Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
+                    Err(e) => return monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
                 Listener::Ipc(ul, _) => match ul.accept() {
                     Ok((s, _)) if !l.filters.admit_ipc(std::os::fd::AsRawFd::as_raw_fd(&s)) => {
@@ -408,7 +448,7 @@ impl Reactor {
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
+                    Err(e) => return monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
             };
             let (socket, cfg, listener_id) = (l.socket.clone(), l.cfg.clone(), l.id);
@@ -422,7 +462,7 @@ impl Reactor {
     }
 
     /// Runs the session of an accepted connection (counted in this thread's load already).
-    fn adopt(&mut self, listener_id: u64, socket: Arc<SocketShared>, cfg: Box<SessionConfig>, stream: Stream) {
+    fn adopt(&mut self, listener_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, stream: Stream) {
         let made = self.add_session(|ctx, t, serial| Session::accepted(ctx, t, serial, listener_id, socket, cfg, stream));
         if made.is_none() {
             self.io.sessions.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
@@ -586,7 +626,7 @@ impl Reactor {
 /// Applies the context's affinity and scheduling options to the calling (I/O) thread. As in
 /// libzmq they are requests: a CPU the machine lacks or a policy the process may not use
 /// leaves the thread as it was rather than failing the bind or connect that started it.
-fn apply_thread_setup(setup: &crate::context::ThreadSetup) {
+fn apply_thread_setup(setup: &ThreadSetup) {
     if !setup.cpus.is_empty() {
         // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET only writes inside it
         // (indices past CPU_SETSIZE are skipped), and sched_setaffinity reads that many bytes.

@@ -11,11 +11,14 @@
 
 mod dealer;
 mod dgram;
+pub(crate) mod env;
 pub(crate) mod direct;
 pub use direct::WAIT_ALSO_MAX;
 mod dist;
 mod fq;
+pub(crate) mod inproc;
 mod lb;
+mod monitor;
 mod level;
 pub(crate) mod stats;
 pub(crate) mod options;
@@ -35,17 +38,17 @@ mod slots;
 mod threadsafe;
 pub use threadsafe::{SyncGuard, SyncSocket};
 
-use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::io::{IoCmd, IoThread};
+use crate::io::{IoCmd, IoThread, SocketHandle};
 use crate::mailbox::{Command, Mailbox};
 use crate::msg::Msg;
 use crate::opt;
-use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
+use crate::pipe::{PipeEnd, PipeId, Read, Wake};
 use crate::transport::connect::Dialer;
 use crate::transport::endpoint::Endpoint;
-use crate::transport::{inproc, listen, resolve};
+use crate::transport::{listen, resolve};
 use bytes::Bytes;
+use env::Env;
 use options::Options;
 pub use stats::{PeerStats, SocketStats};
 use std::os::fd::RawFd;
@@ -163,29 +166,6 @@ impl SocketType {
     /// True for types that address peers by routing id and so need a fresh pipe per connection.
     pub(crate) fn routes_by_id(self) -> bool {
         matches!(self, SocketType::Router | SocketType::Stream)
-    }
-}
-
-/// What the I/O side and peers need to know about a socket.
-pub(crate) struct SocketShared {
-    pub id: u64,
-    pub kind: SocketType,
-    pub mailbox: Arc<Mailbox>,
-    /// LINGER as of now: sessions read it when the socket closes.
-    pub linger: AtomicI32,
-    /// The socket monitor's events and sink (see `crate::monitor`).
-    pub monitor: crate::monitor::Monitor,
-    /// The sessions' counters (`stats.rs`).
-    pub io_stats: stats::IoStats,
-    /// `disconnect` or `unbind` of a tcp or ipc endpoint was called while RECONNECT_STOP had
-    /// `RECONNECT_STOP_AFTER_DISCONNECT`: from then on, connecting sessions given that flag end
-    /// at a refused connect (`io/session/reconnect.rs`).
-    pub disconnected: std::sync::atomic::AtomicBool,
-}
-
-impl Owner for SocketShared {
-    fn wake(&self, id: PipeId, what: Wake) {
-        self.mailbox.send(Command::Pipe(id, what));
     }
 }
 
@@ -502,8 +482,9 @@ enum EndpointRec {
 
 /// A ZeroMQ socket.
 pub struct Socket {
-    ctx: Context,
-    shared: Arc<SocketShared>,
+    env: Arc<Env>,
+    kind: SocketType,
+    shared: Arc<SocketHandle>,
     options: Options,
     pipes: Pipes,
     pattern: Box<dyn Pattern>,
@@ -527,27 +508,27 @@ pub struct Socket {
 
 
 impl Socket {
-    pub(crate) fn new(ctx: Context, kind: SocketType) -> Result<Socket> {
+    pub(crate) fn new(env: Arc<Env>, kind: SocketType) -> Result<Socket> {
         let pattern = pattern_for(kind)?;
         let mailbox = Arc::new(Mailbox::new().map_err(Error::from)?);
-        let id = ctx.inner.register_socket(mailbox.clone())?;
-        let mut options = Options::new(ctx.inner.ipv6_default());
-        options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
-        options.security.zap_ctx = crate::security::CtxLink::new(&ctx);
-        if !ctx.inner.blocky() {
+        let id = env.register_socket(mailbox.clone())?;
+        let mut options = Options::new(env.ipv6_default());
+        options.ctx_max_msgsz = env.max_msgsz() as i64;
+        options.security.zap = Some(inproc::ZapThroughContext::new(&env));
+        if !env.blocky() {
             options.linger = 0;
         }
         Ok(Socket {
-            shared: Arc::new(SocketShared {
+            shared: Arc::new(SocketHandle {
                 id,
-                kind,
                 mailbox,
                 linger: AtomicI32::new(options.linger),
-                monitor: crate::monitor::Monitor::new(),
+                monitor: crate::io::monitor::Monitor::new(),
                 io_stats: Default::default(),
                 disconnected: Default::default(),
             }),
-            ctx,
+            env,
+            kind,
             options,
             pipes: Pipes::new(),
             pattern,
@@ -565,11 +546,11 @@ impl Socket {
 
     /// The socket's type.
     pub fn socket_type(&self) -> SocketType {
-        self.shared.kind
+        self.kind
     }
 
     fn check_term(&self) -> Result<()> {
-        if self.ctx.inner.is_terminating() {
+        if self.env.is_terminating() {
             Err(Error::Term)
         } else {
             Ok(())
@@ -589,7 +570,7 @@ impl Socket {
         self.check_stream_transport()?;
         match ep {
             Endpoint::Inproc(name) => {
-                inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
+                inproc::bind(&self.env, &self.shared, self.kind, &self.options, &name)?;
                 self.endpoints.push(EndpointRec::InprocBind { name });
                 self.last_endpoint = endpoint.to_string();
                 // Take the pipes of sockets that connected before this bind now, as libzmq
@@ -600,16 +581,16 @@ impl Socket {
             ep => {
                 let lo = policy::listen_options(&self.options);
                 let (listener, resolved) = listen::listen(&ep, &lo)
-                    .inspect_err(|e| crate::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
+                    .inspect_err(|e| crate::io::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
                 let fd = listener.fd();
-                self.shared.monitor.emit(crate::monitor::event::LISTENING, fd as u64, || crate::monitor::Addrs::bound(&resolved));
-                let io = self.ctx.inner.io_thread()?;
+                self.shared.monitor.emit(crate::io::monitor::event::LISTENING, fd as u64, || crate::io::monitor::Addrs::bound(&resolved));
+                let io = self.env.io_thread()?;
                 let id = self.next_id();
                 io.send(IoCmd::Listen {
                     id,
                     listener,
                     socket: self.shared.clone(),
-                    cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
+                    cfg: Box::new(policy::session_config(self.kind, &self.options)),
                     filters: lo.filters,
                 });
                 self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
@@ -622,7 +603,7 @@ impl Socket {
     /// DGRAM has no meaning over tcp, ipc or inproc: `NoCompatProto` (libzmq lets it bind
     /// there and carry raw bytes without addresses).
     fn check_stream_transport(&self) -> Result<()> {
-        if self.shared.kind == SocketType::Dgram {
+        if self.kind == SocketType::Dgram {
             return Err(Error::NoCompatProto);
         }
         Ok(())
@@ -646,12 +627,12 @@ impl Socket {
         self.check_stream_transport()?;
         match ep {
             Endpoint::Inproc(name) => {
-                let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
+                let end = inproc::connect(&self.env, self.kind, &self.options, &name)?;
                 self.attach(end, Some(endpoint.to_string()), true);
                 self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
             }
             ep => {
-                let io = self.ctx.inner.io_thread()?;
+                let io = self.env.io_thread()?;
                 let id = self.next_id();
                 // The pipe exists from the start so messages sent before the peer is up are
                 // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
@@ -659,12 +640,12 @@ impl Socket {
                 // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
                 // name, so the application can route to it at once (as libzmq allows).
                 let named = self.options.link.connect_routing_id.clone();
-                let by_id = self.shared.kind.routes_by_id();
+                let by_id = self.kind.routes_by_id();
                 let pipe = if self.options.immediate || (by_id && named.is_none()) {
                     None
                 } else {
                     let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-                    let conflate = policy::conflate(self.shared.kind, &self.options);
+                    let conflate = policy::conflate(self.kind, &self.options);
                     if conflate != (false, false) {
                         PipeEnd::conflate(conflate, &mut mine, &mut theirs);
                     }
@@ -682,7 +663,7 @@ impl Socket {
                     id,
                     dialer,
                     socket: self.shared.clone(),
-                    cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
+                    cfg: Box::new(policy::session_config(self.kind, &self.options)),
                     pipe,
                 });
                 self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
@@ -713,7 +694,7 @@ impl Socket {
         };
         match self.endpoints.remove(pos) {
             EndpointRec::Listener { io, id, fd, resolved, .. } => {
-                crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
+                crate::io::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
                 io.send(IoCmd::CloseEndpoint { id });
                 self.note_disconnect();
                 // The connections it accepted go now, with their inbound queues (zmq_unbind):
@@ -726,7 +707,7 @@ impl Socket {
                     self.pipes.remove(i);
                 }
             }
-            EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+            EndpointRec::InprocBind { name } => inproc::unbind(&self.env, self.shared.id, &name),
             EndpointRec::Datagram { given, .. } => self.detach_endpoint(&given),
             _ => {}
         }
@@ -816,7 +797,7 @@ impl Socket {
         self.pipes.get(slot).listener = listener;
         let serial = self.pipes.get(slot).serial;
         self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
-        if probe && self.options.probe_router && self.shared.kind.probes() {
+        if probe && self.options.probe_router && self.kind.probes() {
             // PROBE_ROUTER: an empty message announces us to a ROUTER peer, ahead of anything
             // else (libzmq writes it when the pipe attaches).
             let end = &mut self.pipes.get(slot).end;
@@ -1024,7 +1005,7 @@ impl Socket {
 
     #[inline(always)]
     fn routed(&mut self, routing_id: u32, send: impl FnOnce(&mut Socket) -> Result<()>) -> Result<()> {
-        if !matches!(self.shared.kind, SocketType::Server | SocketType::Peer) {
+        if !matches!(self.kind, SocketType::Server | SocketType::Peer) {
             return Err(Error::NotSup);
         }
         if routing_id == 0 {
@@ -1306,7 +1287,7 @@ impl Socket {
         }
         let i = |n: i32| Ok(n.to_ne_bytes().to_vec());
         match option {
-            opt::TYPE => return i(self.shared.kind.as_raw()),
+            opt::TYPE => return i(self.kind.as_raw()),
             opt::RCVMORE => return i(self.rcvmore as i32),
             opt::FD => return i(self.fd()),
             opt::EVENTS => return i(self.events()? as i32),
@@ -1349,7 +1330,7 @@ impl Socket {
     }
 
     /// Starts monitoring (as `zmq_socket_monitor`): version-1 events in `events` (a mask of
-    /// [`crate::monitor::event`]s, at most [`crate::monitor::event::ALL`]) are sent by a PAIR
+    /// [`crate::monitor::event`]s, at most [`crate::io::monitor::event::ALL`]) are sent by a PAIR
     /// socket bound at the inproc `endpoint`; connect a PAIR there to read them. `None` or
     /// `""` stops monitoring (MONITOR_STOPPED is sent if asked for). Starting again replaces
     /// the previous monitor. Errors: `ProtoNoSupport` for a transport other than inproc,
@@ -1366,15 +1347,15 @@ impl Socket {
         self.check_term()?;
         self.process_commands();
         let m = &self.shared.monitor;
-        if !m.wants(crate::monitor::event::PIPES_STATS) {
+        if !m.wants(crate::io::monitor::event::PIPES_STATS) {
             return Err(Error::Invalid);
         }
         let mut any = false;
         for sl in self.pipes.slots.iter().flatten() {
             let (local, remote) = sl.end.addrs().unwrap_or_else(|| (sl.endpoint.clone().unwrap_or_default(), String::new()));
-            let at = crate::monitor::Addrs { local, remote, bind_side: sl.listener.is_some(), routing_id: &[] };
+            let at = crate::io::monitor::Addrs { local, remote, bind_side: sl.listener.is_some(), routing_id: &[] };
             any = true;
-            if !m.emit_values(crate::monitor::event::PIPES_STATS, &[sl.end.queued_out(), sl.end.queued_in()], &at) {
+            if !m.emit_values(crate::io::monitor::event::PIPES_STATS, &[sl.end.queued_out(), sl.end.queued_in()], &at) {
                 return Err(Error::Invalid);
             }
         }
@@ -1391,7 +1372,7 @@ impl Socket {
     /// type (PAIR, PUB or PUSH), as `zmq_socket_monitor_versioned`.
     pub fn monitor_versioned(&mut self, endpoint: Option<&str>, events: u64, version: u8, kind: SocketType) -> Result<()> {
         self.check_term()?;
-        self.shared.monitor.start(&self.ctx, endpoint, events, version, kind)
+        monitor::start(&self.shared.monitor, &self.env, endpoint, events, version, kind)
     }
 
     /// Subscribes a SUB socket to a prefix (`""` for everything).
@@ -1419,7 +1400,7 @@ impl Drop for Socket {
                 // must let them deliver what is queued (SocketClosed closes the listener and
                 // leaves its sessions lingering).
                 EndpointRec::Listener { io, fd, resolved, .. } => {
-                    crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
+                    crate::io::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
                     if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
                         ios.push(io);
                     }
@@ -1429,7 +1410,7 @@ impl Drop for Socket {
                         ios.push(io);
                     }
                 }
-                EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+                EndpointRec::InprocBind { name } => inproc::unbind(&self.env, self.shared.id, &name),
                 // Dropping the pipes (below) ends a udp engine.
                 EndpointRec::InprocConnect { .. } | EndpointRec::Datagram { .. } => {}
             }
@@ -1441,7 +1422,7 @@ impl Drop for Socket {
         }
         // The last event: after it, sessions still lingering raise none.
         self.shared.monitor.stop();
-        self.ctx.inner.unregister_socket(self.shared.id);
+        self.env.unregister_socket(self.shared.id);
     }
 }
 

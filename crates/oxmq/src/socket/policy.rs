@@ -5,10 +5,9 @@
 
 use super::options::Options;
 use super::SocketType;
-use crate::io::config::{HandshakeOptions, Inbound, LinkPolicy, SessionConfig, ZapHandler};
+use crate::io::config::{HandshakeOptions, Inbound, LinkPolicy, SessionConfig};
 use crate::transport::connect::SocksProxy;
 use crate::transport::{ListenOptions, StreamOptions};
-use std::sync::Arc;
 
 impl SocketType {
     /// ROUTER, DEALER and REQ send PROBE_ROUTER's empty message to each new peer.
@@ -96,7 +95,6 @@ pub(crate) fn listen_options(o: &Options) -> ListenOptions {
 /// The snapshot a session of a socket of `kind` takes of its options.
 pub(crate) fn session_config(kind: SocketType, o: &Options) -> SessionConfig {
     let sec = &o.security;
-    let zap = sec.zap_ctx.get().map(|ctx| Arc::new(ContextZap(std::sync::Arc::downgrade(&ctx))) as Arc<dyn ZapHandler>);
     SessionConfig {
         policy: link_policy(kind, o),
         stream: stream_options(o),
@@ -108,30 +106,12 @@ pub(crate) fn session_config(kind: SocketType, o: &Options) -> SessionConfig {
             properties: o.app_metadata.clone(),
             zap_domain: sec.zap_domain.clone(),
             zap_enforce_domain: sec.zap_enforce_domain,
-            zap,
+            zap: sec.zap.clone(),
             handshake_ivl: o.handshake_ivl,
         },
         hwm: [super::hwm(o.sndhwm), super::hwm(o.rcvhwm)],
         reconnect_ivl: o.reconnect_ivl,
         reconnect_ivl_max: o.reconnect_ivl_max,
-    }
-}
-
-/// ZAP through the socket's context: the handler is the socket bound at
-/// `inproc://zeromq.zap.01`, if it is one of the types libzmq's `zap_connect` accepts.
-struct ContextZap(std::sync::Weak<crate::context::CtxInner>);
-
-/// Handler socket types libzmq's `zap_connect` accepts (SERVER is a draft type it lacks).
-const HANDLER_KINDS: [SocketType; 2] = [SocketType::Rep, SocketType::Router];
-
-impl ZapHandler for ContextZap {
-    fn bound(&self) -> bool {
-        self.0.upgrade().is_some_and(|ctx| crate::transport::inproc::bound_as(&ctx.inproc, zmtp::zap::ENDPOINT, &HANDLER_KINDS))
-    }
-
-    fn connect(&self) -> Option<crate::pipe::PipeEnd> {
-        let ctx = self.0.upgrade()?;
-        crate::transport::inproc::attach_internal(&ctx.inproc, zmtp::zap::ENDPOINT, &HANDLER_KINDS)
     }
 }
 

@@ -15,8 +15,6 @@
 
 use super::Socket;
 use bytes::Bytes;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
 
 /// A snapshot of a socket's counters (all since the socket was created).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -136,146 +134,6 @@ pub(crate) struct Drops {
     pub malformed: u64,
 }
 
-/// One session's counters. Written only by whoever drives the session (the I/O thread, or an
-/// application thread holding the session's lock for a direct write), read by anyone.
-#[derive(Default)]
-pub(crate) struct SessionCounters {
-    wire_in: AtomicU64,
-    wire_out: AtomicU64,
-    connections: AtomicU64,
-    reconnects: AtomicU64,
-    handshake_failures: AtomicU64,
-    protocol_errors: AtomicU64,
-    oversized: AtomicU64,
-    unsendable: AtomicU64,
-    direct_reads: AtomicU64,
-    direct_resumes: AtomicU64,
-    wire_writes: AtomicU64,
-    direct_writes: AtomicU64,
-    /// 1 while connected past the handshake.
-    connected: AtomicU64,
-}
-
-/// Adds to a counter that has a single writer: a plain load and store, no locked instruction.
-#[inline]
-fn bump(c: &AtomicU64, n: u64) {
-    c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
-}
-
-impl SessionCounters {
-    #[inline]
-    pub(crate) fn wire_in(&self, n: usize) {
-        bump(&self.wire_in, n as u64);
-    }
-    /// One write system call of `n` bytes, by an application thread (`direct`) or an I/O thread.
-    #[inline]
-    pub(crate) fn wire_out(&self, n: usize, direct: bool) {
-        bump(&self.wire_out, n as u64);
-        bump(&self.wire_writes, 1);
-        if direct {
-            bump(&self.direct_writes, 1);
-        }
-    }
-    pub(crate) fn connected(&self, again: bool) {
-        bump(&self.connections, 1);
-        if again {
-            bump(&self.reconnects, 1);
-        }
-        self.connected.store(1, Relaxed);
-    }
-    pub(crate) fn disconnected(&self) {
-        self.connected.store(0, Relaxed);
-    }
-    pub(crate) fn handshake_failed(&self) {
-        bump(&self.handshake_failures, 1);
-    }
-    pub(crate) fn oversized(&self) {
-        bump(&self.oversized, 1);
-    }
-    /// A udp engine's message that could not be sent (`SocketStats::dropped_unsendable`).
-    pub(crate) fn unsendable(&self) {
-        bump(&self.unsendable, 1);
-    }
-    pub(crate) fn protocol_error(&self) {
-        bump(&self.protocol_errors, 1);
-    }
-    #[inline]
-    pub(crate) fn direct_read(&self) {
-        bump(&self.direct_reads, 1);
-    }
-
-    pub(crate) fn direct_resume(&self) {
-        bump(&self.direct_resumes, 1);
-    }
-
-    fn add_to(&self, s: &mut SocketStats, live: bool) {
-        s.wire_bytes_in += self.wire_in.load(Relaxed);
-        s.wire_bytes_out += self.wire_out.load(Relaxed);
-        s.connections += self.connections.load(Relaxed);
-        s.reconnects += self.reconnects.load(Relaxed);
-        s.handshake_failures += self.handshake_failures.load(Relaxed);
-        s.protocol_errors += self.protocol_errors.load(Relaxed);
-        s.dropped_oversized += self.oversized.load(Relaxed);
-        s.dropped_unsendable += self.unsendable.load(Relaxed);
-        s.direct_reads += self.direct_reads.load(Relaxed);
-        s.direct_resumes += self.direct_resumes.load(Relaxed);
-        s.wire_writes += self.wire_writes.load(Relaxed);
-        s.direct_writes += self.direct_writes.load(Relaxed);
-        if live {
-            s.peers += self.connected.load(Relaxed);
-        }
-    }
-}
-
-/// A socket's sessions' counters: the live ones, and the sum of those that ended.
-#[derive(Default)]
-pub(crate) struct IoStats {
-    inner: Mutex<IoStatsInner>,
-}
-
-#[derive(Default)]
-struct IoStatsInner {
-    live: Vec<Arc<SessionCounters>>,
-    retired: SocketStats,
-}
-
-impl IoStats {
-    /// A new session's counters (once per connection or accept: rare).
-    pub(crate) fn register(&self) -> Arc<SessionCounters> {
-        let c = Arc::new(SessionCounters::default());
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).live.push(c.clone());
-        c
-    }
-
-    /// The session ended: keep its counts in the totals.
-    pub(crate) fn retire(&self, c: &Arc<SessionCounters>) {
-        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = g.live.iter().position(|x| Arc::ptr_eq(x, c)) {
-            g.live.swap_remove(i);
-            c.add_to(&mut g.retired, false);
-        }
-    }
-
-    fn add_to(&self, s: &mut SocketStats) {
-        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let r = &g.retired;
-        s.wire_bytes_in += r.wire_bytes_in;
-        s.wire_bytes_out += r.wire_bytes_out;
-        s.connections += r.connections;
-        s.reconnects += r.reconnects;
-        s.handshake_failures += r.handshake_failures;
-        s.protocol_errors += r.protocol_errors;
-        s.dropped_oversized += r.dropped_oversized;
-        s.direct_reads += r.direct_reads;
-        s.direct_resumes += r.direct_resumes;
-        s.wire_writes += r.wire_writes;
-        s.direct_writes += r.direct_writes;
-        for c in &g.live {
-            c.add_to(s, true);
-        }
-    }
-}
-
 impl Socket {
     /// The socket's counters now. Cheap enough to call often: it adds up one small record
     /// per tcp/ipc connection.
@@ -301,7 +159,20 @@ impl Socket {
             .flatten()
             .filter(|sl| sl.endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://")) && !sl.end.peer_closed())
             .count() as u64;
-        self.shared.io_stats.add_to(&mut s);
+        let io = self.shared.io_stats.totals();
+        s.wire_bytes_in += io.wire_in;
+        s.wire_bytes_out += io.wire_out;
+        s.connections += io.connections;
+        s.reconnects += io.reconnects;
+        s.handshake_failures += io.handshake_failures;
+        s.protocol_errors += io.protocol_errors;
+        s.dropped_oversized += io.oversized;
+        s.dropped_unsendable += io.unsendable;
+        s.direct_reads += io.direct_reads;
+        s.direct_resumes += io.direct_resumes;
+        s.wire_writes += io.wire_writes;
+        s.direct_writes += io.direct_writes;
+        s.peers += io.peers;
         self.level_hook();
         s
     }

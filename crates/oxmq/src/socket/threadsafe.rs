@@ -17,7 +17,7 @@
 //! Timeouts are the socket's SNDTIMEO/RCVTIMEO; `opt::DONTWAIT` never waits.
 
 use super::{Socket, SocketType};
-use crate::context::Context;
+use super::env::Env;
 use crate::error::{Error, Result};
 use crate::mailbox::{Command, Mailbox};
 use crate::msg::Msg;
@@ -56,11 +56,11 @@ pub struct SyncSocket {
 }
 
 impl SyncSocket {
-    pub(crate) fn new(ctx: &Context, kind: SocketType) -> Result<SyncSocket> {
+    pub(crate) fn new(env: &Arc<Env>, kind: SocketType) -> Result<SyncSocket> {
         if !kind.is_thread_safe() {
             return Err(Error::Invalid);
         }
-        let sock = Socket::new(ctx.clone(), kind)?;
+        let sock = Socket::new(env.clone(), kind)?;
         let mailbox = sock.shared.mailbox.clone();
         Ok(SyncSocket { state: Mutex::new(State { sock, poller: false, seq: 0, waiters: 0 }), changed: Condvar::new(), mailbox, kind })
     }
@@ -278,14 +278,6 @@ impl Drop for SyncGuard<'_> {
                 self.owner.mailbox.send(Command::Stop);
             }
         }
-    }
-}
-
-impl Context {
-    /// A thread-safe socket of a draft type (`Invalid` for the classic types, which libzmq
-    /// does not make thread-safe either).
-    pub fn sync_socket(&self, kind: SocketType) -> Result<SyncSocket> {
-        SyncSocket::new(self, kind)
     }
 }
 

@@ -10,13 +10,11 @@
 pub(crate) mod connect;
 pub(crate) mod endpoint;
 pub(crate) mod filter;
-pub(crate) mod inproc;
 pub(crate) mod interface;
 pub(crate) mod listen;
 pub(crate) mod resolve;
 pub(crate) mod socks;
 pub(crate) mod stream;
-pub(crate) mod udp;
 
 /// The socket options a tcp or ipc stream takes (libzmq's transport knobs), as the socket had
 /// them at bind or connect.

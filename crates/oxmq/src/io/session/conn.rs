@@ -6,7 +6,7 @@ use super::buffers::{RxBuf, TxBuf};
 use super::{Link, Lost};
 use crate::io::zap::{self, ZapClient};
 use crate::io::{Ctx, IoThread, TimerKey};
-use crate::monitor::event as mon;
+use crate::io::monitor::event as mon;
 use crate::msg::Msg;
 use crate::pipe::Wake;
 use crate::transport::stream::Stream;
@@ -215,7 +215,7 @@ impl Conn {
         self.peer_id = routing_id.clone();
         link.event(mon::HANDSHAKE_SUCCEEDED, 0, Some(&self.stream), &self.peer_id);
         self.send_hello(link);
-        link.attach_peer(routing_id, Some(props), crate::monitor::stream_addrs(&self.stream));
+        link.attach_peer(routing_id, Some(props), crate::io::monitor::stream_addrs(&self.stream));
         if peer.implies_subscribe_all && link.cfg.policy.takes_subscriptions {
             // A ZMTP 1.0 peer without a signature (libzmq 2.x) never sends subscriptions: as
             // libzmq, a PUB or XPUB acts as if it had subscribed to everything.
@@ -244,7 +244,7 @@ impl Conn {
             // short by the peer or the handshake's timeout has no detail.
             match z.handshake_error() {
                 Some(e) => {
-                    if let Some((ev, value)) = crate::monitor::handshake_failure(e) {
+                    if let Some((ev, value)) = crate::io::monitor::handshake_failure(e) {
                         link.event(ev, value, Some(&self.stream), &self.peer_id);
                     }
                 }

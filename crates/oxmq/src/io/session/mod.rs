@@ -37,11 +37,11 @@ pub(crate) use direct::SessionOwner;
 
 use super::config::SessionConfig;
 use super::{Ctx, Timer};
-use crate::monitor::event as mon;
+use crate::io::monitor::event as mon;
 use crate::msg::{Msg, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Wake};
-use crate::socket::stats::SessionCounters;
-use crate::socket::SocketShared;
+use crate::io::counters::SessionCounters;
+use crate::io::SocketHandle;
 use crate::transport::connect::{spawn_lookup, Dial, Dialer, Pending, Progress};
 use crate::transport::stream::Stream;
 use conn::Conn;
@@ -56,7 +56,7 @@ pub(super) struct Link {
     token: usize,
     serial: u64,
     endpoint_id: u64,
-    socket: Arc<SocketShared>,
+    socket: Arc<SocketHandle>,
     cfg: Box<SessionConfig>,
     /// Where to connect (None on the accept side).
     dialer: Option<Dialer>,
@@ -113,7 +113,7 @@ impl Drop for Session {
 }
 
 impl Link {
-    fn new(ctx: &Ctx<'_>, token: usize, serial: u64, endpoint_id: u64, socket: Arc<SocketShared>, cfg: Box<SessionConfig>) -> Link {
+    fn new(ctx: &Ctx<'_>, token: usize, serial: u64, endpoint_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>) -> Link {
         let counters = socket.io_stats.register();
         Link {
             token,
@@ -151,7 +151,7 @@ impl Link {
     #[cold]
     fn event_slow(&self, ev: u64, value: u64, stream: Option<&Stream>, peer_id: &[u8]) {
         let target = self.dialer.as_ref().map(|d| (d.given(), self.event_addr));
-        crate::monitor::session_event(&self.socket.monitor, ev, value, stream, target, peer_id);
+        crate::io::monitor::session_event(&self.socket.monitor, ev, value, stream, target, peer_id);
     }
 
     /// The link is up: give the socket a pipe (or reuse ours) whose first frame is the
@@ -219,7 +219,7 @@ impl Session {
         token: usize,
         serial: u64,
         listener_id: u64,
-        socket: Arc<SocketShared>,
+        socket: Arc<SocketHandle>,
         cfg: Box<SessionConfig>,
         stream: Stream,
     ) -> Option<Session> {
@@ -238,7 +238,7 @@ impl Session {
         serial: u64,
         id: u64,
         dialer: Dialer,
-        socket: Arc<SocketShared>,
+        socket: Arc<SocketHandle>,
         cfg: Box<SessionConfig>,
         pipe: Option<PipeEnd>,
     ) -> Session {
@@ -305,12 +305,12 @@ impl Session {
             },
             Dial::NoProxy => {
                 // A SOCKS_PROXY that is no tcp address: nothing to connect to, as an unknown host.
-                self.link.event(mon::CLOSED, crate::monitor::NO_FD, None, &[]);
+                self.link.event(mon::CLOSED, crate::io::monitor::NO_FD, None, &[]);
                 self.schedule_reconnect(ctx)
             }
             Dial::Unreachable => self.schedule_reconnect(ctx),
             Dial::Failed(errno) => {
-                self.link.event(mon::CLOSED, crate::monitor::NO_FD, None, &[]);
+                self.link.event(mon::CLOSED, crate::io::monitor::NO_FD, None, &[]);
                 self.connect_failed(ctx, errno)
             }
         }

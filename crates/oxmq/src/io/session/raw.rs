@@ -29,7 +29,7 @@ impl Conn {
             (Some(_), Some(id)) => id.clone(),
             _ => bytes::Bytes::new(),
         };
-        link.attach_peer(id, Some(std::sync::Arc::new(props)), crate::monitor::stream_addrs(&self.stream));
+        link.attach_peer(id, Some(std::sync::Arc::new(props)), crate::io::monitor::stream_addrs(&self.stream));
         if link.cfg.link.stream_notify {
             raw_notify(link);
         }
