@@ -61,6 +61,8 @@ pub(crate) struct CtxInner {
     sockets_cv: Condvar,
     terminating: AtomicBool,
     pub(crate) inproc: Mutex<Registry>,
+    /// The sockets' counters for the metrics (`crate::metrics`).
+    pub(crate) metrics: crate::metrics::Registry,
 }
 
 /// libzmq's ZMQ_MAX_SOCKETS_DFLT.
@@ -69,7 +71,7 @@ const MAX_SOCKETS_DEFAULT: i32 = 1023;
 impl Context {
     /// Creates a context with libzmq's defaults (one I/O thread, 1023 sockets).
     pub fn new() -> Context {
-        Context {
+        let ctx = Context {
             inner: Arc::new(CtxInner {
                 config: Mutex::new(Config {
                     io_threads: 1,
@@ -88,8 +90,28 @@ impl Context {
                 sockets_cv: Condvar::new(),
                 terminating: AtomicBool::new(false),
                 inproc: Mutex::new(Registry::default()),
+                metrics: Default::default(),
             }),
-        }
+        };
+        crate::metrics::http::on_new_context(&ctx.inner);
+        ctx
+    }
+
+    /// Every socket's counters in the Prometheus text format, as the process's `/metrics`
+    /// endpoint serves them (`OXMQ_METRICS_ADDR`): for an application that serves them
+    /// itself. Waits up to 100 ms for the sockets to publish fresh counts (see
+    /// [`Context::metrics_with`]).
+    pub fn metrics(&self) -> String {
+        self.metrics_with(crate::metrics::Format::Prometheus, crate::metrics::DEFAULT_WAIT)
+    }
+
+    /// [`Context::metrics`] in `format`, waiting up to `wait` for the sockets' fresh counts.
+    /// A socket publishes them when its thread next calls into it, or at once while that
+    /// thread waits in a blocking call or a poll; one that has not by then is reported from
+    /// its last publication (`oxmq_socket_snapshot_age_seconds`). `wait` zero returns at once
+    /// and asks for fresh counts for the next call: for a caller on the sockets' own thread.
+    pub fn metrics_with(&self, format: crate::metrics::Format, wait: std::time::Duration) -> String {
+        crate::metrics::text(&[&self.inner.metrics], format, wait)
     }
 
     /// Creates a socket of the given type.

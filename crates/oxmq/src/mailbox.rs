@@ -24,6 +24,11 @@ pub(crate) enum Command {
     Attach { pipe: PipeEnd, endpoint: Option<String>, listener: Option<u64> },
     /// The context is shutting down.
     Stop,
+    /// A followed endpoint's lookup answered (`socket/follow.rs`); None: no lookup, a tick
+    /// for the endpoint's draining connections.
+    Follow { group: u64, answer: Option<crate::transport::dns::Answer> },
+    /// The metrics exporter asks the socket to publish its counters (`metrics/`).
+    Snapshot,
 }
 
 /// An eventfd: a counter the kernel can wait on.

@@ -825,6 +825,9 @@ impl Drop for PipeEnd {
         // A partly written message is never published: the reader would see half a message.
         // Publish whatever complete messages remain, then mark closed and wake the peer.
         self.out.flush_to(self.complete_upto);
+        // What this end read counts as taken, so the writer's `queued_out` of a closed pipe
+        // is what was never read (the socket's `dropped_disconnected`).
+        self.me().read_msgs.store(self.read_msgs, Ordering::Release);
         self.me().closed.store(true, Ordering::Release);
         let peer = self.peer();
         peer.wake(Wake::Closed);

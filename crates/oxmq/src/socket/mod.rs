@@ -15,6 +15,7 @@ pub(crate) mod direct;
 pub use direct::WAIT_ALSO_MAX;
 mod dist;
 mod fq;
+pub(crate) mod follow;
 mod lb;
 mod level;
 pub(crate) mod stats;
@@ -179,6 +180,8 @@ pub(crate) struct SocketShared {
     /// `RECONNECT_STOP_AFTER_DISCONNECT`: from then on, connecting sessions given that flag end
     /// at a refused connect (`io/session/reconnect.rs`).
     pub disconnected: std::sync::atomic::AtomicBool,
+    /// Labels and the last published counts for the metrics (`crate::metrics`).
+    pub metrics: crate::metrics::SocketCell,
 }
 
 impl Owner for SocketShared {
@@ -439,6 +442,19 @@ pub(crate) trait Pattern: Send {
     fn drops(&self) -> stats::Drops {
         stats::Drops::default()
     }
+    /// OXMQ_DNS_FOLLOW: send nothing new to the pipe in `slot` (`stop`), or send to it again
+    /// (its address came back), leaving the pipe attached for what it still has to deliver
+    /// or to receive. True when the pattern did (load balancers); false when it cannot, and
+    /// keeps using the pipe until the socket lets it go.
+    fn stop_sending(&mut self, _pipes: &mut Pipes, _slot: usize, _stop: bool) -> bool {
+        false
+    }
+    /// Fan-out types (PUB, XPUB, RADIO): the pipes subscribed to anything and the distinct
+    /// subscriptions (groups); receiving ones (SUB, XSUB, DISH): 0 and their own. For the
+    /// metrics; None for the other types.
+    fn fanout(&self) -> Option<(u64, u64)> {
+        None
+    }
     /// RADIO: sends a single-part message to a group's members. Others: `NotSup`.
     fn send_group(&mut self, _pipes: &mut Pipes, _group: &[u8], _msg: &mut Msg) -> Result<()> {
         Err(Error::NotSup)
@@ -492,6 +508,8 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
 enum EndpointRec {
     Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64, fd: RawFd },
     Connect { given: String, io: Arc<IoThread>, id: u64 },
+    /// A connect that follows DNS: its group's members are in `Socket::follow`.
+    Follow { given: String, group: u64 },
     InprocBind { name: String },
     InprocConnect { given: String },
     /// A udp endpoint (RADIO connect, DISH or DGRAM bind): its engine thread ends with its pipe.
@@ -521,6 +539,8 @@ pub struct Socket {
     /// next without a reference count up and down per message.
     /// Boxed, so taking it out for the call and putting it back moves a pointer, not a frame.
     recv_buf: Option<Box<Msg>>,
+    /// Connects that follow DNS (`follow.rs`).
+    follow: follow::Follow,
 }
 
 
@@ -535,16 +555,19 @@ impl Socket {
         if !ctx.inner.blocky() {
             options.linger = 0;
         }
+        let shared = Arc::new(SocketShared {
+            id,
+            kind,
+            mailbox,
+            linger: AtomicI32::new(options.linger),
+            monitor: crate::monitor::Monitor::new(),
+            io_stats: Default::default(),
+            disconnected: Default::default(),
+            metrics: Default::default(),
+        });
+        ctx.inner.metrics.add(&shared);
         Ok(Socket {
-            shared: Arc::new(SocketShared {
-                id,
-                kind,
-                mailbox,
-                linger: AtomicI32::new(options.linger),
-                monitor: crate::monitor::Monitor::new(),
-                io_stats: Default::default(),
-                disconnected: Default::default(),
-            }),
+            shared,
             ctx,
             options,
             pipes: Pipes::new(),
@@ -558,6 +581,7 @@ impl Socket {
             counters: Default::default(),
             spin: direct::Spin::new(),
             recv_buf: None,
+            follow: Default::default(),
         })
     }
 
@@ -585,6 +609,7 @@ impl Socket {
         }
         let ep = Endpoint::parse(endpoint, true)?;
         self.check_stream_transport()?;
+        self.shared.metrics.note_endpoint(endpoint);
         match ep {
             Endpoint::Inproc(name) => {
                 inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
@@ -646,47 +671,54 @@ impl Socket {
                 self.attach(end, Some(endpoint.to_string()), true);
                 self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
             }
+            ep @ Endpoint::Tcp { host: crate::transport::endpoint::Host::Name(_), .. }
+                if self.follow.enabled && self.options.socks_proxy.is_empty() =>
+            {
+                self.connect_followed(endpoint, ep)?;
+            }
             ep => {
-                let io = self.ctx.inner.io_thread()?;
-                let id = self.next_id();
-                // The pipe exists from the start so messages sent before the peer is up are
-                // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
-                // a pipe per connection instead, created when the handshake completes, unless
-                // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
-                // name, so the application can route to it at once (as libzmq allows).
-                let named = self.options.link.connect_routing_id.clone();
-                let by_id = self.shared.kind.routes_by_id();
-                let pipe = if self.options.immediate || (by_id && named.is_none()) {
-                    None
-                } else {
-                    let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-                    if self.options.conflates(self.shared.kind) {
-                        PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
-                    }
-                    if let (true, Some(id)) = (by_id, named) {
-                        let mut id = Msg::from(id);
-                        id.set_flags(crate::msg::ROUTING_ID);
-                        theirs.write(id);
-                        theirs.flush();
-                    }
-                    self.attach(mine, Some(endpoint.to_string()), true);
-                    Some(theirs)
-                };
-                io.send(IoCmd::Connect {
-                    id,
-                    endpoint: ep,
-                    given: endpoint.to_string(),
-                    socket: self.shared.clone(),
-                    options: Box::new(self.options.clone()),
-                    pipe,
-                });
+                let options = Box::new(self.options.clone());
+                let (io, id) = self.connect_session(ep, endpoint, options)?;
                 self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
             }
         }
+        self.shared.metrics.note_endpoint(endpoint);
         // CONNECT_ROUTING_ID names one connection only (libzmq clears it the same way).
         self.options.link.connect_routing_id = None;
         self.last_endpoint = endpoint.to_string();
         Ok(())
+    }
+
+    /// Starts a connecting session to `ep` (tcp or ipc), named `given` in its events and its
+    /// pipes, with `options`; returns its I/O thread and endpoint id (for `CloseEndpoint`).
+    fn connect_session(&mut self, ep: Endpoint, given: &str, options: Box<Options>) -> Result<(Arc<IoThread>, u64)> {
+        let io = self.ctx.inner.io_thread()?;
+        let id = self.next_id();
+        // The pipe exists from the start so messages sent before the peer is up are
+        // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
+        // a pipe per connection instead, created when the handshake completes, unless
+        // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
+        // name, so the application can route to it at once (as libzmq allows).
+        let named = options.link.connect_routing_id.clone();
+        let by_id = self.shared.kind.routes_by_id();
+        let pipe = if options.immediate || (by_id && named.is_none()) {
+            None
+        } else {
+            let (mut mine, mut theirs) = crate::pipe::pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
+            if options.conflates(self.shared.kind) {
+                PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
+            }
+            if let (true, Some(id)) = (by_id, named) {
+                let mut id = Msg::from(id);
+                id.set_flags(crate::msg::ROUTING_ID);
+                theirs.write(id);
+                theirs.flush();
+            }
+            self.attach(mine, Some(given.to_string()), true);
+            Some(theirs)
+        };
+        io.send(IoCmd::Connect { id, endpoint: ep, given: given.to_string(), socket: self.shared.clone(), options, pipe });
+        Ok((io, id))
     }
 
     /// Stops accepting at an endpoint given to `bind` (or reported by LAST_ENDPOINT).
@@ -734,6 +766,7 @@ impl Socket {
         let find = |endpoint: &str| {
             self.endpoints.iter().position(|e| match e {
                 EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
+                EndpointRec::Follow { given, .. } => given == endpoint,
                 EndpointRec::Datagram { given, .. } => given == endpoint,
                 _ => false,
             })
@@ -749,6 +782,10 @@ impl Socket {
             }
             EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
                 self.detach_endpoint(&given)
+            }
+            EndpointRec::Follow { group, .. } => {
+                self.disconnect_followed(group);
+                self.note_disconnect();
             }
             _ => {}
         }
@@ -877,6 +914,11 @@ impl Socket {
                     self.attach_from(pipe, endpoint, probe, listener)
                 }
                 Command::Stop => {}
+                Command::Follow { group, answer } => self.follow_event(group, answer),
+                Command::Snapshot => {
+                    let s = self.metrics_snapshot();
+                    self.shared.metrics.publish(s);
+                }
             }
         }
         self.cmds = cmds;
@@ -909,6 +951,8 @@ impl Socket {
     fn reap_slow(&mut self) {
         while let Some(i) = self.pipes.retired.pop() {
             if self.pipes.slots.get(i).map(|s| s.is_some()) == Some(true) {
+                // The peer is gone for good: what it never took from the queue is lost.
+                self.counters.dropped_disconnected += self.pipes.get(i).end.queued_out();
                 self.pattern.detach(&mut self.pipes, i);
                 self.pipes.remove(i);
             }
@@ -1237,6 +1281,33 @@ impl Socket {
         if option == opt::OXMQ_RECV_SPIN {
             return self.spin.set(value);
         }
+        match option {
+            opt::OXMQ_DNS_FOLLOW => {
+                self.follow.enabled = match options::int_val(value)? {
+                    0 => false,
+                    1 => true,
+                    _ => return Err(Error::Invalid),
+                };
+                return Ok(());
+            }
+            opt::OXMQ_DNS_IVL => {
+                let v = options::int_val(value)?;
+                if !(100..=86_400_000).contains(&v) {
+                    return Err(Error::Invalid);
+                }
+                self.follow.ivl_ms = v;
+                return Ok(());
+            }
+            opt::OXMQ_NAME => {
+                let v = value.strip_suffix(&[0]).unwrap_or(value);
+                if !crate::metrics::valid_name(v) {
+                    return Err(Error::Invalid);
+                }
+                self.shared.metrics.set_name(std::str::from_utf8(v).map_err(|_| Error::Invalid)?);
+                return Ok(());
+            }
+            _ => {}
+        }
         if let Some(r) = self.pattern.setsockopt(&mut self.pipes, option, value) {
             self.reap();
             return r;
@@ -1307,6 +1378,14 @@ impl Socket {
             opt::EVENTS => return i(self.events()? as i32),
             opt::OXMQ_FD_LEVEL => return i(self.level.mask as i32),
             opt::OXMQ_RECV_SPIN => return i(self.spin.micros()),
+            opt::OXMQ_DNS_FOLLOW => return i(self.follow.enabled as i32),
+            opt::OXMQ_DNS_IVL => return i(self.follow.ivl_ms),
+            opt::OXMQ_NAME => {
+                // NUL-terminated, as libzmq's string options.
+                let mut v = self.shared.metrics.name().into_bytes();
+                v.push(0);
+                return Ok(v);
+            }
             opt::LAST_ENDPOINT => {
                 let mut v = self.last_endpoint.clone().into_bytes();
                 v.push(0);
@@ -1405,6 +1484,9 @@ impl Drop for Socket {
         // Close: stop listening, hand lingering to the I/O sessions (they keep delivering
         // what is queued for up to LINGER ms), release the pipes, leave the context.
         self.shared.linger.store(self.options.linger, Ordering::Release);
+        // The final counts stay in the metrics' totals for this socket's labels.
+        let totals = self.metrics_totals();
+        self.ctx.inner.metrics.retire(&self.shared, totals);
         let leftover = self.shared.mailbox.close();
         drop(leftover);
         let mut ios: Vec<Arc<IoThread>> = Vec::new();
@@ -1422,6 +1504,15 @@ impl Drop for Socket {
                 EndpointRec::Connect { io, .. } => {
                     if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
                         ios.push(io);
+                    }
+                }
+                // Its members are connects like the above; the group's resolver stops with
+                // `self.follow`.
+                EndpointRec::Follow { .. } => {
+                    for io in self.follow.io_threads() {
+                        if !ios.iter().any(|t| Arc::ptr_eq(t, io)) {
+                            ios.push(io.clone());
+                        }
                     }
                 }
                 EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),

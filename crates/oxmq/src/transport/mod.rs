@@ -7,6 +7,7 @@
 //! an I/O session drives; `socks` is a SOCKS5 proxy's client handshake that such a stream may
 //! go through first; `inproc` connects two sockets' pipes directly, with no codec.
 
+pub(crate) mod dns;
 pub(crate) mod endpoint;
 pub(crate) mod filter;
 pub(crate) mod inproc;
