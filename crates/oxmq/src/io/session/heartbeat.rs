@@ -12,6 +12,14 @@
 //! count when it was set. "Nothing arrived" is then "the read count has not moved", so the data
 //! path pays one increment per read and no clock at all. A connection that stopped reading
 //! because the socket's queue is full is not silent; it is never dropped for that.
+//!
+//! libzmq cancels the timeout when anything arrives, and the next PING arms a new one, so a
+//! peer that falls silent is dropped within HEARTBEAT_IVL + HEARTBEAT_TIMEOUT. Here the one
+//! pending timeout stays, and each PING notes when the silence may have begun (the first PING
+//! after the last read, `silent_from`); a timeout that finds reads since it was armed moves to
+//! that PING's time plus the timeout instead of waiting for the next PING to arm one, which
+//! gives libzmq's bound (before, a read just before the silence delayed the drop to almost
+//! twice the timeout).
 
 use super::{send_command, Conn, Lost, Session, State};
 use crate::io::{Ctx, Timer};
@@ -28,6 +36,9 @@ pub(crate) struct Beat {
     pub(super) reads: u64,
     /// A timeout after our PING is pending.
     timeout_armed: bool,
+    /// The first PING sent after the last read we know of, and the read count then: where a
+    /// silence that is still going on began, at the latest.
+    silent_from: Option<(Instant, u64)>,
     /// The read count the latest TTL deadline was set at: only that deadline counts (an
     /// earlier one is superseded, as libzmq cancels its TTL timer on traffic and sets it again
     /// at the next PING).
@@ -47,7 +58,7 @@ pub(crate) enum Due {
 
 impl Beat {
     pub(super) fn new() -> Beat {
-        Beat { conn: CONNS.fetch_add(1, Ordering::Relaxed), reads: 0, timeout_armed: false, ttl_seen: None }
+        Beat { conn: CONNS.fetch_add(1, Ordering::Relaxed), reads: 0, timeout_armed: false, silent_from: None, ttl_seen: None }
     }
 
     /// A deadline set at `seen` reads has passed: true if the link stayed silent.
@@ -93,6 +104,9 @@ impl Session {
                 if !c.out_mid {
                     send_command(c, &zmtp::Command::Ping { ttl: link.heartbeat_ttl_ds, context: bytes::Bytes::new() });
                 }
+                if c.beat.silent_from.is_none_or(|(_, r)| r != c.beat.reads) {
+                    c.beat.silent_from = Some((now, c.beat.reads));
+                }
                 let timeout = link.effective_timeout();
                 if timeout > 0 && !c.beat.timeout_armed {
                     c.beat.timeout_armed = true;
@@ -105,9 +119,22 @@ impl Session {
                 }
             }
             Due::Timeout { seen } => {
-                c.beat.timeout_armed = false;
-                if c.beat.silent_since(seen, !c.held.is_empty()) {
+                let held = !c.held.is_empty();
+                if c.beat.silent_since(seen, held) {
                     return self.connection_lost(ctx);
+                }
+                // Something arrived since this deadline was set: it runs again from the PING
+                // after which nothing has arrived (if any), as libzmq's would have been armed.
+                let timeout = Duration::from_millis(self.options.link.effective_timeout());
+                match c.beat.silent_from {
+                    Some((at, reads)) if c.beat.silent_since(reads, held) && at + timeout <= now => {
+                        return self.connection_lost(ctx);
+                    }
+                    Some((at, reads)) if c.beat.silent_since(reads, held) => {
+                        let due = Due::Timeout { seen: reads };
+                        ctx.add_timer(at + timeout, token, serial, Timer::Heartbeat(conn, due));
+                    }
+                    _ => c.beat.timeout_armed = false, // the next PING arms one
                 }
                 true
             }
