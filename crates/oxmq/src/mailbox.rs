@@ -24,9 +24,9 @@ pub(crate) enum Command {
     Attach { pipe: PipeEnd, endpoint: Option<String>, listener: Option<u64> },
     /// The context is shutting down.
     Stop,
-    /// A followed endpoint's lookup answered (`socket/follow.rs`); None: no lookup, a tick
-    /// for the endpoint's draining connections.
-    Follow { group: u64, answer: Option<crate::transport::dns::Answer> },
+    /// A followed endpoint has a lookup's answer waiting, or draining connections to look at
+    /// (`socket/follow.rs`; at most one such command per endpoint is queued).
+    Follow { group: u64 },
     /// The metrics exporter asks the socket to publish its counters (`metrics/`).
     Snapshot,
 }

@@ -11,8 +11,10 @@
 //! A resolver thread per group looks the name up ([`crate::transport::dns::lookup_all`]) at
 //! once, then every `OXMQ_DNS_IVL`, and sooner when a member's connection is lost or retried
 //! (a tap on the socket's monitor events, [`crate::monitor::Monitor::set_tap`]; at most once
-//! per RECONNECT_IVL), and posts each answer to the socket's mailbox. The socket applies it
-//! when it next takes its commands, as it attaches new peers (`Socket::follow_event`):
+//! per RECONNECT_IVL). It leaves the latest answer beside the socket and posts one command to
+//! its mailbox unless one is queued already (so a socket its application does not use for a
+//! while finds one answer, not a pile of them); the socket applies it when it next takes its
+//! commands, as it attaches new peers (`Socket::follow_event`):
 //! * an address new to the name gets a member;
 //! * an address that left it starts draining: patterns that can (PUSH, DEALER, REQ and their
 //!   single-part forms, [`super::Pattern::stop_sending`]) send it nothing new; its connection
@@ -182,7 +184,12 @@ impl Socket {
             port,
             source,
             source_text,
-            options: Box::new(self.options.clone()),
+            options: {
+                // CONNECT_ROUTING_ID names one connection; a group has several.
+                let mut o = Box::new(self.options.clone());
+                o.link.connect_routing_id = None;
+                o
+            },
             members: Vec::new(),
             resolver,
             failures: 0,
@@ -210,9 +217,14 @@ impl Socket {
         // Dropping the group stops its resolver.
     }
 
-    /// A lookup's answer (`Some`) or a drain tick (`None`) for group `group`.
-    pub(super) fn follow_event(&mut self, group: u64, answer: Option<dns::Answer>) {
+    /// Group `group`'s resolver posted: a lookup's answer is waiting, or a drain tick.
+    pub(super) fn follow_event(&mut self, group: u64) {
         let Some(gi) = self.follow.groups.iter().position(|g| g.id == group) else { return };
+        let answer = {
+            let mut w = self.follow.groups[gi].resolver.wake.m.lock().unwrap_or_else(|p| p.into_inner());
+            w.posted = false;
+            w.answer.take()
+        };
         if let Some(answer) = answer {
             let addrs = match answer {
                 Ok(v) => Some(v),
@@ -352,6 +364,20 @@ struct WakeState {
     nudged: bool,
     /// Members are draining: post a tick every [`DRAIN_TICK`].
     draining: bool,
+    /// The latest answer, for the socket to take.
+    answer: Option<dns::Answer>,
+    /// A `Command::Follow` is queued in the socket's mailbox.
+    posted: bool,
+}
+
+impl WakeState {
+    /// Posts a `Command::Follow` unless one is queued.
+    fn post(&mut self, mailbox: &Mailbox, group: u64) {
+        if !self.posted {
+            self.posted = true;
+            mailbox.send(Command::Follow { group });
+        }
+    }
 }
 
 impl Wake {
@@ -429,7 +455,7 @@ fn resolve_loop(w: &Wake, mailbox: &Mailbox, group: u64, name: &str, port: u16, 
                 }
                 if g.draining {
                     if now >= tick {
-                        mailbox.send(Command::Follow { group, answer: None });
+                        g.post(mailbox, group);
                         tick = now + DRAIN_TICK;
                     }
                     until = until.min(tick);
@@ -447,7 +473,9 @@ fn resolve_loop(w: &Wake, mailbox: &Mailbox, group: u64, name: &str, port: u16, 
             next = now + retry;
             retry = (retry * 2).min(ivl);
         }
-        mailbox.send(Command::Follow { group, answer: Some(answer) });
+        let mut g = w.m.lock().unwrap_or_else(|p| p.into_inner());
+        g.answer = Some(answer);
+        g.post(mailbox, group);
     }
 }
 
@@ -671,6 +699,20 @@ mod tests {
         eventually("again", || peers(&mut dealer) == 2 && peers(&mut b) == 1);
         drop(dealer);
         eventually("closed", || peers(&mut b) == 0);
+    }
+
+    #[test]
+    fn a_socket_left_alone_gets_one_command_however_many_lookups() {
+        let ctx = Context::new();
+        let name = "idle.oxmq-test";
+        set_answer(name, Ok(ips(&["127.0.0.1"])));
+        let mut push = follower(&ctx, SocketType::Push, 100);
+        push.connect(&format!("tcp://{name}:1")).unwrap();
+        eventually("several lookups", || crate::transport::dns::tests::lookups(name) >= 4);
+        let mut cmds = Vec::new();
+        push.shared.mailbox.drain_into(&mut cmds);
+        let follows = cmds.iter().filter(|c| matches!(c, crate::mailbox::Command::Follow { .. })).count();
+        assert_eq!(follows, 1);
     }
 
     #[test]

@@ -914,7 +914,7 @@ impl Socket {
                     self.attach_from(pipe, endpoint, probe, listener)
                 }
                 Command::Stop => {}
-                Command::Follow { group, answer } => self.follow_event(group, answer),
+                Command::Follow { group } => self.follow_event(group),
                 Command::Snapshot => {
                     let s = self.metrics_snapshot();
                     self.shared.metrics.publish(s);

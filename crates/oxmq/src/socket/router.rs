@@ -192,13 +192,12 @@ impl Pattern for Router {
                     let room = if self.mandatory { pipes.check_write_or_again(slot) } else { pipes.check_write(slot) };
                     if room {
                         self.out = Some(slot);
-                    } else if self.mandatory {
-                        return Err(Error::Again);
                     } else {
-                        self.dropped_hwm += 1;
-                    }
-                    if !room {
                         self.hwm_reached += 1;
+                        if self.mandatory {
+                            return Err(Error::Again);
+                        }
+                        self.dropped_hwm += 1;
                     }
                 }
                 None => {

@@ -95,10 +95,18 @@ pub(crate) mod tests {
         FAKE.lock().unwrap().get_or_insert_with(HashMap::new).insert(name.to_string(), a);
     }
 
+    static LOOKUPS: Mutex<Option<HashMap<String, u64>>> = Mutex::new(None);
+
+    /// How many times `name` was looked up.
+    pub(crate) fn lookups(name: &str) -> u64 {
+        LOOKUPS.lock().unwrap().as_ref().and_then(|m| m.get(name).copied()).unwrap_or(0)
+    }
+
     pub(super) fn answer_for(name: &str) -> Option<Fake> {
         if !name.ends_with(".oxmq-test") {
             return None;
         }
+        *LOOKUPS.lock().unwrap().get_or_insert_with(HashMap::new).entry(name.to_string()).or_default() += 1;
         Some(FAKE.lock().unwrap().as_ref().and_then(|m| m.get(name).cloned()).unwrap_or(Err(libc::EAI_NONAME)))
     }
 
