@@ -30,31 +30,9 @@ impl Format {
     }
 }
 
-/// libzmq's name of a socket type, the `type` label.
+/// libzmq's name of a socket type, the `type` label (the name on the wire; DGRAM has none).
 pub(crate) fn type_name(k: SocketType) -> &'static str {
-    match k {
-        SocketType::Pair => "PAIR",
-        SocketType::Pub => "PUB",
-        SocketType::Sub => "SUB",
-        SocketType::Req => "REQ",
-        SocketType::Rep => "REP",
-        SocketType::Dealer => "DEALER",
-        SocketType::Router => "ROUTER",
-        SocketType::Pull => "PULL",
-        SocketType::Push => "PUSH",
-        SocketType::XPub => "XPUB",
-        SocketType::XSub => "XSUB",
-        SocketType::Stream => "STREAM",
-        SocketType::Server => "SERVER",
-        SocketType::Client => "CLIENT",
-        SocketType::Radio => "RADIO",
-        SocketType::Dish => "DISH",
-        SocketType::Gather => "GATHER",
-        SocketType::Scatter => "SCATTER",
-        SocketType::Dgram => "DGRAM",
-        SocketType::Peer => "PEER",
-        SocketType::Channel => "CHANNEL",
-    }
+    k.wire().map_or("DGRAM", |w| w.name())
 }
 
 /// A label value with `\`, `"` and newlines escaped (both formats' rule).
