@@ -540,11 +540,13 @@ ZMQ_EXPORT void zmq_threadclose (void *thread_);
    peers the socket's pattern spreads over (load balancing, fan-out, fair queuing), and
    follows the name: it is looked up again every ZMQ_OXMQ_DNS_IVL and whenever one of its
    connections is lost or retried. New addresses are connected; an address that left the name
-   gets no new message (PUSH, DEALER, REQ, CLIENT, SCATTER) and is disconnected once what was
-   queued for it is delivered, within ZMQ_LINGER (one interval if it is -1); what is still queued
-   then is counted (oxmq_socket_stats_t.dropped_vanished). A lookup that gets no answer keeps
-   the connections. zmq_disconnect with the endpoint as given ends them all. Endpoints naming
-   an IP address, and connects through ZMQ_SOCKS_PROXY, are not affected. */
+   drains for ZMQ_LINGER (one interval if it is -1): PUSH, DEALER, REQ, CLIENT and SCATTER send
+   it nothing new, what was queued for it is delivered and replies from it received; PUSH and
+   SCATTER disconnect it once its queue is empty, the other types at the end of the period,
+   when what is still queued is counted (oxmq_socket_stats_t.dropped_vanished). A lookup that
+   gets no answer keeps the connections. zmq_disconnect with the endpoint as given ends them
+   all. Endpoints naming an IP address, and connects through ZMQ_SOCKS_PROXY, are not
+   affected. */
 #define ZMQ_OXMQ_DNS_FOLLOW 0x4f580010
 
 /* Milliseconds between two lookups of a followed name: an int, 100 to 86400000 (default
