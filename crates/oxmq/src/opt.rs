@@ -142,9 +142,10 @@ pub const OXMQ_RECV_SPIN: i32 = 0x4f58_0002;
 /// name resolves to, as one endpoint whose peers the socket's pattern spreads over, and
 /// follows the name: it is resolved again every [`OXMQ_DNS_IVL`] and whenever one of its
 /// connections is lost or retried; new addresses are connected, and addresses that left the
-/// name stop getting new messages and are disconnected once what was queued for them is
-/// delivered (what is still queued after LINGER, or one interval when LINGER is -1, is counted in
-/// `SocketStats::dropped_vanished`). `disconnect` with the endpoint as given ends them all.
+/// name drain for LINGER (one interval when it is -1): load balancers send them nothing new,
+/// what was queued is delivered, replies are received; they are disconnected when drained
+/// (PUSH, SCATTER) or when the period ends, and what is still queued then is counted in
+/// `SocketStats::dropped_vanished`. `disconnect` with the endpoint as given ends them all.
 /// An endpoint that names an IP address, and every connect through SOCKS_PROXY, connect as
 /// usual. See `socket/follow.rs` and the README's operations guide.
 pub const OXMQ_DNS_FOLLOW: i32 = 0x4f58_0010;
