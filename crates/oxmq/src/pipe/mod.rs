@@ -241,7 +241,7 @@ impl PipeEnd {
 
     /// True when a new message may be written now (always true in the middle of a message).
     /// When false, the end registers for a write activation.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check_write(&mut self) -> bool {
         if self.out_mid || self.hwm == 0 || self.written_msgs - self.peer_read_cache < self.hwm {
             return true;
