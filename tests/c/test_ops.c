@@ -4,6 +4,10 @@
    faults between hosts are tested in scripts/test.d/90-hosts.sh. */
 #include "testutil.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #ifndef OXMQ_ZMQ_H
 /* Built against libzmq's zmq.h: declare oxmq's extensions (the library is oxmq's). */
 #define ZMQ_OXMQ_DNS_FOLLOW 0x4f580010
@@ -141,6 +145,57 @@ static void test_metrics_text (void)
     CHECK_RC (zmq_ctx_term (ctx));
 }
 
+/* A free loopback port (the kernel's pick, released at once). */
+static int free_port (void)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    CHECK (bind (fd, (struct sockaddr *) &a, sizeof a) == 0);
+    CHECK (getsockname (fd, (struct sockaddr *) &a, &len) == 0);
+    close (fd);
+    return ntohs (a.sin_port);
+}
+
+/* One HTTP request to 127.0.0.1:port; the whole response into buf. */
+static void http_get (int port, const char *request, char *buf, size_t size)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons ((uint16_t) port),
+                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK)};
+    CHECK (connect (fd, (struct sockaddr *) &a, sizeof a) == 0);
+    CHECK (write (fd, request, strlen (request)) == (ssize_t) strlen (request));
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < size && (r = read (fd, buf + n, size - 1 - n)) > 0)
+        n += (size_t) r;
+    buf[n] = 0;
+    close (fd);
+}
+
+/* OXMQ_METRICS_ADDR, read when the process makes its first context: GET /metrics is served. */
+static void test_metrics_endpoint (void)
+{
+    int port = free_port ();
+    char addr[32];
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", port);
+    setenv ("OXMQ_METRICS_ADDR", addr, 1);
+    void *ctx = zmq_ctx_new ();
+    void *pub = new_socket (ctx, ZMQ_PUB);
+    CHECK_RC (zmq_setsockopt (pub, ZMQ_OXMQ_NAME, "ticks", 5));
+    CHECK_RC (zmq_bind (pub, "inproc://ops-endpoint"));
+    static char resp[65536];
+    http_get (port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", resp, sizeof resp);
+    CHECK (strncmp (resp, "HTTP/1.1 200 OK\r\n", 17) == 0);
+    CHECK (strstr (resp, "Content-Type: text/plain; version=0.0.4") != NULL);
+    CHECK (strstr (resp, "oxmq_sockets{type=\"PUB\",name=\"ticks\",endpoint=\"inproc://ops-endpoint\"} 1\n")
+           != NULL);
+    http_get (port, "GET /nothing HTTP/1.1\r\n\r\n", resp, sizeof resp);
+    CHECK (strncmp (resp, "HTTP/1.1 404", 12) == 0);
+    CHECK_RC (zmq_close (pub));
+    CHECK_RC (zmq_ctx_term (ctx));
+}
+
 int main (int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -148,5 +203,6 @@ int main (int argc, char **argv)
     RUN (test_follow_localhost);
     RUN (test_name_option);
     RUN (test_metrics_text);
+    RUN (test_metrics_endpoint);
     return test_main_end ();
 }
