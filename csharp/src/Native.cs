@@ -31,6 +31,8 @@ namespace ZeroMQ
         [DllImport(Lib, SetLastError = true)] internal static extern int zmq_ctx_shutdown(IntPtr ctx);
         [DllImport(Lib, SetLastError = true)] internal static extern int zmq_ctx_set(IntPtr ctx, int option, int value);
         [DllImport(Lib, SetLastError = true)] internal static extern int zmq_ctx_get(IntPtr ctx, int option);
+        // oxmq only: EntryPointNotFoundException on another libzmq.
+        [DllImport(Lib, SetLastError = true)] internal static extern int oxmq_ctx_metrics(IntPtr ctx, byte* buf, UIntPtr size, int timeoutMs);
 
         // ---- sockets
         [DllImport(Lib, SetLastError = true)] internal static extern IntPtr zmq_socket(IntPtr ctx, int type);

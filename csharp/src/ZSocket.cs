@@ -867,6 +867,33 @@ namespace ZeroMQ
             set { SetOption(ZSocketOption.ROUTER_MANDATORY, value ? 1 : 0); }
         }
 
+        /// <summary>
+        /// oxmq only (<c>ZMQ_OXMQ_DNS_FOLLOW</c>): a tcp connect to a host name made while this is
+        /// true connects to every address the name resolves to, as one endpoint the socket's
+        /// pattern spreads over, and follows the name (looked up every <see cref="DnsInterval"/>
+        /// and when a connection is lost); false, the default, is libzmq's behaviour.
+        /// </summary>
+        public bool DnsFollow
+        {
+            get { return GetOptionInt32(ZSocketOption.OXMQ_DNS_FOLLOW) != 0; }
+            set { SetOption(ZSocketOption.OXMQ_DNS_FOLLOW, value ? 1 : 0); }
+        }
+
+        /// <summary>oxmq only (<c>ZMQ_OXMQ_DNS_IVL</c>): time between lookups of a followed name (30 s; 100 ms to 1 day).</summary>
+        public TimeSpan DnsInterval
+        {
+            get { return FromMillis(GetOptionInt32(ZSocketOption.OXMQ_DNS_IVL)); }
+            set { SetOption(ZSocketOption.OXMQ_DNS_IVL, Millis(value, "DnsInterval")); }
+        }
+
+        /// <summary>oxmq only (<c>ZMQ_OXMQ_NAME</c>): the socket's name in <see cref="ZContext.Metrics"/>
+        /// (at most 64 letters, digits and <c>_ - . : /</c>; empty for none).</summary>
+        public string MetricsName
+        {
+            get { return GetOptionString(ZSocketOption.OXMQ_NAME); }
+            set { SetOption(ZSocketOption.OXMQ_NAME, value ?? ""); }
+        }
+
         /// <summary>Time allowed for the ZMTP handshake (<c>ZMQ_HANDSHAKE_IVL</c>).</summary>
         public TimeSpan HandshakeInterval
         {

@@ -234,6 +234,7 @@ fn opt_kind(option: i32) -> OptKind {
         | opt::METADATA
         | opt::HELLO_MSG
         | opt::DISCONNECT_MSG
+        | opt::OXMQ_NAME
         | 68 /* SOCKS_PROXY */ | 99 /* SOCKS_USERNAME */ | 100 /* SOCKS_PASSWORD */ => OptKind::Bytes,
         _ => OptKind::Int,
     }
@@ -266,6 +267,19 @@ impl Context {
     /// Reads a context option.
     fn get(&self, py: Python<'_>, option: i32) -> PyResult<i32> {
         self.inner.get(option).py_err(py)
+    }
+
+    /// Every socket's counters in the Prometheus text format (OpenMetrics with
+    /// `openmetrics=True`), as the `/metrics` endpoint `OXMQ_METRICS_ADDR` serves them. Waits
+    /// (GIL released) up to `timeout` ms for sockets to publish fresh counts: a socket does at
+    /// its thread's next call, or at once while it waits in recv or poll. A caller on the
+    /// sockets' own thread (an asyncio loop) passes 0 and gets the counts published since its
+    /// previous call.
+    #[pyo3(signature = (timeout = 100, openmetrics = false))]
+    fn metrics(&self, py: Python<'_>, timeout: u64, openmetrics: bool) -> String {
+        let format = if openmetrics { oxmq::metrics::Format::OpenMetrics } else { oxmq::metrics::Format::Prometheus };
+        let inner = self.inner.clone();
+        py.detach(move || inner.metrics_with(format, Duration::from_millis(timeout.min(60_000))))
     }
 
     /// Makes blocking and later calls on this context's sockets raise ContextTerminated.
@@ -514,6 +528,9 @@ impl Socket {
             ("spun_waits", st.spun_waits),
             ("wire_writes", st.wire_writes),
             ("direct_writes", st.direct_writes),
+            ("dropped_disconnected", st.dropped_disconnected),
+            ("dropped_vanished", st.dropped_vanished),
+            ("hwm_reached", st.hwm_reached),
         ] {
             d.set_item(k, v)?;
         }
@@ -711,7 +728,7 @@ impl Socket {
             OptKind::Bytes => {
                 let mut v = raw.as_slice();
                 // String options, as pyzmq returns them: without the NUL libzmq writes.
-                if matches!(option, opt::LAST_ENDPOINT | opt::ZAP_DOMAIN | opt::BINDTODEVICE | 68 | 99 | 100) {
+                if matches!(option, opt::LAST_ENDPOINT | opt::ZAP_DOMAIN | opt::BINDTODEVICE | opt::OXMQ_NAME | 68 | 99 | 100) {
                     if let Some(stripped) = v.strip_suffix(&[0]) {
                         v = stripped;
                     }

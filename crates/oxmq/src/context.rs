@@ -16,7 +16,26 @@ pub struct Context {
 impl Context {
     /// Creates a context with libzmq's defaults (one I/O thread, 1023 sockets).
     pub fn new() -> Context {
-        Context { env: Env::new() }
+        let env = Env::new();
+        crate::metrics::http::on_new_context(&env);
+        Context { env }
+    }
+
+    /// Every socket's counters in the Prometheus text format, as the process's `/metrics`
+    /// endpoint serves them (`OXMQ_METRICS_ADDR`): for an application that serves them
+    /// itself. Waits up to 100 ms for the sockets to publish fresh counts (see
+    /// [`Context::metrics_with`]).
+    pub fn metrics(&self) -> String {
+        self.metrics_with(crate::metrics::Format::Prometheus, crate::socket::metrics::DEFAULT_WAIT)
+    }
+
+    /// [`Context::metrics`] in `format`, waiting up to `wait` for the sockets' fresh counts.
+    /// A socket publishes them when its thread next calls into it, or at once while that
+    /// thread waits in a blocking call or a poll; one that has not by then is reported from
+    /// its last publication (`oxmq_socket_snapshot_age_seconds`). `wait` zero returns at once
+    /// and asks for fresh counts for the next call: for a caller on the sockets' own thread.
+    pub fn metrics_with(&self, format: crate::metrics::Format, wait: std::time::Duration) -> String {
+        crate::socket::metrics::text(&[&self.env.metrics], format, wait)
     }
 
     /// Creates a socket of the given type.

@@ -26,6 +26,7 @@ mod context;
 pub mod error;
 mod io;
 mod mailbox;
+pub mod metrics;
 pub mod monitor;
 mod msg;
 pub mod opt;

@@ -24,6 +24,11 @@ pub(crate) enum Command {
     Attach { pipe: PipeEnd, endpoint: Option<String>, listener: Option<u64> },
     /// The context is shutting down.
     Stop,
+    /// A followed endpoint has a lookup's answer waiting, or draining connections to look at
+    /// (`socket/follow.rs`; at most one such command per endpoint is queued).
+    Follow { group: u64 },
+    /// The metrics exporter asks the socket to publish its counters (`metrics/`).
+    Snapshot,
 }
 
 /// An eventfd: a counter the kernel can wait on.

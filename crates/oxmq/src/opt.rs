@@ -136,6 +136,30 @@ pub const OXMQ_FD_LEVEL: i32 = 0x4f58_0001;
 /// (read once per process), and 0 on a machine with one CPU. See `ARCHITECTURE.md`.
 pub const OXMQ_RECV_SPIN: i32 = 0x4f58_0002;
 
+/// Connects that follow DNS: an `i32`, 0 (the default, libzmq's behaviour: a tcp connect to a
+/// host name connects to the first address it resolves to, looked up again at each attempt)
+/// or 1: a tcp connect to a host name made while it is set connects to *every* address the
+/// name resolves to, as one endpoint whose peers the socket's pattern spreads over, and
+/// follows the name: it is resolved again every [`OXMQ_DNS_IVL`] and whenever one of its
+/// connections is lost or retried; new addresses are connected, and addresses that left the
+/// name drain for LINGER (one interval when it is -1): load balancers send them nothing new,
+/// what was queued is delivered, replies are received; they are disconnected when drained
+/// (PUSH, SCATTER) or when the period ends, and what is still queued then is counted in
+/// `SocketStats::dropped_vanished`. `disconnect` with the endpoint as given ends them all.
+/// An endpoint that names an IP address, and every connect through SOCKS_PROXY, connect as
+/// usual. See `socket/follow.rs` and the README's operations guide.
+pub const OXMQ_DNS_FOLLOW: i32 = 0x4f58_0010;
+
+/// Milliseconds between two lookups of a followed name ([`OXMQ_DNS_FOLLOW`]): an `i32` from
+/// 100 to 86,400,000; 30,000 by default. Read at `connect`.
+pub const OXMQ_DNS_IVL: i32 = 0x4f58_0011;
+
+/// The socket's name in its metrics (`Context::metrics`, `OXMQ_METRICS_ADDR`): bytes, at
+/// most 64, letters, digits and `_ - . : /` only (a Prometheus label value an operator chose,
+/// never one that grows with traffic); empty (the default) for none. A trailing NUL is
+/// ignored; read back NUL-terminated, as libzmq's string options.
+pub const OXMQ_NAME: i32 = 0x4f58_0012;
+
 // Context options.
 pub const IO_THREADS: i32 = 1;
 pub const MAX_SOCKETS: i32 = 2;

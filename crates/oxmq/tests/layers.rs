@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The top-level modules of `crates/oxmq/src`, lowest first.
 const ORDER: &[&str] = &[
     "error", "opt", "properties", "chunk", "arena", "msg", "pipe", "mailbox", "transport", "io", "security", "socket",
-    "context", "monitor", "poll", "proxy", "auth",
+    "metrics", "context", "monitor", "poll", "proxy", "auth",
 ];
 
 /// Modules that exist only for tests.
@@ -88,6 +88,15 @@ fn strip(text: &str) -> (String, Vec<String>) {
             let mut depth = 0i32;
             while j < b.len() {
                 match b[j] {
+                    // String and character literals may hold braces.
+                    b'"' => {
+                        j += 1;
+                        while j < b.len() && b[j] != b'"' {
+                            j += if b[j] == b'\\' { 2 } else { 1 };
+                        }
+                    }
+                    b'\'' if b.get(j + 2) == Some(&b'\'') => j += 2,
+                    b'\'' if b.get(j + 1) == Some(&b'\\') && b.get(j + 3) == Some(&b'\'') => j += 3,
                     b'{' => depth += 1,
                     b'}' => {
                         depth -= 1;
@@ -255,7 +264,7 @@ fn the_checker_sees_upward_and_test_code() {
     let me = vec!["pipe".to_string()];
     let (code, _) = strip("use crate::socket::SocketType;\n// crate::context in a comment\nfn f() { crate::io::x(); }");
     assert_eq!(references(&code, &me, &roots), ["socket", "io"]);
-    let (code, tests) = strip("#[cfg(test)]\nmod tests {\n use crate::Context;\n}\n#[cfg(test)]\nmod other;\nuse crate::{msg::Msg, Socket};");
+    let (code, tests) = strip("#[cfg(test)]\nmod tests {\n let c = '}'; let s = \"}\"; use crate::Context;\n}\n#[cfg(test)]\nmod other;\nuse crate::{msg::Msg, Socket};");
     assert_eq!(tests, ["other"]);
     assert_eq!(references(&code, &me, &roots), ["msg", "socket"]);
     let deep = vec!["io".to_string(), "session".to_string(), "read".to_string()];

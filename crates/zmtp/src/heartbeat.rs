@@ -12,6 +12,12 @@
 //! stopped because the application's queue is full is not silent, so [`Heartbeat::expire`]
 //! takes whether input is held back.
 //!
+//! libzmq cancels the timeout when anything arrives, and the next PING arms a new one, so a
+//! peer that falls silent is dropped within the interval plus the timeout. Here the one
+//! pending timeout stays, and each PING notes when the silence may have begun (the first PING
+//! after the last read); a timeout that finds reads since it was armed moves to that PING's
+//! time plus the timeout, which gives libzmq's bound with one deadline.
+//!
 //! Time comes in as arguments (`now`) and deadlines go out ([`Heartbeat::next_deadline`]); a
 //! PING's TTL needs the time it arrived, which the data path does not read: it is noted
 //! ([`Heartbeat::on_ping`]) and turned into a deadline at the caller's next
@@ -55,12 +61,15 @@ pub struct Heartbeat {
     ttl: Option<(Instant, u64)>,
     /// A PING's TTL waiting for the clock (deciseconds), with the input count at its PING.
     ttl_pending: Option<(u16, u64)>,
+    /// The first PING we sent after the last read we know of, with the input count then:
+    /// where a silence still going on began, at the latest.
+    silent_from: Option<(Instant, u64)>,
 }
 
 impl Heartbeat {
     /// A connection's heartbeats, stopped until [`Heartbeat::start`].
     pub fn new(config: HeartbeatConfig) -> Heartbeat {
-        Heartbeat { config, inputs: 0, next_ping: None, timeout: None, ttl: None, ttl_pending: None }
+        Heartbeat { config, inputs: 0, next_ping: None, timeout: None, ttl: None, ttl_pending: None, silent_from: None }
     }
 
     /// The handshake is over at `now`: PINGs start (if an interval is set).
@@ -125,6 +134,16 @@ impl Heartbeat {
                 if silent(seen) {
                     return Err(Expired::Timeout);
                 }
+                // Something arrived since this deadline was set: it runs again from the PING
+                // after which nothing has arrived, if any (where libzmq's would be armed).
+                if let (Some((from, reads)), Some(t)) = (self.silent_from, self.config.timeout) {
+                    if silent(reads) {
+                        if from + t <= now {
+                            return Err(Expired::Timeout);
+                        }
+                        self.timeout = Some((from + t, reads));
+                    }
+                }
             }
         }
         let Some(at) = self.next_ping else { return Ok(false) };
@@ -133,6 +152,9 @@ impl Heartbeat {
         }
         let ivl = self.config.interval.unwrap_or(Duration::from_millis(1)).max(Duration::from_millis(1));
         self.next_ping = Some(now + ivl);
+        if self.silent_from.is_none_or(|(_, r)| r != self.inputs) {
+            self.silent_from = Some((now, self.inputs));
+        }
         if let (Some(t), None) = (self.config.timeout, self.timeout) {
             self.timeout = Some((now + t, self.inputs));
         }
@@ -171,6 +193,23 @@ mod tests {
         assert_eq!(h.expire(t0 + ms(150), false), Ok(false), "input arrived: alive");
         assert_eq!(h.expire(t0 + ms(200), false), Ok(true));
         assert_eq!(h.expire(t0 + ms(250), false), Err(Expired::Timeout), "silent since the PING");
+    }
+
+    /// A read just before the silence must not delay the drop past the interval plus the
+    /// timeout (libzmq's bound): the timeout moves to the first PING after the last read.
+    #[test]
+    fn silence_is_found_within_interval_plus_timeout() {
+        let t0 = Instant::now();
+        let mut h = Heartbeat::new(config(100, 150));
+        h.start(t0);
+        assert_eq!(h.expire(t0 + ms(100), false), Ok(true)); // PING 1; timeout at 250
+        h.note_input(); // the peer's last sign of life, at about 120
+        assert_eq!(h.expire(t0 + ms(200), false), Ok(true)); // PING 2, first after the read
+        assert_eq!(h.expire(t0 + ms(250), false), Ok(false), "input since PING 1: alive");
+        assert_eq!(h.next_deadline(), Some(t0 + ms(300)), "next PING first");
+        assert_eq!(h.expire(t0 + ms(300), false), Ok(true)); // PING 3
+        assert_eq!(h.next_deadline(), Some(t0 + ms(350)), "PING 2 + timeout, not PING 3's");
+        assert_eq!(h.expire(t0 + ms(350), false), Err(Expired::Timeout));
     }
 
     #[test]

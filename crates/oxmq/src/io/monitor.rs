@@ -249,16 +249,43 @@ struct Sink {
     version: u8,
 }
 
+/// A listener inside oxmq for some of a socket's events (`set_tap`): called on the thread
+/// that raises the event, with the event and the remote address; it must not block.
+pub(crate) type Tap = std::sync::Arc<dyn Fn(u64, &str) + Send + Sync>;
+
+/// The events a tap hears: a connection lost, a connect retried (OXMQ_DNS_FOLLOW looks its
+/// name up again then, `socket/follow.rs`).
+pub(crate) const TAP_EVENTS: u64 = event::DISCONNECTED | event::CONNECT_RETRIED;
+
 /// A socket's monitor slot, shared with its I/O sessions.
 pub(crate) struct Monitor {
-    /// The events wanted (0: no monitor). Read without the lock on every event site.
+    /// The events wanted by the monitor or the tap (0: neither). Read without the lock on
+    /// every event site.
     mask: AtomicU64,
+    /// The events the application's monitor wants (0: no monitor).
+    user: AtomicU64,
     sink: Mutex<Option<Sink>>,
+    tap: Mutex<Option<Tap>>,
 }
 
 impl Monitor {
     pub(crate) fn new() -> Monitor {
-        Monitor { mask: AtomicU64::new(0), sink: Mutex::new(None) }
+        Monitor { mask: AtomicU64::new(0), user: AtomicU64::new(0), sink: Mutex::new(None), tap: Mutex::new(None) }
+    }
+
+    /// Installs the socket's internal listener for [`TAP_EVENTS`] (replacing any).
+    pub(crate) fn set_tap(&self, tap: Tap) {
+        *self.tap.lock().unwrap_or_else(|p| p.into_inner()) = Some(tap);
+        self.mask.fetch_or(TAP_EVENTS, Ordering::Relaxed);
+    }
+
+    /// The tap's share of the mask.
+    fn tap_mask(&self) -> u64 {
+        if self.tap.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
+            TAP_EVENTS
+        } else {
+            0
+        }
     }
 
     /// True when a monitor wants `ev`: the only cost of an event site when none is set.
@@ -279,7 +306,7 @@ impl Monitor {
     /// only: false when no monitor wants it.
     pub(crate) fn emit_values(&self, ev: u64, values: &[u64], at: &Addrs<'_>) -> bool {
         let mut g = self.sink.lock().unwrap_or_else(|p| p.into_inner());
-        if self.mask.load(Ordering::Relaxed) & ev == 0 {
+        if self.user.load(Ordering::Relaxed) & ev == 0 {
             return false;
         }
         let Some(sink) = g.as_mut() else { return false };
@@ -293,9 +320,15 @@ impl Monitor {
 
     #[cold]
     pub(crate) fn emit_with(&self, ev: u64, value: u64, at: &Addrs<'_>) {
+        if ev & TAP_EVENTS != 0 {
+            let tap = self.tap.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if let Some(tap) = tap {
+                tap(ev, &at.remote);
+            }
+        }
         let mut g = self.sink.lock().unwrap_or_else(|p| p.into_inner());
         // The mask is re-checked under the lock: monitoring may have stopped meanwhile.
-        if self.mask.load(Ordering::Relaxed) & ev == 0 {
+        if self.user.load(Ordering::Relaxed) & ev == 0 {
             return;
         }
         if let Some(sink) = g.as_mut() {
@@ -312,7 +345,8 @@ impl Monitor {
     pub(crate) fn install(&self, out: Box<dyn EventSink>, version: u8, events: u64) {
         let mut g = self.sink.lock().unwrap_or_else(|p| p.into_inner());
         *g = Some(Sink { out, version });
-        self.mask.store(events, Ordering::Relaxed);
+        self.user.store(events, Ordering::Relaxed);
+        self.mask.store(events | self.tap_mask(), Ordering::Relaxed);
     }
 
     /// Stops monitoring: sends MONITOR_STOPPED if it was asked for, drops the sink.
@@ -320,7 +354,8 @@ impl Monitor {
         let sink = {
             let mut g = self.sink.lock().unwrap_or_else(|p| p.into_inner());
             let Some(mut sink) = g.take() else { return };
-            let mask = self.mask.swap(0, Ordering::Relaxed);
+            let mask = self.user.swap(0, Ordering::Relaxed);
+            self.mask.store(self.tap_mask(), Ordering::Relaxed);
             if mask & event::MONITOR_STOPPED != 0 {
                 let frames = encode(sink.version, event::MONITOR_STOPPED, &[0], &Addrs::bound(""));
                 sink.out.post(frames);

@@ -250,7 +250,7 @@ impl PipeEnd {
 
     /// True when a new message may be written now (always true in the middle of a message).
     /// When false, the end registers for a write activation.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check_write(&mut self) -> bool {
         if self.out_mid || self.hwm == 0 || self.written_msgs - self.peer_read_cache < self.hwm {
             return true;
@@ -832,6 +832,9 @@ impl Drop for PipeEnd {
         // A partly written message is never published: the reader would see half a message.
         // Publish whatever complete messages remain, then mark closed and wake the peer.
         self.out.flush_to(self.complete_upto);
+        // What this end read counts as taken, so the writer's `queued_out` of a closed pipe
+        // is what was never read (the socket's `dropped_disconnected`).
+        self.me().read_msgs.store(self.read_msgs, Ordering::Release);
         self.me().closed.store(true, Ordering::Release);
         let peer = self.peer();
         peer.wake(Wake::Closed);

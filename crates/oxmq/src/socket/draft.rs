@@ -36,7 +36,7 @@ impl Socket {
 
     /// DISH: receives the next message of a joined group, with its group.
     pub fn recv_group(&mut self, flags: i32) -> Result<(Bytes, Msg)> {
-        if self.kind != SocketType::Dish {
+        if self.shared.kind != SocketType::Dish {
             return Err(Error::NotSup);
         }
         let m = self.recv(flags)?;
@@ -72,7 +72,7 @@ impl Socket {
     /// at once (messages queue until the connection is up). Other types say `NotSup`; with
     /// IMMEDIATE set there is no pipe before the connection, so no id: `Fault`, as libzmq.
     pub fn connect_peer(&mut self, endpoint: &str) -> Result<u32> {
-        if self.kind != SocketType::Peer {
+        if self.shared.kind != SocketType::Peer {
             return Err(Error::NotSup);
         }
         if self.options.immediate {
@@ -91,7 +91,7 @@ impl Socket {
     /// sends and receives through one udp socket: a second bind is `NotSup` until the first is
     /// unbound (libzmq accepts it and leaves it unused).
     pub(super) fn bind_udp(&mut self, endpoint: &str, addr: &str) -> Result<()> {
-        let role = match self.kind {
+        let role = match self.shared.kind {
             SocketType::Dish => udp::Bound::Dish,
             SocketType::Dgram => udp::Bound::Dgram,
             _ => return Err(Error::NoCompatProto),
@@ -112,7 +112,7 @@ impl Socket {
 
     /// `connect("udp://...")`: RADIO only (`NoCompatProto` otherwise, as libzmq).
     pub(super) fn connect_udp(&mut self, endpoint: &str, addr: &str) -> Result<()> {
-        if self.kind != SocketType::Radio {
+        if self.shared.kind != SocketType::Radio {
             return Err(Error::NoCompatProto);
         }
         let ep = UdpEndpoint::parse(addr, false, self.options.ipv6)?;

@@ -39,6 +39,8 @@ pub(crate) struct Env {
     sockets_cv: Condvar,
     terminating: AtomicBool,
     pub(crate) inproc: Mutex<Registry>,
+    /// The sockets' counters for the metrics (`metrics/`).
+    pub(crate) metrics: super::metrics::Registry,
 }
 
 /// libzmq's ZMQ_MAX_SOCKETS_DFLT.
@@ -65,6 +67,7 @@ impl Env {
                 sockets_cv: Condvar::new(),
                 terminating: AtomicBool::new(false),
                 inproc: Mutex::new(Registry::default()),
+                metrics: Default::default(),
             })
     }
 

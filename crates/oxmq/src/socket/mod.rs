@@ -16,8 +16,10 @@ pub(crate) mod direct;
 pub use direct::WAIT_ALSO_MAX;
 mod dist;
 mod fq;
+pub(crate) mod follow;
 pub(crate) mod inproc;
 mod lb;
+pub(crate) mod metrics;
 mod monitor;
 mod level;
 pub(crate) mod stats;
@@ -166,6 +168,22 @@ impl SocketType {
     /// True for types that address peers by routing id and so need a fresh pipe per connection.
     pub(crate) fn routes_by_id(self) -> bool {
         matches!(self, SocketType::Router | SocketType::Stream)
+    }
+}
+
+/// What the socket's other parts (its inproc peers, its followed endpoints, the metrics) need
+/// to know of it: the I/O side's handle (which it dereferences to), its type, its metrics.
+pub(crate) struct SocketShared {
+    pub io: Arc<SocketHandle>,
+    pub kind: SocketType,
+    /// Labels and the last published counts for the metrics (`metrics/`).
+    pub metrics: metrics::SocketCell,
+}
+
+impl std::ops::Deref for SocketShared {
+    type Target = SocketHandle;
+    fn deref(&self) -> &SocketHandle {
+        &self.io
     }
 }
 
@@ -421,6 +439,19 @@ pub(crate) trait Pattern: Send {
     fn drops(&self) -> stats::Drops {
         stats::Drops::default()
     }
+    /// OXMQ_DNS_FOLLOW: send nothing new to the pipe in `slot` (`stop`), or send to it again
+    /// (its address came back), leaving the pipe attached for what it still has to deliver
+    /// or to receive. True when the pattern did (load balancers); false when it cannot, and
+    /// keeps using the pipe until the socket lets it go.
+    fn stop_sending(&mut self, _pipes: &mut Pipes, _slot: usize, _stop: bool) -> bool {
+        false
+    }
+    /// Fan-out types (PUB, XPUB, RADIO): the pipes subscribed to anything and the distinct
+    /// subscriptions (groups); receiving ones (SUB, XSUB, DISH): 0 and their own. For the
+    /// metrics; None for the other types.
+    fn fanout(&self) -> Option<(u64, u64)> {
+        None
+    }
     /// RADIO: sends a single-part message to a group's members. Others: `NotSup`.
     fn send_group(&mut self, _pipes: &mut Pipes, _group: &[u8], _msg: &mut Msg) -> Result<()> {
         Err(Error::NotSup)
@@ -474,6 +505,8 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
 enum EndpointRec {
     Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64, fd: RawFd },
     Connect { given: String, io: Arc<IoThread>, id: u64 },
+    /// A connect that follows DNS: its group's members are in `Socket::follow`.
+    Follow { given: String, group: u64 },
     InprocBind { name: String },
     InprocConnect { given: String },
     /// A udp endpoint (RADIO connect, DISH or DGRAM bind): its engine thread ends with its pipe.
@@ -483,8 +516,7 @@ enum EndpointRec {
 /// A ZeroMQ socket.
 pub struct Socket {
     env: Arc<Env>,
-    kind: SocketType,
-    shared: Arc<SocketHandle>,
+    shared: Arc<SocketShared>,
     options: Options,
     pipes: Pipes,
     pattern: Box<dyn Pattern>,
@@ -504,6 +536,8 @@ pub struct Socket {
     /// next without a reference count up and down per message.
     /// Boxed, so taking it out for the call and putting it back moves a pointer, not a frame.
     recv_buf: Option<Box<Msg>>,
+    /// Connects that follow DNS (`follow.rs`).
+    follow: follow::Follow,
 }
 
 
@@ -518,17 +552,19 @@ impl Socket {
         if !env.blocky() {
             options.linger = 0;
         }
+        let io = Arc::new(SocketHandle {
+            id,
+            mailbox,
+            linger: AtomicI32::new(options.linger),
+            monitor: crate::io::monitor::Monitor::new(),
+            io_stats: Default::default(),
+            disconnected: Default::default(),
+        });
+        let shared = Arc::new(SocketShared { io, kind, metrics: Default::default() });
+        env.metrics.add(&shared);
         Ok(Socket {
-            shared: Arc::new(SocketHandle {
-                id,
-                mailbox,
-                linger: AtomicI32::new(options.linger),
-                monitor: crate::io::monitor::Monitor::new(),
-                io_stats: Default::default(),
-                disconnected: Default::default(),
-            }),
+            shared,
             env,
-            kind,
             options,
             pipes: Pipes::new(),
             pattern,
@@ -541,12 +577,13 @@ impl Socket {
             counters: Default::default(),
             spin: direct::Spin::new(),
             recv_buf: None,
+            follow: Default::default(),
         })
     }
 
     /// The socket's type.
     pub fn socket_type(&self) -> SocketType {
-        self.kind
+        self.shared.kind
     }
 
     fn check_term(&self) -> Result<()> {
@@ -568,9 +605,10 @@ impl Socket {
         }
         let ep = Endpoint::parse(endpoint, true)?;
         self.check_stream_transport()?;
+        self.shared.metrics.note_endpoint(endpoint);
         match ep {
             Endpoint::Inproc(name) => {
-                inproc::bind(&self.env, &self.shared, self.kind, &self.options, &name)?;
+                inproc::bind(&self.env, &self.shared.io, self.shared.kind, &self.options, &name)?;
                 self.endpoints.push(EndpointRec::InprocBind { name });
                 self.last_endpoint = endpoint.to_string();
                 // Take the pipes of sockets that connected before this bind now, as libzmq
@@ -589,8 +627,8 @@ impl Socket {
                 io.send(IoCmd::Listen {
                     id,
                     listener,
-                    socket: self.shared.clone(),
-                    cfg: Box::new(policy::session_config(self.kind, &self.options)),
+                    socket: self.shared.io.clone(),
+                    cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
                     filters: lo.filters,
                 });
                 self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
@@ -603,7 +641,7 @@ impl Socket {
     /// DGRAM has no meaning over tcp, ipc or inproc: `NoCompatProto` (libzmq lets it bind
     /// there and carry raw bytes without addresses).
     fn check_stream_transport(&self) -> Result<()> {
-        if self.kind == SocketType::Dgram {
+        if self.shared.kind == SocketType::Dgram {
             return Err(Error::NoCompatProto);
         }
         Ok(())
@@ -627,52 +665,62 @@ impl Socket {
         self.check_stream_transport()?;
         match ep {
             Endpoint::Inproc(name) => {
-                let end = inproc::connect(&self.env, self.kind, &self.options, &name)?;
+                let end = inproc::connect(&self.env, self.shared.kind, &self.options, &name)?;
                 self.attach(end, Some(endpoint.to_string()), true);
                 self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
             }
+            ep @ Endpoint::Tcp { host: crate::transport::endpoint::Host::Name(_), .. }
+                if self.follow.enabled && self.options.socks_proxy.is_empty() =>
+            {
+                self.connect_followed(endpoint, ep)?;
+            }
             ep => {
-                let io = self.env.io_thread()?;
-                let id = self.next_id();
-                // The pipe exists from the start so messages sent before the peer is up are
-                // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
-                // a pipe per connection instead, created when the handshake completes, unless
-                // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
-                // name, so the application can route to it at once (as libzmq allows).
-                let named = self.options.link.connect_routing_id.clone();
-                let by_id = self.kind.routes_by_id();
-                let pipe = if self.options.immediate || (by_id && named.is_none()) {
-                    None
-                } else {
-                    let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-                    let conflate = policy::conflate(self.kind, &self.options);
-                    if conflate != (false, false) {
-                        PipeEnd::conflate(conflate, &mut mine, &mut theirs);
-                    }
-                    if let (true, Some(id)) = (by_id, named) {
-                        let mut id = Msg::from(id);
-                        id.set_flags(crate::msg::ROUTING_ID);
-                        theirs.write(id);
-                        theirs.flush();
-                    }
-                    self.attach(mine, Some(endpoint.to_string()), true);
-                    Some(theirs)
-                };
-                let dialer = Dialer::new(ep, endpoint.to_string(), policy::stream_options(&self.options));
-                io.send(IoCmd::Connect {
-                    id,
-                    dialer,
-                    socket: self.shared.clone(),
-                    cfg: Box::new(policy::session_config(self.kind, &self.options)),
-                    pipe,
-                });
+                let options = Box::new(self.options.clone());
+                let (io, id) = self.connect_session(ep, endpoint, options)?;
                 self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
             }
         }
+        self.shared.metrics.note_endpoint(endpoint);
         // CONNECT_ROUTING_ID names one connection only (libzmq clears it the same way).
         self.options.link.connect_routing_id = None;
         self.last_endpoint = endpoint.to_string();
         Ok(())
+    }
+
+    /// Starts a connecting session to `ep` (tcp or ipc), named `given` in its events and its
+    /// pipes, with `options`; returns its I/O thread and endpoint id (for `CloseEndpoint`).
+    fn connect_session(&mut self, ep: Endpoint, given: &str, options: Box<Options>) -> Result<(Arc<IoThread>, u64)> {
+        let io = self.env.io_thread()?;
+        let id = self.next_id();
+        // The pipe exists from the start so messages sent before the peer is up are
+        // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
+        // a pipe per connection instead, created when the handshake completes, unless
+        // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
+        // name, so the application can route to it at once (as libzmq allows).
+        let kind = self.shared.kind;
+        let named = options.link.connect_routing_id.clone();
+        let by_id = kind.routes_by_id();
+        let pipe = if options.immediate || (by_id && named.is_none()) {
+            None
+        } else {
+            let (mut mine, mut theirs) = crate::pipe::pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
+            let conflate = policy::conflate(kind, &options);
+            if conflate != (false, false) {
+                PipeEnd::conflate(conflate, &mut mine, &mut theirs);
+            }
+            if let (true, Some(id)) = (by_id, named) {
+                let mut id = Msg::from(id);
+                id.set_flags(crate::msg::ROUTING_ID);
+                theirs.write(id);
+                theirs.flush();
+            }
+            self.attach(mine, Some(given.to_string()), true);
+            Some(theirs)
+        };
+        let dialer = Dialer::new(ep, given.to_string(), policy::stream_options(&options));
+        let cfg = Box::new(policy::session_config(kind, &options));
+        io.send(IoCmd::Connect { id, dialer, socket: self.shared.io.clone(), cfg, pipe });
+        Ok((io, id))
     }
 
     /// Stops accepting at an endpoint given to `bind` (or reported by LAST_ENDPOINT).
@@ -720,6 +768,7 @@ impl Socket {
         let find = |endpoint: &str| {
             self.endpoints.iter().position(|e| match e {
                 EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
+                EndpointRec::Follow { given, .. } => given == endpoint,
                 EndpointRec::Datagram { given, .. } => given == endpoint,
                 _ => false,
             })
@@ -735,6 +784,10 @@ impl Socket {
             }
             EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
                 self.detach_endpoint(&given)
+            }
+            EndpointRec::Follow { group, .. } => {
+                self.disconnect_followed(group);
+                self.note_disconnect();
             }
             _ => {}
         }
@@ -796,8 +849,8 @@ impl Socket {
         let slot = self.pipes.insert(end, endpoint);
         self.pipes.get(slot).listener = listener;
         let serial = self.pipes.get(slot).serial;
-        self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
-        if probe && self.options.probe_router && self.kind.probes() {
+        self.pipes.get(slot).end.set_owner(self.shared.io.clone(), PipeId { slot, serial });
+        if probe && self.options.probe_router && self.shared.kind.probes() {
             // PROBE_ROUTER: an empty message announces us to a ROUTER peer, ahead of anything
             // else (libzmq writes it when the pipe attaches).
             let end = &mut self.pipes.get(slot).end;
@@ -863,6 +916,11 @@ impl Socket {
                     self.attach_from(pipe, endpoint, probe, listener)
                 }
                 Command::Stop => {}
+                Command::Follow { group } => self.follow_event(group),
+                Command::Snapshot => {
+                    let s = self.metrics_snapshot();
+                    self.shared.metrics.publish(s);
+                }
             }
         }
         self.cmds = cmds;
@@ -895,6 +953,8 @@ impl Socket {
     fn reap_slow(&mut self) {
         while let Some(i) = self.pipes.retired.pop() {
             if self.pipes.slots.get(i).map(|s| s.is_some()) == Some(true) {
+                // The peer is gone for good: what it never took from the queue is lost.
+                self.counters.dropped_disconnected += self.pipes.get(i).end.queued_out();
                 self.pattern.detach(&mut self.pipes, i);
                 self.pipes.remove(i);
             }
@@ -1005,7 +1065,7 @@ impl Socket {
 
     #[inline(always)]
     fn routed(&mut self, routing_id: u32, send: impl FnOnce(&mut Socket) -> Result<()>) -> Result<()> {
-        if !matches!(self.kind, SocketType::Server | SocketType::Peer) {
+        if !matches!(self.shared.kind, SocketType::Server | SocketType::Peer) {
             return Err(Error::NotSup);
         }
         if routing_id == 0 {
@@ -1223,6 +1283,33 @@ impl Socket {
         if option == opt::OXMQ_RECV_SPIN {
             return self.spin.set(value);
         }
+        match option {
+            opt::OXMQ_DNS_FOLLOW => {
+                self.follow.enabled = match options::int_val(value)? {
+                    0 => false,
+                    1 => true,
+                    _ => return Err(Error::Invalid),
+                };
+                return Ok(());
+            }
+            opt::OXMQ_DNS_IVL => {
+                let v = options::int_val(value)?;
+                if !(100..=86_400_000).contains(&v) {
+                    return Err(Error::Invalid);
+                }
+                self.follow.ivl_ms = v;
+                return Ok(());
+            }
+            opt::OXMQ_NAME => {
+                let v = value.strip_suffix(&[0]).unwrap_or(value);
+                if !metrics::valid_name(v) {
+                    return Err(Error::Invalid);
+                }
+                self.shared.metrics.set_name(std::str::from_utf8(v).map_err(|_| Error::Invalid)?);
+                return Ok(());
+            }
+            _ => {}
+        }
         if let Some(r) = self.pattern.setsockopt(&mut self.pipes, option, value) {
             self.reap();
             return r;
@@ -1287,12 +1374,20 @@ impl Socket {
         }
         let i = |n: i32| Ok(n.to_ne_bytes().to_vec());
         match option {
-            opt::TYPE => return i(self.kind.as_raw()),
+            opt::TYPE => return i(self.shared.kind.as_raw()),
             opt::RCVMORE => return i(self.rcvmore as i32),
             opt::FD => return i(self.fd()),
             opt::EVENTS => return i(self.events()? as i32),
             opt::OXMQ_FD_LEVEL => return i(self.level.mask as i32),
             opt::OXMQ_RECV_SPIN => return i(self.spin.micros()),
+            opt::OXMQ_DNS_FOLLOW => return i(self.follow.enabled as i32),
+            opt::OXMQ_DNS_IVL => return i(self.follow.ivl_ms),
+            opt::OXMQ_NAME => {
+                // NUL-terminated, as libzmq's string options.
+                let mut v = self.shared.metrics.name().into_bytes();
+                v.push(0);
+                return Ok(v);
+            }
             opt::LAST_ENDPOINT => {
                 let mut v = self.last_endpoint.clone().into_bytes();
                 v.push(0);
@@ -1391,6 +1486,9 @@ impl Drop for Socket {
         // Close: stop listening, hand lingering to the I/O sessions (they keep delivering
         // what is queued for up to LINGER ms), release the pipes, leave the context.
         self.shared.linger.store(self.options.linger, Ordering::Release);
+        // The final counts stay in the metrics' totals for this socket's labels.
+        let totals = self.metrics_totals();
+        self.env.metrics.retire(&self.shared, totals);
         let leftover = self.shared.mailbox.close();
         drop(leftover);
         let mut ios: Vec<Arc<IoThread>> = Vec::new();
@@ -1408,6 +1506,15 @@ impl Drop for Socket {
                 EndpointRec::Connect { io, .. } => {
                     if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
                         ios.push(io);
+                    }
+                }
+                // Its members are connects like the above; the group's resolver stops with
+                // `self.follow`.
+                EndpointRec::Follow { .. } => {
+                    for io in self.follow.io_threads() {
+                        if !ios.iter().any(|t| Arc::ptr_eq(t, io)) {
+                            ios.push(io.clone());
+                        }
                     }
                 }
                 EndpointRec::InprocBind { name } => inproc::unbind(&self.env, self.shared.id, &name),

@@ -322,7 +322,11 @@ impl Pattern for Pub {
         }
     }
     fn drops(&self) -> super::stats::Drops {
-        super::stats::Drops { hwm: self.dist.dropped, ..Default::default() }
+        super::stats::Drops { hwm: self.dist.dropped, hwm_reached: self.dist.dropped, ..Default::default() }
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        let (pipes, prefixes) = self.subs.counts();
+        Some((pipes, prefixes))
     }
 }
 
@@ -499,6 +503,9 @@ impl Pattern for Sub {
     }
     fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
         self.xsub
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        Some((0, self.subs.len() as u64))
     }
     fn setsockopt(&mut self, pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
         if option == opt::INVERT_MATCHING {

@@ -122,7 +122,13 @@ impl Pattern for Radio {
         true
     }
     fn drops(&self) -> super::stats::Drops {
-        super::stats::Drops { hwm: self.dist.dropped, ..Default::default() }
+        super::stats::Drops { hwm: self.dist.dropped, hwm_reached: self.dist.dropped, ..Default::default() }
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        let mut slots: Vec<usize> = self.members.values().flatten().copied().chain(self.all.iter().copied()).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        Some((slots.len() as u64, self.members.len() as u64))
     }
 }
 
@@ -269,5 +275,8 @@ impl Pattern for Dish {
     }
     fn drops(&self) -> super::stats::Drops {
         super::stats::Drops { malformed: self.dropped, ..Default::default() }
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        Some((0, self.joined.len() as u64))
     }
 }

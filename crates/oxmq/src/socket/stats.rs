@@ -77,6 +77,18 @@ pub struct SocketStats {
     /// Of those, writes made by a sending application thread itself (the direct send path,
     /// taken for a sporadic message or a reply) rather than by an I/O thread.
     pub direct_writes: u64,
+    /// Messages queued towards a peer that went away for good before taking them (an
+    /// accepted connection that ended, an inproc peer that closed, a connect that gave up
+    /// under RECONNECT_STOP), dropped with its queue. A connecting socket's queue outlives
+    /// its connection and is not dropped when it reconnects.
+    pub dropped_disconnected: u64,
+    /// Messages still queued to or from an address that left a followed name
+    /// (`opt::OXMQ_DNS_FOLLOW`) when its drain period ended.
+    pub dropped_vanished: u64,
+    /// Times a send found a peer's queue at its high-water mark: PUB, XPUB, RADIO and ROUTER
+    /// then drop the message (also in `dropped_hwm`); PUSH, DEALER and REQ pass the peer over
+    /// until it has room (the send waits, or fails with EAGAIN, when every peer is full).
+    pub hwm_reached: u64,
 }
 
 /// One attached peer (pipe) and its queues, as [`Socket::peer_stats`] reports it.
@@ -101,6 +113,8 @@ pub(crate) struct AppCounters {
     msgs_out: u64,
     bytes_out: u64,
     pub(crate) spun_waits: u64,
+    /// See `SocketStats::dropped_disconnected`.
+    pub(crate) dropped_disconnected: u64,
 }
 
 impl AppCounters {
@@ -132,6 +146,26 @@ pub(crate) struct Drops {
     /// Messages a peer sent that the socket type cannot take (multi-part to a single-part
     /// type, a DISH message without a group).
     pub malformed: u64,
+    /// Times a send found a peer's queue at its HWM (dropped or set aside until it has room).
+    pub hwm_reached: u64,
+}
+
+/// Adds the I/O side's counts of a socket's sessions, live and ended, to `s`.
+pub(crate) fn add_io(s: &mut SocketStats, io: &crate::io::counters::IoStats) {
+    let io = io.totals();
+    s.wire_bytes_in += io.wire_in;
+    s.wire_bytes_out += io.wire_out;
+    s.connections += io.connections;
+    s.reconnects += io.reconnects;
+    s.handshake_failures += io.handshake_failures;
+    s.protocol_errors += io.protocol_errors;
+    s.dropped_oversized += io.oversized;
+    s.dropped_unsendable += io.unsendable;
+    s.direct_reads += io.direct_reads;
+    s.direct_resumes += io.direct_resumes;
+    s.wire_writes += io.wire_writes;
+    s.direct_writes += io.direct_writes;
+    s.peers += io.peers;
 }
 
 impl Socket {
@@ -139,6 +173,14 @@ impl Socket {
     /// per tcp/ipc connection.
     pub fn stats(&mut self) -> SocketStats {
         self.process_commands();
+        let mut s = self.app_stats();
+        add_io(&mut s, &self.shared.io_stats);
+        self.level_hook();
+        s
+    }
+
+    /// The counts the application thread keeps (the I/O side's fields left zero).
+    fn app_stats(&self) -> SocketStats {
         let c = &self.counters;
         let drops = self.pattern.drops();
         let mut s = SocketStats {
@@ -149,6 +191,9 @@ impl Socket {
             dropped_hwm: drops.hwm,
             dropped_no_route: drops.no_route,
             dropped_malformed: drops.malformed,
+            dropped_disconnected: c.dropped_disconnected,
+            dropped_vanished: self.follow.vanished,
+            hwm_reached: drops.hwm_reached,
             spun_waits: c.spun_waits,
             ..Default::default()
         };
@@ -159,22 +204,50 @@ impl Socket {
             .flatten()
             .filter(|sl| sl.endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://")) && !sl.end.peer_closed())
             .count() as u64;
-        let io = self.shared.io_stats.totals();
-        s.wire_bytes_in += io.wire_in;
-        s.wire_bytes_out += io.wire_out;
-        s.connections += io.connections;
-        s.reconnects += io.reconnects;
-        s.handshake_failures += io.handshake_failures;
-        s.protocol_errors += io.protocol_errors;
-        s.dropped_oversized += io.oversized;
-        s.dropped_unsendable += io.unsendable;
-        s.direct_reads += io.direct_reads;
-        s.direct_resumes += io.direct_resumes;
-        s.wire_writes += io.wire_writes;
-        s.direct_writes += io.direct_writes;
-        s.peers += io.peers;
-        self.level_hook();
         s
+    }
+
+    /// What the metrics exporter asked for (`Command::Snapshot`): the application side's
+    /// counts and the pipes' queues, by the endpoint each pipe came through.
+    pub(crate) fn metrics_snapshot(&mut self) -> super::metrics::Snapshot {
+        use super::metrics::PipeGauge;
+        let mut pipes: Vec<PipeGauge> = Vec::new();
+        let vias = self.follow.vias();
+        for sl in self.pipes.slots.iter_mut().flatten() {
+            let via = match (sl.listener, &sl.endpoint) {
+                (Some(l), _) => self.endpoints.iter().find_map(|e| match e {
+                    super::EndpointRec::Listener { given, id, .. } if *id == l => Some(given.clone()),
+                    _ => None,
+                }),
+                (None, Some(ep)) => Some(vias.get(ep).cloned().unwrap_or_else(|| ep.clone())),
+                (None, None) => None,
+            }
+            .unwrap_or_default();
+            let out = sl.end.queued_out();
+            let inn = sl.end.queued_in();
+            let hwm = sl.end.hwm();
+            let g = match pipes.iter_mut().position(|p| p.via == via) {
+                Some(i) => &mut pipes[i],
+                None => {
+                    pipes.push(PipeGauge { via, ..Default::default() });
+                    pipes.last_mut().expect("just pushed")
+                }
+            };
+            g.pipes += 1;
+            g.queued_out += out;
+            g.queued_in += inn;
+            g.max_out = g.max_out.max(out);
+            g.max_in = g.max_in.max(inn);
+            g.full += u64::from(hwm != 0 && out >= hwm);
+        }
+        super::metrics::Snapshot { app: self.app_stats(), pipes, fanout: self.pattern.fanout(), dns: self.follow.groups() }
+    }
+
+    /// The counters a closing socket leaves to its labels' totals.
+    pub(crate) fn metrics_totals(&mut self) -> super::metrics::Totals {
+        let mut stats = self.app_stats();
+        add_io(&mut stats, &self.shared.io_stats);
+        super::metrics::Totals { stats, dns: self.follow.groups() }
     }
 
     /// Every attached peer with its queue depths.

@@ -8,6 +8,7 @@
 //! the connected byte stream (tcp or ipc) an I/O session drives; `inproc` connects two sockets' pipes directly, with no codec.
 
 pub(crate) mod connect;
+pub(crate) mod dns;
 pub(crate) mod endpoint;
 pub(crate) mod filter;
 pub(crate) mod interface;

@@ -136,6 +136,8 @@ final class Native {
     static final MethodHandle zmq_ctx_shutdown = h("zmq_ctx_shutdown", FunctionDescriptor.of(JAVA_INT, PTR));
     static final MethodHandle zmq_ctx_set = h("zmq_ctx_set", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, JAVA_INT));
     static final MethodHandle zmq_ctx_get = h("zmq_ctx_get", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT));
+    /** oxmq's metrics text; null on another libzmq. */
+    static final MethodHandle oxmq_ctx_metrics = hOpt("oxmq_ctx_metrics", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT));
 
     static final MethodHandle zmq_socket = h("zmq_socket", FunctionDescriptor.of(PTR, PTR, JAVA_INT));
     static final MethodHandle zmq_close = h("zmq_close", FunctionDescriptor.of(JAVA_INT, PTR));
