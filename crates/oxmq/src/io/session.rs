@@ -266,6 +266,11 @@ impl Session {
         // A stream is the I/O thread's to batch; a reply, an answer or a sporadic message goes direct
         // (see `pace`).
         let now = Instant::now();
+        if pace::write_pending() {
+            // Behind the thread's own write that the I/O thread has yet to make (see `pace`).
+            pace::handed_over(now);
+            return false;
+        }
         // A publisher reads only subscriptions: what it writes next answers none of them.
         let publishes = matches!(self.socket.kind, SocketType::Pub | SocketType::XPub | SocketType::Radio);
         let reply = (reads != self.reads_at_write && !publishes) || pace::answering();
@@ -310,6 +315,13 @@ impl Session {
                 c.update_interest(&self.owner.io, self.token);
             }
         }
+    }
+
+    /// The descriptor a publisher's sending thread polls before it reads this connection's
+    /// input itself (`socket/catchup.rs`), while it may.
+    fn catch_up_fd(&self) -> Option<std::os::fd::RawFd> {
+        let State::Connected(c) = &self.state else { return None };
+        self.direct_readable(c).then(|| c.stream.fd())
     }
 
     fn direct_readable(&self, c: &Conn) -> bool {
@@ -768,12 +780,14 @@ impl Session {
             c.version = peer.version;
             c.peer_id = routing_id.clone();
         }
-        self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         self.send_hello();
         self.attach_peer(routing_id, Some(props));
         if subscribe_all {
             legacy::subscribe_all(self.pipe.as_mut());
         }
+        // After the socket has the pipe, as libzmq raises it after `engine_ready`: whoever
+        // waits for this event and then calls into the socket finds the peer attached.
+        self.event(mon::HANDSHAKE_SUCCEEDED, 0);
         self.heartbeat_start(ctx);
     }
 
@@ -869,6 +883,18 @@ impl SessionOwner {
     }
 }
 
+impl SessionOwner {
+    /// [`SessionOwner::try_with`], waiting for the session if the I/O thread has it.
+    fn with_waiting<R>(&self, id: PipeId, f: impl FnOnce(&mut Session) -> Option<R>) -> Option<R> {
+        let s = self.me.get()?.upgrade()?;
+        let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
+        if s.serial != id.serial {
+            return None;
+        }
+        f(&mut s)
+    }
+}
+
 impl crate::pipe::Owner for SessionOwner {
     fn direct_arm(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
         self.try_with(id, |s| s.direct_arm())
@@ -888,6 +914,14 @@ impl crate::pipe::Owner for SessionOwner {
         self.try_with(id, |s| Some(s.direct_read())).unwrap_or(false)
     }
 
+    fn input_fd(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
+        self.with_waiting(id, |s| s.catch_up_fd())
+    }
+
+    fn catch_up(&self, id: PipeId, read: bool) {
+        self.with_waiting(id, |s| (read && s.catch_up_fd().is_some()).then(|| s.direct_read()));
+    }
+
     fn wake(&self, id: PipeId, what: Wake) {
         if what == Wake::Read || what == Wake::Write {
             if let Some(s) = self.me.get().and_then(|w| w.upgrade()) {
@@ -900,7 +934,11 @@ impl crate::pipe::Owner for SessionOwner {
                 }
             }
         }
-        self.io.send(super::IoCmd::Pipe(id, what));
+        if what == Wake::Read {
+            self.io.handed_write(super::IoCmd::Pipe(id, what));
+        } else {
+            self.io.send(super::IoCmd::Pipe(id, what));
+        }
     }
 }
 
@@ -1264,8 +1302,15 @@ impl Session {
             };
             if h.command {
                 let Some(ctx) = ctx.as_deref_mut() else {
-                    c.deferred = Some(msg);
-                    break Ok(());
+                    // A reading application thread takes what only feeds the pipe (see
+                    // `pipe_command`) and leaves the rest to the I/O thread.
+                    match zmtp::Command::parse(&msg) {
+                        Ok(cmd) if pipe_command(kind, p, &msg, &cmd) => continue,
+                        _ => {
+                            c.deferred = Some(msg);
+                            break Ok(());
+                        }
+                    }
                 };
                 match command(kind, c, p, &msg, ctx, (token, serial)) {
                     Ok(()) => continue,
@@ -1660,20 +1705,38 @@ fn command(
     session: (usize, u64),
 ) -> Result<(), Lost> {
     let cmd = zmtp::Command::parse(body).map_err(|_| Lost)?;
+    if pipe_command(kind, p, body, &cmd) {
+        return Ok(());
+    }
     match cmd {
         zmtp::Command::Ping { context, ttl } => {
             send_command(c, &zmtp::Command::Pong { context });
             heartbeat::ping_received(ctx, session, c, ttl);
         }
+        zmtp::Command::Error { .. } => return Err(Lost),
+        zmtp::Command::Ready(_) => return Err(Lost), // only valid in the handshake
+        _ => {} // PONG, unknown commands: tolerated
+    }
+    Ok(())
+}
+
+/// A command that only goes into the pipe, as a message for the socket: a publisher's
+/// SUBSCRIBE or CANCEL, a RADIO's JOIN or LEAVE. Needing nothing of the I/O thread, it is
+/// taken by whichever thread decodes it, an application thread's direct read included (a
+/// publisher catching up on its subscriptions before it sends, `socket/catchup.rs`). False
+/// for every other command.
+fn pipe_command(kind: SocketType, p: &mut PipeEnd, body: &Msg, cmd: &zmtp::Command) -> bool {
+    match cmd {
         zmtp::Command::Subscribe(topic) | zmtp::Command::Cancel(topic)
             if matches!(kind, SocketType::Pub | SocketType::XPub) =>
         {
             let subscribe = body.get(1..10) == Some(b"SUBSCRIBE");
             let mut v = Vec::with_capacity(topic.len() + 1);
             v.push(subscribe as u8);
-            v.extend_from_slice(&topic);
+            v.extend_from_slice(topic);
             // Subscriptions bypass the HWM: losing one would silently stop a stream.
             p.write(Msg::from(v));
+            true
         }
         zmtp::Command::Join(_) | zmtp::Command::Leave(_) if kind == SocketType::Radio => {
             // Up to the RADIO as a command-flagged message; bypasses the HWM like
@@ -1681,12 +1744,10 @@ fn command(
             let mut m = body.clone();
             m.set_flags(COMMAND);
             p.write(m);
+            true
         }
-        zmtp::Command::Error { .. } => return Err(Lost),
-        zmtp::Command::Ready(_) => return Err(Lost), // only valid in the handshake
-        _ => {} // PONG, unknown commands: tolerated
+        _ => false,
     }
-    Ok(())
 }
 
 /// Consumes `n` written bytes from the front of the outgoing stream (see `write_side`).

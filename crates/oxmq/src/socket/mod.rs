@@ -26,6 +26,7 @@ mod router;
 mod stream;
 mod trie;
 mod pipeline;
+pub(crate) mod catchup;
 mod clientserver;
 mod draft;
 mod radiodish;
@@ -521,6 +522,9 @@ pub struct Socket {
     /// next without a reference count up and down per message.
     /// Boxed, so taking it out for the call and putting it back moves a pointer, not a frame.
     recv_buf: Option<Box<Msg>>,
+    /// Publishers (PUB, XPUB, RADIO): the calling thread's last wait for input that the socket
+    /// caught up after (`catchup.rs`); None for the other types.
+    catch_up: Option<u64>,
 }
 
 
@@ -558,6 +562,7 @@ impl Socket {
             counters: Default::default(),
             spin: direct::Spin::new(),
             recv_buf: None,
+            catch_up: matches!(kind, SocketType::Pub | SocketType::XPub | SocketType::Radio).then_some(0),
         })
     }
 
@@ -959,6 +964,7 @@ impl Socket {
     fn send_msg_as(&mut self, msg: &mut Msg, flags: i32, lazy: bool) -> Result<()> {
         self.check_term()?;
         self.process_commands();
+        self.catch_up_before_send();
         // A frame over the context's MAX_MSGSZ (INT_MAX unless lowered) is one no oxmq peer
         // accepts: its decoder would drop the connection and the message with it. Refused
         // here instead, so it is never silently lost (issue 19).
@@ -1119,7 +1125,7 @@ impl Socket {
                 Err(Error::Again) => continue,
                 r => {
                     if r.is_ok() && waited {
-                        crate::io::pace::waited_for_input();
+                        catchup::waited_for_input();
                     }
                     return self.received(r);
                 }
