@@ -1012,6 +1012,27 @@ impl Conn {
         }
     }
 
+    /// Makes room for `want` more bytes of a frame larger than a spare buffer: the buffer
+    /// grows in place where the allocator can (a large allocation is remapped, not copied) and
+    /// at least doubles otherwise; it is not kept as a spare.
+    fn grow_rx_frame(&mut self, want: usize) {
+        self.rx_alloc = None;
+        self.rx.reserve(want);
+    }
+
+    /// After a body larger than a spare buffer was split off `rx`: `rx` moves what it holds
+    /// (what followed the body in the last read) to a buffer of its own, so the body is the
+    /// only owner of its memory. Written through `zmq_msg_data`, it is then used in place, not
+    /// copied first (copy on write of a shared body: 2 GiB more for a 2 GiB message).
+    #[cold]
+    #[inline(never)]
+    fn rx_let_go(&mut self) {
+        let mut next = BytesMut::with_capacity(self.rx.len().max(self.read_chunk));
+        next.extend_from_slice(&self.rx);
+        self.rx = next;
+        self.rx_alloc = None;
+    }
+
     /// After a read batch: a small-frame connection with nothing left in its receive buffer
     /// (no partial frame) gives the buffer to its thread's pool (`pool`) until its next read.
     fn release_rx(&mut self) {
@@ -1262,16 +1283,24 @@ impl Session {
             let avail = (c.rx.len() - pos) as u64;
             let total = h.header_len as u64 + h.body_len;
             if avail < total {
-                // Grow towards the frame, but only by what a read can fill: memory follows
-                // the bytes that actually arrive, never the length a header claims.
+                // Grow towards the frame, but only by what has arrived: memory follows the
+                // bytes that actually arrive, never the length a header claims. A step adds
+                // at most what the buffer holds of the frame already (or 256 KiB), so the
+                // buffer doubles as a large frame comes in and its bytes move O(1) times
+                // each, not once per step (issue 44: 2 GiB in 256 KiB steps).
                 c.rx.advance(pos);
                 pos = 0;
-                let want = (total - avail).min(READ_CHUNK as u64 * 4) as usize;
+                let want = (total - avail).min((READ_CHUNK as u64 * 4).max(avail)) as usize;
                 if c.rx.capacity() - c.rx.len() < want {
-                    // At least a whole read chunk: growing copies the partial frame into the
-                    // new buffer, and a buffer sized to this frame alone would make the next
-                    // frame straddle its end too (a copy of half a frame per large frame).
-                    c.grow_rx(want.max(c.read_chunk));
+                    if want > RX_SPARE_MAX {
+                        c.grow_rx_frame(want);
+                    } else {
+                        // At least a whole read chunk: growing copies the partial frame into
+                        // the new buffer, and a buffer sized to this frame alone would make the
+                        // next frame straddle its end too (a copy of half a frame per large
+                        // frame).
+                        c.grow_rx(want.max(c.read_chunk));
+                    }
                 }
                 break Ok(());
             }
@@ -1883,7 +1912,11 @@ fn plain_frame_into(c: &mut Conn, pos: &mut usize, body_at: usize, len: usize, o
         if len >= ZERO_COPY_MIN {
             c.read_chunk = LARGE_READ_CHUNK;
         }
-        out.write(Msg::from_bytes(c.rx.split_to(len).freeze()));
+        let body = c.rx.split_to(len).freeze();
+        if len > RX_SPARE_MAX {
+            c.rx_let_go();
+        }
+        out.write(Msg::from_bytes(body));
     }
 }
 

@@ -534,7 +534,7 @@ impl Socket {
         let mailbox = Arc::new(Mailbox::new().map_err(Error::from)?);
         let id = ctx.inner.register_socket(mailbox.clone())?;
         let mut options = Options::new(ctx.inner.ipv6_default());
-        options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
+        options.ctx_max_msgsz = ctx.inner.max_msgsz().map(|m| m.max(0) as u64);
         options.security.zap_ctx = crate::security::CtxLink::new(&ctx);
         if !ctx.inner.blocky() {
             options.linger = 0;
@@ -965,10 +965,11 @@ impl Socket {
         self.check_term()?;
         self.process_commands();
         self.catch_up_before_send();
-        // A frame over the context's MAX_MSGSZ (INT_MAX unless lowered) is one no oxmq peer
-        // accepts: its decoder would drop the connection and the message with it. Refused
-        // here instead, so it is never silently lost (issue 19).
-        if msg.len() as u64 > self.options.ctx_max_msgsz.max(0) as u64 {
+        // A frame over the context's MAX_MSGSZ, once the application set one, is one no oxmq
+        // peer of that context accepts: its decoder would drop the connection and the message
+        // with it. Refused here instead, so it is never silently lost (issue 19). Unset, there
+        // is no bound, as in libzmq (issue 44).
+        if self.options.ctx_max_msgsz.is_some_and(|max| msg.len() as u64 > max) {
             return Err(Error::MsgSize);
         }
         msg.set_more(flags & opt::SNDMORE != 0);
