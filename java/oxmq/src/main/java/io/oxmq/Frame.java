@@ -107,7 +107,8 @@ public final class Frame implements AutoCloseable {
     /** A receive into the frame returned {@code rc}. */
     void received(int rc) {
         bare = false;
-        knownSize = rc;
+        // zmq_msg_recv says INT_MAX for every frame from 2 GiB - 1 on: ask for those.
+        knownSize = rc == Integer.MAX_VALUE ? -1 : rc;
     }
 
     void sent() {
@@ -213,11 +214,14 @@ public final class Frame implements AutoCloseable {
         return n;
     }
 
-    /** The content as a new array. */
+    /** The content as a new array; {@link ZmqException} (EMSGSIZE) for a frame too large for
+     *  one (read it through {@link #data()}). */
     public byte[] toByteArray() {
         enter();
         try {
-            byte[] b = new byte[(int) sizeInside()];
+            long size = sizeInside();
+            if (size > Socket.MAX_ARRAY) throw Socket.tooLargeForArray("toByteArray", size);
+            byte[] b = new byte[(int) size];
             copyInside(b, 0);
             return b;
         } finally {

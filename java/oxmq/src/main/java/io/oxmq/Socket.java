@@ -423,12 +423,12 @@ public final class Socket implements AutoCloseable {
     }
 
     /**
-     * Sends the bytes of {@code data} (native or heap) as one frame. Native memory is passed to
-     * the library as it is; a heap segment is read in place like an array.
+     * Sends the bytes of {@code data} (native or heap) as one frame, of any size (over 2 GiB
+     * too, as libzmq). Native memory is passed to the library as it is; a heap segment is read
+     * in place like an array.
      * Returns {@code false} only with {@link Zmq#DONTWAIT} when the frame cannot be queued now.
      */
     public boolean send(MemorySegment data, int flags) {
-        if (data.byteSize() > Integer.MAX_VALUE) throw new IllegalArgumentException("frame too large");
         enter();
         try {
             return sendSeg(data, flags);
@@ -577,7 +577,7 @@ public final class Socket implements AutoCloseable {
         long data = (long) Native.zmq_msg_data.invokeExact(msg);
         long n = Math.min(size, cap);
         if (n > 0) MemorySegment.copy(Native.ALL, data, dst, 0, n);
-        return (int) size;
+        return (int) Math.min(size, Integer.MAX_VALUE); // as zmq_recv: INT_MAX past 2 GiB
     }
 
     /** Receives a frame into all of {@code buf}; see {@link #recv(byte[], int, int, int)}. */
@@ -734,6 +734,11 @@ public final class Socket implements AutoCloseable {
         try {
             int n = recvIntoOwnMsg(flags, "zmq_msg_recv");
             if (n < 0) return null;
+            if (n == Integer.MAX_VALUE) {
+                // zmq_msg_recv says INT_MAX for any frame from 2 GiB - 1 on: look at its size.
+                long size = (long) Native.zmq_msg_size.invokeExact(recvMsg.address());
+                if (size > MAX_ARRAY) throw tooLargeForArray("zmq_msg_recv", size);
+            }
             byte[] out = new byte[n];
             long data = (long) Native.zmq_msg_data.invokeExact(recvMsg.address());
             if (n > 0) MemorySegment.copy(Native.ALL, JAVA_BYTE, data, out, 0, n);
@@ -743,6 +748,16 @@ public final class Socket implements AutoCloseable {
         } finally {
             exit();
         }
+    }
+
+    /** The longest array a JVM allocates. */
+    static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    /** A received frame of {@code size} bytes cannot be returned as an array: it is dropped and
+     *  the caller told to receive such frames into a {@link Frame}. */
+    static ZmqException tooLargeForArray(String op, long size) {
+        return new ZmqException(op + ": a frame of " + size + " bytes does not fit a Java array"
+                + " (receive it into a Frame)", ZmqException.EMSGSIZE);
     }
 
     /** Receives one frame, blocking. */
