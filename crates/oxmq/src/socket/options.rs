@@ -337,7 +337,10 @@ fn memory_bound() -> u64 {
         // SAFETY: sysinfo succeeded and filled it.
         let si = unsafe { si.assume_init() };
         let unit = u64::from(si.mem_unit.max(1));
-        (si.totalram as u64).saturating_add(si.totalswap as u64).saturating_mul(unit).min(isize::MAX as u64)
+        // `c_ulong`: 64 bits here, 32 on other targets.
+        #[allow(clippy::unnecessary_cast)]
+        let (ram, swap) = (si.totalram as u64, si.totalswap as u64);
+        ram.saturating_add(swap).saturating_mul(unit).min(isize::MAX as u64)
     })
 }
 
