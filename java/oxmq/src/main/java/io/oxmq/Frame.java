@@ -282,6 +282,64 @@ public final class Frame implements AutoCloseable {
         }
     }
 
+    /** SERVER, PEER (draft): the peer a received frame came from, or the one it is to be sent
+     *  to; 0 when none ({@code zmq_msg_routing_id}). */
+    public int routingId() {
+        enter();
+        try {
+            return (int) Native.zmq_msg_routing_id.invokeExact(msg.address());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Addresses the frame to a SERVER's or PEER's peer; 0 is refused (EINVAL), as
+     *  {@code zmq_msg_set_routing_id}. */
+    public Frame setRoutingId(int routingId) {
+        enter();
+        try {
+            int rc = (int) Native.zmq_msg_set_routing_id.invokeExact(msg.address(), routingId);
+            if (rc != 0) throw ZmqException.of("zmq_msg_set_routing_id", Native.lastErrno());
+            return this;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** RADIO, DISH (draft): the group a received frame came in, or the one it is to be sent
+     *  to; "" when none ({@code zmq_msg_group}). */
+    public String group() {
+        enter();
+        try {
+            long p = (long) Native.zmq_msg_group.invokeExact(msg.address());
+            return p == 0 ? "" : MemorySegment.ofAddress(p).reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Sets the group a RADIO sends the frame to (at most 255 bytes of UTF-8, else EINVAL, as
+     *  {@code zmq_msg_set_group}). */
+    public Frame setGroup(String group) {
+        Objects.requireNonNull(group, "group");
+        enter();
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) Native.zmq_msg_set_group.invokeExact(msg.address(), a.allocateFrom(group).address());
+            if (rc != 0) throw ZmqException.of("zmq_msg_set_group", Native.lastErrno());
+            return this;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
     /** A message property of a received frame ("Socket-Type", "User-Id", "Peer-Address", ...),
      *  or {@code null}. */
     public String property(String name) {
