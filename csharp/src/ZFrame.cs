@@ -120,6 +120,46 @@ namespace ZeroMQ
             get { using (var m = Lease()) return MsgCalls.LongSize(m.Ptr); }
         }
 
+        /// <summary>SERVER, PEER (draft): the peer this frame came from, or the one to send it to;
+        /// 0 when none. Setting 0 is refused (<see cref="ZException"/>, EINVAL), as
+        /// <c>zmq_msg_set_routing_id</c>.</summary>
+        public uint RoutingId
+        {
+            get { using (var m = Lease()) return Native.zmq_msg_routing_id(m.Ptr); }
+            set
+            {
+                using (var m = Lease())
+                    if (Native.zmq_msg_set_routing_id(m.Ptr, value) != 0)
+                        throw ZException.For(ZError.GetLastErr(), "zmq_msg_set_routing_id");
+            }
+        }
+
+        /// <summary>RADIO, DISH (draft): the group this frame came in, or the one a RADIO sends it
+        /// to; "" when none. At most 255 bytes of UTF-8 (EINVAL beyond, as
+        /// <c>zmq_msg_set_group</c>).</summary>
+        public unsafe string Group
+        {
+            get
+            {
+                using (var m = Lease())
+                {
+                    byte* g = Native.zmq_msg_group(m.Ptr);
+                    if (g == null) return "";
+                    int n = 0;
+                    while (g[n] != 0) n++;
+                    return Encoding.UTF8.GetString(g, n);
+                }
+            }
+            set
+            {
+                byte[] g = Native.Utf8z(value, "group");
+                using (var m = Lease())
+                fixed (byte* p = g)
+                    if (Native.zmq_msg_set_group(m.Ptr, p) != 0)
+                        throw ZException.For(ZError.GetLastErr(), "zmq_msg_set_group");
+            }
+        }
+
         /// <summary>Whether more frames of the same message followed this one when it was received.</summary>
         public bool More
         {
