@@ -13,12 +13,14 @@
 //!
 //! So a thread that waited for input (a blocking receive or a poll that input ended) and then
 //! publishes takes in, first, what the publisher's connections already hold: one `poll` over
-//! their descriptors, and a read on this thread of those with input (the session's lock is
-//! taken, waiting for the I/O thread if it is busy with that connection), which puts the
-//! subscriptions into the pipes; then the socket processes them as usual. A publisher whose
-//! thread streams without waiting never pays for it, and a sporadic one pays a `poll` per
-//! message it sends after a wait, beside the wait's own system calls. Subscriptions that reach
-//! the kernel after the send began still race with it, as in libzmq.
+//! their descriptors, a read on this thread of those with input, and for every connection a
+//! wait for its session if the I/O thread holds it (it may have just read a subscription and
+//! not yet put it into the pipe); then the socket processes what arrived as usual. A publisher
+//! whose thread streams without waiting never pays for it; a sporadic one pays, per message it
+//! sends after a wait, a `poll` over its connections and an uncontended lock per connection,
+//! beside the wait's own system calls. Subscriptions that reach the kernel after the send began
+//! still race with it, as in libzmq. Connections still in their handshake are not attached to
+//! the socket yet and are not looked at: the I/O thread attaches them in its turn.
 
 use super::Socket;
 use crate::pipe::{Owner, PipeId};
