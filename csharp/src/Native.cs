@@ -59,6 +59,15 @@ namespace ZeroMQ
         [DllImport(Lib)] internal static extern UIntPtr zmq_msg_size(IntPtr msg);
         [DllImport(Lib)] internal static extern int zmq_msg_more(IntPtr msg);
 
+        // ---- draft API (libzmq's ZMQ_BUILD_DRAFT_API): routing ids, groups, PEER's connect
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_msg_set_routing_id(IntPtr msg, uint routingId);
+        [DllImport(Lib)] internal static extern uint zmq_msg_routing_id(IntPtr msg);
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_msg_set_group(IntPtr msg, byte* group);
+        [DllImport(Lib)] internal static extern byte* zmq_msg_group(IntPtr msg);
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_join(IntPtr s, byte* group);
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_leave(IntPtr s, byte* group);
+        [DllImport(Lib, SetLastError = true)] internal static extern uint zmq_connect_peer(IntPtr s, byte* endpoint);
+
         // ---- misc
         [DllImport(Lib)] internal static extern void zmq_version(out int major, out int minor, out int patch);
         [DllImport(Lib)] internal static extern IntPtr zmq_strerror(int errnum);

@@ -125,6 +125,27 @@ namespace ZeroMQ
         /// <summary>Disconnects from a connected endpoint.</summary>
         public void Disconnect(string endpoint) { Endpoint(endpoint, 3, "zmq_disconnect"); }
 
+        /// <summary>PEER (draft): connects to <paramref name="endpoint"/> and returns that peer's
+        /// routing id, to send to it at once (<c>zmq_connect_peer</c>).</summary>
+        public unsafe uint ConnectPeer(string endpoint)
+        {
+            byte[] e = Native.Utf8z(endpoint, "endpoint");
+            using (var s = Lease())
+            fixed (byte* p = e)
+            {
+                uint id = Native.zmq_connect_peer(s.Ptr, p);
+                if (id == 0) throw ZException.For(ZError.GetLastErr(), "zmq_connect_peer " + endpoint);
+                return id;
+            }
+        }
+
+        /// <summary>DISH (draft): joins <paramref name="group"/> (at most 255 bytes of UTF-8;
+        /// joining twice is EINVAL, other types say ENOTSUP, as <c>zmq_join</c>).</summary>
+        public void Join(string group) { Endpoint(group, 4, "zmq_join"); }
+
+        /// <summary>DISH (draft): leaves <paramref name="group"/>; EINVAL if not joined.</summary>
+        public void Leave(string group) { Endpoint(group, 5, "zmq_leave"); }
+
         unsafe void Endpoint(string endpoint, int op, string what)
         {
             byte[] e = Native.Utf8z(endpoint, "endpoint");
@@ -139,6 +160,8 @@ namespace ZeroMQ
                         case 0: rc = Native.zmq_bind(s.Ptr, p); break;
                         case 1: rc = Native.zmq_unbind(s.Ptr, p); break;
                         case 2: rc = Native.zmq_connect(s.Ptr, p); break;
+                        case 4: rc = Native.zmq_join(s.Ptr, p); break;
+                        case 5: rc = Native.zmq_leave(s.Ptr, p); break;
                         default: rc = Native.zmq_disconnect(s.Ptr, p); break;
                     }
                 } while (rc != 0 && Native.LastErrno() == EINTR);

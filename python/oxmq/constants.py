@@ -21,9 +21,19 @@ PUSH = 8
 XPUB = 9
 XSUB = 10
 STREAM = 11
-# Draft: raw udp datagrams as [address, body] messages, bound to one udp:// endpoint (not
-# thread-safe, as libzmq's, so an ordinary socket here; the other draft types are not yet).
+# Draft types (libzmq's ZMQ_BUILD_DRAFT_API; ``zmq.DRAFT_API`` is True). All but DGRAM are
+# thread-safe, as libzmq's: any thread may use them at any time.
+SERVER = 12
+CLIENT = 13
+RADIO = 14
+DISH = 15
+GATHER = 16
+SCATTER = 17
+# Raw udp datagrams as [address, body] messages, bound to one udp:// endpoint (not
+# thread-safe, as libzmq's).
 DGRAM = 18
+PEER = 19
+CHANNEL = 20
 # Deprecated aliases (pyzmq still exports them).
 XREQ = DEALER
 XREP = ROUTER

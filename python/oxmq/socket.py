@@ -65,7 +65,8 @@ class Socket(_oxmq.Socket):
     def __repr__(self) -> str:
         names = {v: k for k, v in vars(constants).items() if k in (
             "PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB",
-            "STREAM", "DGRAM")}
+            "STREAM", "SERVER", "CLIENT", "RADIO", "DISH", "GATHER", "SCATTER", "DGRAM", "PEER",
+            "CHANNEL")}
         closed = " closed" if self.closed else ""
         return f"<oxmq.Socket(zmq.{names.get(self.socket_type, self.socket_type)}) at {hex(id(self))}{closed}>"
 

@@ -164,7 +164,7 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
                 PollItem::Socket { revents, .. } | PollItem::Fd { revents, .. } => *revents & POLLIN != 0,
             });
             if !first && input {
-                crate::io::pace::waited_for_input();
+                crate::socket::catchup::waited_for_input();
             }
             return Ok(ready);
         }
@@ -533,7 +533,7 @@ impl<S: AsSocket> Poller<S> {
             }
             if !ready.is_empty() {
                 if timeout != 0 && ready.iter().any(|e| e.events & POLLIN != 0) {
-                    crate::io::pace::waited_for_input();
+                    crate::socket::catchup::waited_for_input();
                 }
                 return Ok(ready.len());
             }

@@ -107,6 +107,9 @@ pub(crate) struct IoThread {
     /// The context's I/O threads, this one among them (set once they have all started):
     /// where a listener may hand an accepted connection.
     siblings: std::sync::OnceLock<Vec<std::sync::Weak<IoThread>>>,
+    /// The commands posted and carried out, so that an application thread's direct writes
+    /// stay behind a write it handed over (`pace::write_pending`).
+    progress: Arc<pace::Progress>,
 }
 
 const WAKER: Token = Token(usize::MAX);
@@ -159,6 +162,7 @@ impl IoThread {
             timers_pending: Default::default(),
             sessions: Default::default(),
             siblings: std::sync::OnceLock::new(),
+            progress: Default::default(),
             waker,
             sleeping: std::sync::atomic::AtomicBool::new(false),
             registry,
@@ -184,16 +188,26 @@ impl IoThread {
 
     /// Posts a command; wakes the thread when the queue was empty and the thread sleeps (or
     /// is about to: see `Reactor::run`, which looks at the queue after saying so).
-    pub(crate) fn send(&self, cmd: IoCmd) {
+    /// Returns the command's number (see [`IoThread::handed_write`]).
+    pub(crate) fn send(&self, cmd: IoCmd) -> u64 {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let was_empty = q.is_empty();
         q.push(cmd);
+        let seq = self.progress.posted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         drop(q);
         // SeqCst after the push (published by the unlock), against the reactor's SeqCst store
         // before it looks at the queue: either it finds this command, or we see it sleeping.
         if was_empty && self.sleeping.load(std::sync::atomic::Ordering::SeqCst) {
             let _ = self.waker.wake();
         }
+        seq
+    }
+
+    /// Posts a write an application thread hands over, and records it as that thread's last
+    /// (see `pace`: its next writes stay behind it).
+    pub(crate) fn handed_write(&self, cmd: IoCmd) {
+        let seq = self.send(cmd);
+        pace::handed_write(&self.progress, seq);
     }
 
     /// Sets the events `fd` (registered under `token`) reports to this thread, edge-triggered
@@ -365,13 +379,15 @@ impl Reactor {
                 }
                 self.dispatch(ev.token().0, ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable());
             }
-            {
+            let upto = {
                 let mut q = self.io.queue.lock().unwrap_or_else(|p| p.into_inner());
                 std::mem::swap(&mut *q, &mut cmds);
-            }
+                self.io.progress.posted.load(std::sync::atomic::Ordering::Relaxed)
+            };
             for cmd in cmds.drain(..) {
                 self.command(cmd);
             }
+            self.io.progress.done.store(upto, std::sync::atomic::Ordering::Release);
             self.fire_timers();
             let again = std::mem::take(&mut self.again);
             for t in again {

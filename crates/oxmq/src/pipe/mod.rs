@@ -56,6 +56,19 @@ pub(crate) trait Owner: Send + Sync {
     fn direct_read(&self, _id: PipeId) -> bool {
         false
     }
+
+    /// The descriptor the owner's input arrives on, for a thread about to act on what that
+    /// input says (a publisher about to send, `socket/catchup.rs`); None when the owner has
+    /// none, or its input is for its own thread only now (not in its data phase).
+    fn input_fd(&self, _id: PipeId) -> Option<std::os::fd::RawFd> {
+        None
+    }
+
+    /// Waits for the owner's thread if it is busy with its input (its turn is short: what it
+    /// read is then in the pipe), and with `read`, reads and decodes what the input holds now
+    /// on the calling thread, into the pipe. What the calling thread cannot finish is left to
+    /// the owner's thread, as by [`Owner::direct_read`].
+    fn catch_up(&self, _id: PipeId, _read: bool) {}
 }
 
 /// Identifies a pipe end to its owner: a slot plus a serial that makes stale wake-ups for a

@@ -123,7 +123,7 @@ impl Socket {
         }
         self.check_term()?;
         self.wait_input(timeout.map(|t| Instant::now() + t), also)?;
-        crate::io::pace::waited_for_input();
+        crate::socket::catchup::waited_for_input();
         Ok(())
     }
 

@@ -22,6 +22,7 @@ impl Socket {
         if flags & opt::SNDMORE != 0 {
             return Err(Error::Invalid);
         }
+        self.catch_up_before_send();
         msg.set_more(false);
         let r = self.pattern.send_group(&mut self.pipes, group, msg);
         self.reap();

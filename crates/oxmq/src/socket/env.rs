@@ -15,7 +15,10 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 struct Config {
     io_threads: i32,
     max_sockets: i32,
-    max_msgsz: i32,
+    /// MAX_MSGSZ when the application set it (`get` says INT_MAX otherwise, as libzmq).
+    /// libzmq keeps it and enforces it nowhere; oxmq bounds every frame its sockets send and
+    /// receive by it, once set. Unset, a message may be as large as memory allows.
+    max_msgsz: Option<i32>,
     ipv6: bool,
     blocky: bool,
     thread_priority: i32,
@@ -53,7 +56,7 @@ impl Env {
                 config: Mutex::new(Config {
                     io_threads: 1,
                     max_sockets: MAX_SOCKETS_DEFAULT,
-                    max_msgsz: i32::MAX,
+                    max_msgsz: None,
                     ipv6: false,
                     blocky: true,
                     thread_priority: -1,
@@ -86,7 +89,7 @@ impl Env {
                 c.io_threads = value;
             }
             opt::MAX_SOCKETS if value >= 1 => c.max_sockets = value,
-            opt::MAX_MSGSZ if value >= 0 => c.max_msgsz = value,
+            opt::MAX_MSGSZ if value >= 0 => c.max_msgsz = Some(value),
             opt::CTX_IPV6 if value == 0 || value == 1 => c.ipv6 = value == 1,
             opt::CTX_BLOCKY if value == 0 || value == 1 => c.blocky = value == 1,
             // libzmq refuses the defaults (-1) and any negative value (test_ctx_options).
@@ -147,7 +150,7 @@ impl Env {
             opt::IO_THREADS => c.io_threads,
             opt::MAX_SOCKETS => c.max_sockets,
             opt::SOCKET_LIMIT => 65535,
-            opt::MAX_MSGSZ => c.max_msgsz,
+            opt::MAX_MSGSZ => c.max_msgsz.unwrap_or(i32::MAX),
             opt::MSG_T_SIZE => 64,
             opt::CTX_IPV6 => c.ipv6 as i32,
             opt::CTX_BLOCKY => c.blocky as i32,
@@ -216,7 +219,8 @@ impl Env {
         self.config.lock().unwrap_or_else(|p| p.into_inner()).blocky
     }
 
-    pub(crate) fn max_msgsz(&self) -> i32 {
+    /// MAX_MSGSZ if the application set it.
+    pub(crate) fn max_msgsz(&self) -> Option<i32> {
         self.config.lock().unwrap_or_else(|p| p.into_inner()).max_msgsz
     }
 

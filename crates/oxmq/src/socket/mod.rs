@@ -31,6 +31,7 @@ mod router;
 mod stream;
 mod trie;
 mod pipeline;
+pub(crate) mod catchup;
 pub(crate) mod policy;
 mod clientserver;
 mod draft;
@@ -538,6 +539,9 @@ pub struct Socket {
     recv_buf: Option<Box<Msg>>,
     /// Connects that follow DNS (`follow.rs`).
     follow: follow::Follow,
+    /// Publishers (PUB, XPUB, RADIO): the calling thread's last wait for input that the socket
+    /// caught up after (`catchup.rs`); None for the other types.
+    catch_up: Option<u64>,
 }
 
 
@@ -547,7 +551,7 @@ impl Socket {
         let mailbox = Arc::new(Mailbox::new().map_err(Error::from)?);
         let id = env.register_socket(mailbox.clone())?;
         let mut options = Options::new(env.ipv6_default());
-        options.ctx_max_msgsz = env.max_msgsz() as i64;
+        options.ctx_max_msgsz = env.max_msgsz().map(|m| m.max(0) as u64);
         options.security.zap = Some(inproc::ZapThroughContext::new(&env));
         if !env.blocky() {
             options.linger = 0;
@@ -578,6 +582,7 @@ impl Socket {
             spin: direct::Spin::new(),
             recv_buf: None,
             follow: Default::default(),
+            catch_up: matches!(kind, SocketType::Pub | SocketType::XPub | SocketType::Radio).then_some(0),
         })
     }
 
@@ -1005,10 +1010,12 @@ impl Socket {
     fn send_msg_as(&mut self, msg: &mut Msg, flags: i32, lazy: bool) -> Result<()> {
         self.check_term()?;
         self.process_commands();
-        // A frame over the context's MAX_MSGSZ (INT_MAX unless lowered) is one no oxmq peer
-        // accepts: its decoder would drop the connection and the message with it. Refused
-        // here instead, so it is never silently lost (issue 19).
-        if msg.len() as u64 > self.options.ctx_max_msgsz.max(0) as u64 {
+        self.catch_up_before_send();
+        // A frame over the context's MAX_MSGSZ, once the application set one, is one no oxmq
+        // peer of that context accepts: its decoder would drop the connection and the message
+        // with it. Refused here instead, so it is never silently lost (issue 19). Unset, there
+        // is no bound, as in libzmq (issue 44).
+        if self.options.ctx_max_msgsz.is_some_and(|max| msg.len() as u64 > max) {
             return Err(Error::MsgSize);
         }
         msg.set_more(flags & opt::SNDMORE != 0);
@@ -1165,7 +1172,7 @@ impl Socket {
                 Err(Error::Again) => continue,
                 r => {
                     if r.is_ok() && waited {
-                        crate::io::pace::waited_for_input();
+                        catchup::waited_for_input();
                     }
                     return self.received(r);
                 }

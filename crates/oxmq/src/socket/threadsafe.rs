@@ -85,12 +85,30 @@ impl SyncSocket {
     }
 
     /// Runs `op` until it stops saying "would block", waiting as the module describes.
-    fn blocking<T>(&self, flags: i32, send: bool, mut op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+    fn blocking<T>(&self, flags: i32, send: bool, op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+        self.blocking_until(flags, send, None, op)
+    }
+
+    /// Runs `op`, a non-blocking call on the socket, until it stops saying `Again`, waiting
+    /// between attempts as the other calls do (a receiver, `send == false`, on its connections
+    /// directly), but no longer than `until`: then `Again`. For a binding that waits in slices
+    /// to look for signals in between; its own time limit is its business (SNDTIMEO and
+    /// RCVTIMEO are not read).
+    pub fn wait_until<T>(&self, send: bool, until: Instant, op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+        self.blocking_until(0, send, Some(until), op)
+    }
+
+    /// [`SyncSocket::blocking`] bounded by `until` instead of the socket's timeout.
+    fn blocking_until<T>(&self, flags: i32, send: bool, until: Option<Instant>, mut op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
         let mut g = self.lock_state();
-        let timeout = if send { g.sock.options.sndtimeo } else { g.sock.options.rcvtimeo };
+        let timeout = match until {
+            Some(_) => -1,
+            None if send => g.sock.options.sndtimeo,
+            None => g.sock.options.rcvtimeo,
+        };
         let nowait = flags & opt::DONTWAIT != 0 || timeout == 0;
         // The clock is read only once the call has to wait.
-        let mut deadline: Option<Option<Instant>> = None;
+        let mut deadline: Option<Option<Instant>> = until.map(Some);
         loop {
             match self.attempt(&mut g, &mut op) {
                 Err(Error::Again) => {}
@@ -240,6 +258,36 @@ impl SyncSocket {
     /// Messages dropped by policy (see [`Socket::dropped_messages`]).
     pub fn dropped_messages(&self) -> u64 {
         self.lock_state().sock.dropped_messages()
+    }
+
+    /// The socket's readiness descriptor (`ZMQ_FD`, edge-triggered): for a caller that waits
+    /// on it itself (a binding's poll or event loop), between [`SyncSocket::watch`] and
+    /// [`SyncSocket::unwatch`]. libzmq gives thread-safe sockets none; oxmq's is the mailbox's.
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.mailbox.fd()
+    }
+
+    /// Says that the calling thread is about to wait on [`SyncSocket::fd`] itself: until
+    /// [`SyncSocket::unwatch`], a call from another thread that consumes the socket's commands
+    /// signals the descriptor again, as it does for a thread waiting in a blocking call, so
+    /// the watcher never sleeps through a change another thread drained. False when another
+    /// thread waits on the descriptor already (a blocking call's, or another watcher): then
+    /// this one may see a change only when that one acts on it.
+    pub fn watch(&self) -> bool {
+        let mut g = self.lock_state();
+        if g.poller {
+            return false;
+        }
+        g.poller = true;
+        true
+    }
+
+    /// Ends a wait begun with a successful [`SyncSocket::watch`]; a thread waiting in a
+    /// blocking call meanwhile takes the descriptor over.
+    pub fn unwatch(&self) {
+        let mut g = self.lock_state();
+        g.poller = false;
+        g.bump(&self.changed);
     }
 }
 

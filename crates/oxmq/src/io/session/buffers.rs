@@ -16,7 +16,7 @@ pub(super) const LARGE_READ_CHUNK: usize = 256 * 1024;
 /// Receive buffers a connection keeps for reuse, and the largest it keeps: a buffer grown to
 /// hold one huge frame is let go, so a connection retains at most 4 MiB this way.
 const RX_SPARES: usize = 4;
-const RX_SPARE_MAX: usize = 1024 * 1024;
+pub(super) const RX_SPARE_MAX: usize = 1024 * 1024;
 
 pub(super) struct RxBuf {
     pub(super) buf: BytesMut,
@@ -56,16 +56,39 @@ impl RxBuf {
         }
     }
 
-    /// Room for a frame that lacks `missing` bytes: only by what a read can fill, so memory
-    /// follows the bytes that actually arrive, never the length a header claims. At least a
+    /// Room for a frame that lacks `missing` bytes: only by what has arrived, so memory
+    /// follows the bytes that actually arrive, never the length a header claims. A step adds at
+    /// most what the buffer holds of the frame already (or 256 KiB), so the buffer doubles as a
+    /// large frame comes in and its bytes move O(1) times each, not once per step. At least a
     /// whole read chunk: growing copies the partial frame into the new buffer, and a buffer
-    /// sized to this frame alone would make the next frame straddle its end too (a copy of
-    /// half a frame per large frame).
+    /// sized to this frame alone would make the next frame straddle its end too (a copy of half
+    /// a frame per large frame). Past what a spare may be, the buffer grows in place where the
+    /// allocator can (a large allocation is remapped, not copied) and is not kept as a spare.
     pub(super) fn room_for_frame(&mut self, missing: u64) {
-        let want = missing.min(READ_CHUNK as u64 * 4) as usize;
-        if self.buf.capacity() - self.buf.len() < want {
+        let have = self.buf.len() as u64;
+        let want = missing.min((READ_CHUNK as u64 * 4).max(have)) as usize;
+        if self.buf.capacity() - self.buf.len() >= want {
+            return;
+        }
+        if want > RX_SPARE_MAX {
+            self.alloc = None;
+            self.buf.reserve(want);
+        } else {
             self.grow(want.max(self.read_chunk));
         }
+    }
+
+    /// After a body larger than a spare buffer was split off: the buffer moves what it holds
+    /// (what followed the body in the last read) to an allocation of its own, so the body is
+    /// the only owner of its memory. Written through `zmq_msg_data`, it is then used in place,
+    /// not copied first (copy on write of a shared body: 2 GiB more for a 2 GiB message).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn let_go(&mut self) {
+        let mut next = BytesMut::with_capacity(self.buf.len().max(self.read_chunk));
+        next.extend_from_slice(&self.buf);
+        self.buf = next;
+        self.alloc = None;
     }
 
     /// Makes room for `want` more bytes.

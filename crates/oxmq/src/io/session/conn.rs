@@ -213,7 +213,6 @@ impl Conn {
             _ => peer.routing_id.clone().unwrap_or_default(),
         };
         self.peer_id = routing_id.clone();
-        link.event(mon::HANDSHAKE_SUCCEEDED, 0, Some(&self.stream), &self.peer_id);
         self.send_hello(link);
         link.attach_peer(routing_id, Some(props), crate::io::monitor::stream_addrs(&self.stream));
         if peer.implies_subscribe_all && link.cfg.policy.takes_subscriptions {
@@ -224,6 +223,9 @@ impl Conn {
                 p.flush();
             }
         }
+        // After the socket has the pipe, as libzmq raises it after `engine_ready`: whoever
+        // waits for this event and then calls into the socket finds the peer attached.
+        link.event(mon::HANDSHAKE_SUCCEEDED, 0, Some(&self.stream), &self.peer_id);
     }
 
     /// The connection ended (error, end of stream, deadline): events, counters, and what the

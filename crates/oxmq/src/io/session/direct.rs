@@ -18,6 +18,9 @@
 //!   two (the I/O thread's, then its).
 //! * **Resume** (a pipe's write wake-up): the socket read its inbound queue down from the HWM
 //!   where the session stopped; the reading thread delivers the held message and reads on.
+//! * **Catch up** (`socket/catchup.rs`): a publisher's thread that waited for input reads its
+//!   connections' pending subscriptions before it sends, waiting for the session if the I/O
+//!   thread holds it (the one path here that waits for the mutex, briefly).
 
 use super::conn::{Conn, Proto};
 use super::read::READ_BUDGET;
@@ -44,6 +47,17 @@ impl SessionOwner {
     /// Links the owner to the session it serves, once the session is shared.
     pub(crate) fn bind(&self, me: &Arc<Mutex<Session>>) {
         let _ = self.me.set(Arc::downgrade(me));
+    }
+
+    /// Runs `f` on the session, waiting for it if the I/O thread has it, if it is still the
+    /// one `id` names.
+    fn with_waiting<R>(&self, id: PipeId, f: impl FnOnce(&mut Session) -> Option<R>) -> Option<R> {
+        let s = self.me.get()?.upgrade()?;
+        let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
+        if s.link.serial != id.serial {
+            return None;
+        }
+        f(&mut s)
     }
 
     /// Runs `f` on the session if it is free (the I/O thread is not using it) and still the
@@ -77,6 +91,14 @@ impl crate::pipe::Owner for SessionOwner {
         self.try_with(id, |s| Some(s.direct_read())).unwrap_or(false)
     }
 
+    fn input_fd(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
+        self.with_waiting(id, |s| s.catch_up_fd())
+    }
+
+    fn catch_up(&self, id: PipeId, read: bool) {
+        self.with_waiting(id, |s| (read && s.catch_up_fd().is_some()).then(|| s.direct_read()));
+    }
+
     fn wake(&self, id: PipeId, what: Wake) {
         if what == Wake::Read || what == Wake::Write {
             if let Some(s) = self.me.get().and_then(Weak::upgrade) {
@@ -89,7 +111,12 @@ impl crate::pipe::Owner for SessionOwner {
                 }
             }
         }
-        self.io.send(IoCmd::Pipe(id, what));
+        if what == Wake::Read {
+            // A write handed over: this thread's next direct writes stay behind it (`pace`).
+            self.io.handed_write(IoCmd::Pipe(id, what));
+        } else {
+            self.io.send(IoCmd::Pipe(id, what));
+        }
     }
 }
 
@@ -107,6 +134,11 @@ impl Session {
         // direct (see `pace`). A publisher reads only subscriptions: what it writes next
         // answers none of them.
         let now = Instant::now();
+        if pace::write_pending() {
+            // Behind the thread's own write that the I/O thread has yet to make (see `pace`).
+            pace::handed_over(now);
+            return false;
+        }
         let reply = (c.reads != link.reads_at_write && !link.cfg.policy.publishes) || pace::answering();
         let since_write = now.saturating_duration_since(link.last_write);
         if !pace::may_write_direct(reply, since_write, pace::since_direct(now), pace::rest_of_round()) {
@@ -136,6 +168,13 @@ impl Session {
             return None;
         }
         Some(c.fd())
+    }
+
+    /// The descriptor a publisher's sending thread polls before it reads this connection's
+    /// input itself (`socket/catchup.rs`), while it may.
+    fn catch_up_fd(&self) -> Option<std::os::fd::RawFd> {
+        let State::Connected(c) = &self.state else { return None };
+        c.direct_readable(&self.link).then(|| c.fd())
     }
 
     /// The receiver stopped waiting: input is the I/O thread's again (any that arrived

@@ -281,7 +281,9 @@ impl Session {
                 self.state = State::Resolving;
                 let io = ctx.io.clone();
                 let (token, serial) = (self.link.token, self.link.serial);
-                let done = move |addrs| io.send(super::IoCmd::Resolved { token, serial, addrs });
+                let done = move |addrs| {
+                    io.send(super::IoCmd::Resolved { token, serial, addrs });
+                };
                 if spawn_lookup(lookup, done).is_err() {
                     return self.schedule_reconnect(ctx);
                 }

@@ -10,7 +10,7 @@
 //! not take (a PUSH takes nothing; a PUB only subscriptions) is dropped here, by the socket's
 //! [`LinkPolicy`](crate::io::config::LinkPolicy).
 
-use super::buffers::LARGE_READ_CHUNK;
+use super::buffers::{LARGE_READ_CHUNK, RX_SPARE_MAX};
 use super::conn::{Conn, Proto};
 use super::{Link, Lost};
 use crate::chunk::{Carver, MAX_PIECE};
@@ -104,7 +104,9 @@ impl Conn {
         }
         let Some(data) = z.data_mut() else { return Err(Lost) };
         let policy = &link.cfg.policy;
+        let mut let_go = false;
         let mut sink = Inbound {
+            let_go: &mut let_go,
             pipe: &mut *p,
             carver: &mut self.rx.carver,
             read_chunk: &mut self.rx.read_chunk,
@@ -116,6 +118,9 @@ impl Conn {
             joins: policy.takes_joins,
         };
         let result = data.decode(&mut self.rx.buf, &mut sink);
+        if let_go {
+            self.rx.let_go();
+        }
         if !self.held.is_empty() {
             p.flush();
         }
@@ -155,6 +160,8 @@ impl Conn {
 /// The data phase's sink: the socket's pipe, as the socket type's policy takes it.
 struct Inbound<'a> {
     pipe: &'a mut PipeEnd,
+    /// A body larger than a spare buffer was taken: the buffer lets it go after decoding.
+    let_go: &'a mut bool,
     carver: &'a mut Carver,
     read_chunk: &'a mut usize,
     partial: &'a mut Vec<Msg>,
@@ -172,16 +179,16 @@ impl Sink for Inbound<'_> {
         // The common case: a one-frame message for the pipe, built in its slot.
         if !more && self.partial.is_empty() && self.all {
             if !self.pipe.check_write() {
-                self.held.push(build(self.carver, self.read_chunk, body));
+                self.held.push(build(self.carver, self.read_chunk, self.let_go, body));
                 return Flow::Pause;
             }
             match self.pipe.new_slot() {
                 Some(slot) => {
-                    build_into(self.carver, self.read_chunk, body, slot);
+                    build_into(self.carver, self.read_chunk, self.let_go, body, slot);
                     // SAFETY: `build_into` wrote a single frame, MORE clear, no routing id.
                     unsafe { self.pipe.commit_frame(false, false) };
                 }
-                None => self.pipe.write(build(self.carver, self.read_chunk, body)),
+                None => self.pipe.write(build(self.carver, self.read_chunk, self.let_go, body)),
             }
             return Flow::Go;
         }
@@ -214,7 +221,7 @@ impl Inbound<'_> {
     /// Frames of multi-part messages, and messages the socket type may not take.
     #[inline]
     fn frame_general(&mut self, more: bool, body: &mut Body<'_>) -> Flow {
-        let mut msg = build(self.carver, self.read_chunk, body);
+        let mut msg = build(self.carver, self.read_chunk, self.let_go, body);
         // A fresh frame has MORE clear. Stored only when set: a store to the flags just before
         // the frame is copied into the pipe would stall that copy (the wider load waits for the
         // narrower store to reach the cache).
@@ -256,9 +263,9 @@ impl Inbound<'_> {
 
 /// A frame for `body`: see [`build_into`].
 #[inline(always)]
-fn build(carver: &mut Carver, read_chunk: &mut usize, body: &mut Body<'_>) -> Msg {
+fn build(carver: &mut Carver, read_chunk: &mut usize, let_go: &mut bool, body: &mut Body<'_>) -> Msg {
     let mut m = MaybeUninit::uninit();
-    build_into(carver, read_chunk, body, &mut m);
+    build_into(carver, read_chunk, let_go, body, &mut m);
     // SAFETY: every branch of `build_into` writes `m`.
     unsafe { m.assume_init() }
 }
@@ -267,7 +274,7 @@ fn build(carver: &mut Carver, read_chunk: &mut usize, body: &mut Body<'_>) -> Ms
 /// bodies inline (one fixed-size copy while more bytes follow in the buffer), mid-size ones
 /// cut from the connection's chunk, large ones split off the buffer without a copy.
 #[inline(always)]
-fn build_into(carver: &mut Carver, read_chunk: &mut usize, body: &mut Body<'_>, out: &mut MaybeUninit<Msg>) {
+fn build_into(carver: &mut Carver, read_chunk: &mut usize, let_go: &mut bool, body: &mut Body<'_>, out: &mut MaybeUninit<Msg>) {
     let len = body.len();
     if len <= INLINE_CAP {
         match body.window::<INLINE_CAP>() {
@@ -280,6 +287,7 @@ fn build_into(carver: &mut Carver, read_chunk: &mut usize, body: &mut Body<'_>, 
         if len >= ZERO_COPY_MIN {
             *read_chunk = LARGE_READ_CHUNK;
         }
+        *let_go |= len > RX_SPARE_MAX;
         out.write(Msg::from_bytes(body.take()));
     }
 }
