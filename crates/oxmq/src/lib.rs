@@ -20,6 +20,8 @@
 #![deny(unused_must_use)]
 
 mod arena;
+#[cfg(feature = "async")]
+pub mod asynch;
 mod chunk;
 pub mod auth;
 mod context;

@@ -934,6 +934,22 @@ impl Socket {
         self.check_term()
     }
 
+    /// The async layer's wait (`crate::asynch`), after an attempt that could not proceed:
+    /// registers `waker` to be woken by the socket's next command (a pipe waking, a new peer,
+    /// shutdown) instead of the eventfd. Returns true, registering nothing, when a command is
+    /// queued already: the caller tries again at once.
+    #[cfg(feature = "async")]
+    pub(crate) fn register_waker(&mut self, slot: crate::mailbox::WakerSlot, waker: &std::task::Waker) -> bool {
+        self.pipes.waits += 1;
+        self.shared.mailbox.register_waker(slot, waker)
+    }
+
+    /// Forgets the async layer's wakers, so that blocking waits are signalled again.
+    #[cfg(feature = "async")]
+    pub(crate) fn clear_wakers(&mut self) {
+        self.shared.mailbox.clear_wakers();
+    }
+
     // ----- sending and receiving -----
 
     /// Sends one frame: `flags` is `opt::DONTWAIT` and/or `opt::SNDMORE`. On success `msg` is
