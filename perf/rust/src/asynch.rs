@@ -6,7 +6,8 @@
 //! They run on a tokio `current_thread` runtime on the main thread, the way a tokio service
 //! drives a socket from one task; `OXMQ_ASYNC_RT=multi` runs them on a multi-thread runtime
 //! (two workers) instead. Each receive and send is an `.await` of the async API; nothing
-//! calls the blocking API.
+//! calls the blocking API. `OXMQ_ASYNC_SPIN_US=N` sets [`AsyncSocket::set_recv_spin`] to N µs
+//! on every socket (default 0: off).
 
 use crate::{LatReport, PerfError, ThrReport};
 use oxmq::asynch::{AsyncSocket, Message};
@@ -22,6 +23,15 @@ fn check(m: &Message, size: usize) -> Result<(), PerfError> {
         return Err(PerfError("message of incorrect size received".into()));
     }
     Ok(())
+}
+
+/// A new async socket, with the receive spin `OXMQ_ASYNC_SPIN_US` asks for.
+fn socket(ctx: &Context, kind: SocketType) -> Result<AsyncSocket, PerfError> {
+    let mut s = step("zmq_socket", AsyncSocket::new(ctx, kind))?;
+    if let Some(us) = std::env::var("OXMQ_ASYNC_SPIN_US").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+        s.set_recv_spin(std::time::Duration::from_micros(us));
+    }
+    Ok(s)
 }
 
 fn elapsed_us(start: Instant) -> u64 {
@@ -42,7 +52,7 @@ pub fn run<T: Send + 'static>(f: impl std::future::Future<Output = T> + Send + '
 
 /// PULL side of the throughput test.
 pub async fn local_thr(ctx: Context, bind_to: String, size: usize, count: u64) -> Result<ThrReport, PerfError> {
-    let mut s = step("zmq_socket", AsyncSocket::new(&ctx, SocketType::Pull))?;
+    let mut s = socket(&ctx, SocketType::Pull)?;
     step("zmq_bind", s.bind(&bind_to))?;
     check(&step("zmq_recvmsg", s.recv().await)?, size)?;
     let start = Instant::now();
@@ -54,7 +64,7 @@ pub async fn local_thr(ctx: Context, bind_to: String, size: usize, count: u64) -
 
 /// PUSH side of the throughput test (the socket's close waits for delivery: LINGER infinite).
 pub async fn remote_thr(ctx: Context, connect_to: String, size: usize, count: u64) -> Result<(), PerfError> {
-    let mut s = step("zmq_socket", AsyncSocket::new(&ctx, SocketType::Push))?;
+    let mut s = socket(&ctx, SocketType::Push)?;
     step("zmq_connect", s.connect(&connect_to))?;
     let template = Msg::with_size(size);
     for _ in 0..count {
@@ -65,7 +75,7 @@ pub async fn remote_thr(ctx: Context, connect_to: String, size: usize, count: u6
 
 /// REP side of the latency test: echoes `roundtrips` messages.
 pub async fn local_lat(ctx: Context, bind_to: String, size: usize, roundtrips: u64) -> Result<(), PerfError> {
-    let mut s = step("zmq_socket", AsyncSocket::new(&ctx, SocketType::Rep))?;
+    let mut s = socket(&ctx, SocketType::Rep)?;
     step("zmq_bind", s.bind(&bind_to))?;
     for _ in 0..roundtrips {
         let m = step("zmq_recvmsg", s.recv().await)?;
@@ -77,7 +87,7 @@ pub async fn local_lat(ctx: Context, bind_to: String, size: usize, roundtrips: u
 
 /// REQ side of the latency test.
 pub async fn remote_lat(ctx: Context, connect_to: String, size: usize, roundtrips: u64) -> Result<LatReport, PerfError> {
-    let mut s = step("zmq_socket", AsyncSocket::new(&ctx, SocketType::Req))?;
+    let mut s = socket(&ctx, SocketType::Req)?;
     step("zmq_connect", s.connect(&connect_to))?;
     let mut m = Message::from(Msg::with_size(size));
     let start = Instant::now();

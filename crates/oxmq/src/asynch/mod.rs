@@ -99,12 +99,19 @@ use crate::socket::{Socket, SocketType};
 use bytes::Bytes;
 use std::future::poll_fn;
 use std::task::{Context as TaskContext, Poll};
+use std::time::{Duration, Instant};
 
 /// A socket whose sends and receives are futures (see the [module documentation](self)).
 pub struct AsyncSocket {
     sock: Socket,
     /// The sink's message accepted by `start_send` and not yet in the socket.
     out: Option<Message>,
+    /// [`AsyncSocket::set_recv_spin`]: zero (the default) never spins.
+    spin: Duration,
+    /// The last receive that went pending was woken within `spin`: the next one may spin.
+    hot: bool,
+    /// When the current receive went pending (kept only while `spin` is set).
+    pending_since: Option<Instant>,
 }
 
 impl AsyncSocket {
@@ -226,15 +233,47 @@ impl AsyncSocket {
     /// message when one is queued, otherwise `Pending` with the task registered for the
     /// socket's next wake-up.
     pub fn poll_recv(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
+        let mut spun = false;
         loop {
             match self.try_recv() {
                 Err(Error::Again) => {}
-                r => return Poll::Ready(r),
+                r => {
+                    if let Some(t) = self.pending_since.take() {
+                        self.hot = t.elapsed() <= self.spin;
+                    }
+                    return Poll::Ready(r);
+                }
+            }
+            if !spun && self.hot && !self.spin.is_zero() {
+                // The opt-in spin: wait on this thread, reading the connections directly, for
+                // at most `spin` (see `set_recv_spin`), then go pending as usual.
+                spun = true;
+                match self.sock.wait_recv(Some(self.spin)) {
+                    Ok(()) => continue,
+                    Err(Error::Again) => self.hot = false,
+                    Err(e) => return Poll::Ready(Err(e)),
+                }
             }
             if !self.sock.register_waker(WakerSlot::Recv, cx.waker()) {
+                if !self.spin.is_zero() && self.pending_since.is_none() {
+                    self.pending_since = Some(Instant::now());
+                }
                 return Poll::Pending;
             }
         }
+    }
+
+    /// Lets a receive that finds nothing queued wait on the calling thread for up to `spin`
+    /// before it goes pending, reading the socket's connections itself as a blocking receive
+    /// does (its direct path and spin): a message that arrives meanwhile costs no wake-up of
+    /// the I/O thread nor of the task. This blocks the executor's thread for up to `spin` per
+    /// receive, so it is off (zero) by default and meant for a task that owns its thread and
+    /// answers requests as fast as it can (a request/reply loop on a current-thread runtime of
+    /// its own). It applies only while the socket's exchanges are that quick: a receive whose
+    /// message took longer than `spin` to come turns it off until one comes within it again.
+    pub fn set_recv_spin(&mut self, spin: Duration) {
+        self.spin = spin;
+        self.hot = true;
     }
 
     /// Receives a whole message if one is queued now; `Err(Again)` otherwise, with nothing
@@ -322,7 +361,7 @@ impl AsyncSocket {
 impl From<Socket> for AsyncSocket {
     /// Wraps a blocking socket (any type, any options set so far).
     fn from(sock: Socket) -> AsyncSocket {
-        AsyncSocket { sock, out: None }
+        AsyncSocket { sock, out: None, spin: Duration::ZERO, hot: true, pending_since: None }
     }
 }
 
