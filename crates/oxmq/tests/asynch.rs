@@ -378,7 +378,7 @@ fn a_dropped_send_future_sends_whole_or_nothing() {
                 futures::future::Either::Right(_) => dropped += 1,
             }
             next += 1;
-            if next % 3 == 0 {
+            if next.is_multiple_of(3) {
                 // Read one: room for one more send.
                 let m = pull.recv().await.unwrap();
                 assert_eq!(m.len(), 2, "whole");
@@ -438,11 +438,7 @@ fn stream_and_sink() {
             push
         };
         let receiver = async move {
-            let got: Vec<u32> = (&mut pull)
-                .take(1000)
-                .map(|m| u32::from_be_bytes(m.unwrap()[0][..].try_into().unwrap()))
-                .collect()
-                .await;
+            let got: Vec<u32> = (&mut pull).take(1000).map(|m| u32::from_be_bytes(m.unwrap()[0][..].try_into().unwrap())).collect().await;
             assert_eq!(got, (0..1000).collect::<Vec<u32>>());
             pull
         };

@@ -14,8 +14,8 @@
 //! delivery.
 
 use bytes::Bytes;
-use std::time::{Duration, Instant};
 use futures::StreamExt;
+use std::time::{Duration, Instant};
 use zeromq::{Socket, SocketEvent, SocketRecv, SocketSend, ZmqMessage};
 
 /// A failed step, printed like libzmq's tools: `error in bind: ...`.
