@@ -27,15 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench  # noqa: E402  (ROOT, free_port, wait_listening, THR_RE, LAT_RE)
+import bench  # noqa: E402  (ROOT, free_port, run_local_remote, THR_RE, LAT_RE)
 
 REL = bench.ROOT / "target" / "release"
 IMPLS = [
@@ -57,41 +54,19 @@ class RunError(Exception):
     pass
 
 
-def children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 def run_pair(impl, kind: str, size: int, count: int) -> tuple[str, float]:
     """Runs local_KIND then remote_KIND of `impl` over a fresh port: (the output of the side that
     prints, CPU seconds of both processes)."""
     key, _, bindir, prefix, extra = impl
-    env = dict(os.environ, **extra)
     port = bench.free_port()
-    ep = f"tcp://127.0.0.1:{port}"
-    deadline = time.monotonic() + RUN_TIMEOUT
-    cpu0 = children_cpu()
-    procs = []
+    args = [f"tcp://127.0.0.1:{port}", str(size), str(count)]
     try:
-        local = subprocess.Popen([str(bindir / f"{prefix}local_{kind}"), ep, str(size), str(count)],
-                                 stdout=subprocess.PIPE, text=True, env=env)
-        procs.append(local)
-        if not bench.wait_listening(("tcp", port), local, deadline):
-            raise RunError(f"{key} local_{kind} did not bind")
-        remote = subprocess.Popen([str(bindir / f"{prefix}remote_{kind}"), ep, str(size), str(count)],
-                                  stdout=subprocess.PIPE, text=True, env=env)
-        procs.append(remote)
-        outs = [p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0] for p in (local, remote)]
-    except subprocess.TimeoutExpired:
-        raise RunError(f"{key} {kind} {size} B: no end within {RUN_TIMEOUT} s") from None
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    if local.returncode or remote.returncode:
-        raise RunError(f"{key} {kind} {size} B: exit {local.returncode} / {remote.returncode}")
-    return (outs[0] if kind == "thr" else outs[1]), children_cpu() - cpu0
+        outs, cpu = bench.run_local_remote([str(bindir / f"{prefix}local_{kind}")] + args,
+                                           [str(bindir / f"{prefix}remote_{kind}")] + args,
+                                           port, RUN_TIMEOUT, dict(os.environ, **extra))
+    except RuntimeError as e:
+        raise RunError(f"{key} {kind} {size} B: {e}") from None
+    return (outs[0] if kind == "thr" else outs[1]), cpu
 
 
 def available(impls):
