@@ -18,8 +18,24 @@ use std::time::{Duration, Instant};
 
 /// One entry of a poll set.
 pub enum PollItem<'a> {
-    Socket { socket: &'a mut Socket, events: i16, revents: i16 },
-    Fd { fd: RawFd, events: i16, revents: i16 },
+    /// A socket, polled for `POLLIN`/`POLLOUT` as [`Socket::events`] reports them.
+    Socket {
+        /// The socket.
+        socket: &'a mut Socket,
+        /// The events asked for (`opt::POLLIN`, `opt::POLLOUT`).
+        events: i16,
+        /// The events found, after the poll.
+        revents: i16,
+    },
+    /// A plain descriptor, polled as `poll(2)` polls it.
+    Fd {
+        /// The descriptor.
+        fd: RawFd,
+        /// The events asked for (`opt::POLLIN`, `opt::POLLOUT`, `opt::POLLPRI`).
+        events: i16,
+        /// The events found, after the poll (`opt::POLLERR` too).
+        revents: i16,
+    },
 }
 
 impl<'a> PollItem<'a> {

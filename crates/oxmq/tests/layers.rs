@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The top-level modules of `crates/oxmq/src`, lowest first.
 const ORDER: &[&str] = &[
     "error", "opt", "properties", "chunk", "arena", "msg", "pipe", "mailbox", "transport", "io", "security", "socket",
-    "metrics", "context", "monitor", "poll", "proxy", "auth",
+    "metrics", "context", "monitor", "poll", "proxy", "auth", "asynch",
 ];
 
 /// Modules that exist only for tests.

@@ -72,26 +72,47 @@ pub mod event {
 
 /// Values of HANDSHAKE_FAILED_PROTOCOL (`ZMQ_PROTOCOL_ERROR_*`), as libzmq numbers them.
 pub mod protocol_error {
+    /// A ZMTP protocol error of no other kind.
     pub const ZMTP_UNSPECIFIED: u64 = 0x1000_0000;
+    /// A command the handshake did not expect.
     pub const ZMTP_UNEXPECTED_COMMAND: u64 = 0x1000_0001;
+    /// A CURVE nonce out of sequence.
     pub const ZMTP_INVALID_SEQUENCE: u64 = 0x1000_0002;
+    /// The CURVE key exchange failed.
     pub const ZMTP_KEY_EXCHANGE: u64 = 0x1000_0003;
+    /// A malformed command of no other kind.
     pub const ZMTP_MALFORMED_COMMAND_UNSPECIFIED: u64 = 0x1000_0011;
+    /// A malformed CURVE MESSAGE.
     pub const ZMTP_MALFORMED_COMMAND_MESSAGE: u64 = 0x1000_0012;
+    /// A malformed HELLO.
     pub const ZMTP_MALFORMED_COMMAND_HELLO: u64 = 0x1000_0013;
+    /// A malformed INITIATE.
     pub const ZMTP_MALFORMED_COMMAND_INITIATE: u64 = 0x1000_0014;
+    /// A malformed ERROR.
     pub const ZMTP_MALFORMED_COMMAND_ERROR: u64 = 0x1000_0015;
+    /// A malformed READY.
     pub const ZMTP_MALFORMED_COMMAND_READY: u64 = 0x1000_0016;
+    /// A malformed WELCOME.
     pub const ZMTP_MALFORMED_COMMAND_WELCOME: u64 = 0x1000_0017;
+    /// Metadata that does not parse.
     pub const ZMTP_INVALID_METADATA: u64 = 0x1000_0018;
+    /// A CURVE box that does not open.
     pub const ZMTP_CRYPTOGRAPHIC: u64 = 0x1100_0001;
+    /// The peers' security mechanisms differ.
     pub const ZMTP_MECHANISM_MISMATCH: u64 = 0x1100_0002;
+    /// A ZAP error of no other kind.
     pub const ZAP_UNSPECIFIED: u64 = 0x2000_0000;
+    /// The ZAP handler's reply is malformed.
     pub const ZAP_MALFORMED_REPLY: u64 = 0x2000_0001;
+    /// The ZAP reply's request id does not match.
     pub const ZAP_BAD_REQUEST_ID: u64 = 0x2000_0002;
+    /// The ZAP reply's version is not 1.0.
     pub const ZAP_BAD_VERSION: u64 = 0x2000_0003;
+    /// The ZAP reply's status code is not 200, 300, 400 or 500.
     pub const ZAP_INVALID_STATUS_CODE: u64 = 0x2000_0004;
+    /// The ZAP reply's metadata does not parse.
     pub const ZAP_INVALID_METADATA: u64 = 0x2000_0005;
+    /// A WebSocket transport error (libzmq's; oxmq has no ws transport).
     pub const WS_UNSPECIFIED: u64 = 0x3000_0000;
 }
 

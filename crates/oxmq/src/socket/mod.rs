@@ -63,29 +63,49 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SocketType {
+    /// Exclusive pair: one peer, both directions (RFC 31).
     Pair = 0,
+    /// Publisher: each message to every subscriber whose subscription matches (RFC 29).
     Pub = 1,
+    /// Subscriber: receives what matches its subscriptions.
     Sub = 2,
+    /// Request: alternates send and receive with one of its peers at a time (RFC 28).
     Req = 3,
+    /// Reply: receives a request, then sends its reply to the requester.
     Rep = 4,
+    /// Dealer: round-robin sends, fair-queued receives, no envelope rules.
     Dealer = 5,
+    /// Router: each message carries the routing id of the peer it came from or goes to.
     Router = 6,
+    /// Pipeline receiver: fair-queues from its pushers (RFC 30).
     Pull = 7,
+    /// Pipeline sender: round robin over its pullers.
     Push = 8,
+    /// Publisher that receives its subscribers' subscriptions as messages.
     XPub = 9,
+    /// Subscriber that sends subscriptions as messages.
     XSub = 10,
+    /// Raw tcp: each message is a peer's routing id and bytes as they came, no ZMTP.
     Stream = 11,
     // Draft types (libzmq's draft API numbers). Single-part messages only; usable from
     // several threads through `SyncSocket`.
+    /// Draft: thread-safe ROUTER for single-part messages, peers addressed by a u32 routing id on the message.
     Server = 12,
+    /// Draft: thread-safe DEALER for single-part messages.
     Client = 13,
+    /// Draft: publisher to groups (udp or ZMTP), single-part.
     Radio = 14,
+    /// Draft: receives the groups it joined.
     Dish = 15,
+    /// Draft: thread-safe PULL for single-part messages.
     Gather = 16,
+    /// Draft: thread-safe PUSH for single-part messages.
     Scatter = 17,
     /// Raw udp datagrams as [address, body] messages (`dgram.rs`); not thread-safe, as libzmq.
     Dgram = 18,
+    /// Draft: thread-safe, connects to many peers and addresses each by routing id.
     Peer = 19,
+    /// Draft: thread-safe PAIR for single-part messages.
     Channel = 20,
 }
 
@@ -983,6 +1003,22 @@ impl Socket {
         }
         self.process_commands_slow();
         self.check_term()
+    }
+
+    /// The async layer's wait (`crate::asynch`), after an attempt that could not proceed:
+    /// registers `waker` to be woken by the socket's next command (a pipe waking, a new peer,
+    /// shutdown) instead of the eventfd. Returns true, registering nothing, when a command is
+    /// queued already: the caller tries again at once.
+    #[cfg(feature = "async")]
+    pub(crate) fn register_waker(&mut self, slot: crate::mailbox::WakerSlot, waker: &std::task::Waker) -> bool {
+        self.pipes.waits += 1;
+        self.shared.mailbox.register_waker(slot, waker)
+    }
+
+    /// Forgets the async layer's wakers, so that blocking waits are signalled again.
+    #[cfg(feature = "async")]
+    pub(crate) fn clear_wakers(&mut self) {
+        self.shared.mailbox.clear_wakers();
     }
 
     // ----- sending and receiving -----

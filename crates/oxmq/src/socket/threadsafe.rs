@@ -227,27 +227,35 @@ impl SyncSocket {
         })
     }
 
+    /// [`Socket::bind`].
     pub fn bind(&self, endpoint: &str) -> Result<()> {
         self.with(|s| s.bind(endpoint))
     }
+    /// [`Socket::connect`].
     pub fn connect(&self, endpoint: &str) -> Result<()> {
         self.with(|s| s.connect(endpoint))
     }
+    /// PEER: [`Socket::connect_peer`], the new peer's routing id.
     pub fn connect_peer(&self, endpoint: &str) -> Result<u32> {
         self.with(|s| s.connect_peer(endpoint))
     }
+    /// DISH: [`Socket::join`].
     pub fn join(&self, group: impl AsRef<[u8]>) -> Result<()> {
         self.with(|s| s.join(group))
     }
+    /// DISH: [`Socket::leave`].
     pub fn leave(&self, group: impl AsRef<[u8]>) -> Result<()> {
         self.with(|s| s.leave(group))
     }
+    /// [`Socket::set_int`].
     pub fn set_int(&self, option: i32, v: i32) -> Result<()> {
         self.with(|s| s.set_int(option, v))
     }
+    /// [`Socket::get_int`].
     pub fn get_int(&self, option: i32) -> Result<i32> {
         self.with(|s| s.get_int(option))
     }
+    /// [`Socket::last_endpoint`].
     pub fn last_endpoint(&self) -> Result<String> {
         self.with(|s| s.last_endpoint())
     }
