@@ -20,7 +20,7 @@ pub(crate) use link::LinkOptions;
 
 use crate::mailbox::{Command, Mailbox};
 use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
-use crate::transport::connect::Dialer;
+use crate::transport::connect::{Connector, Role, Wrap};
 use crate::transport::filter::AcceptFilters;
 use crate::transport::listen::Listener;
 use crate::transport::stream::Stream;
@@ -71,8 +71,9 @@ pub(crate) struct ThreadSetup {
 
 /// What a socket (or a resolver thread) asks an I/O thread to do.
 pub(crate) enum IoCmd {
-    Listen { id: u64, listener: Listener, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, filters: AcceptFilters },
-    Connect { id: u64, dialer: Dialer, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, pipe: Option<PipeEnd> },
+    /// `wrap`: the layer accepted connections carry (a transport over tcp or ipc).
+    Listen { id: u64, listener: Listener, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, filters: AcceptFilters, wrap: Option<Wrap> },
+    Connect { id: u64, dialer: Box<dyn Connector>, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, pipe: Option<PipeEnd> },
     /// A connection accepted by a listener on another I/O thread, handed to this one, the
     /// least loaded, to run its session (as libzmq spreads accepted connections).
     Adopt { listener_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, stream: Stream },
@@ -259,6 +260,7 @@ struct ListenerEntry {
     socket: Arc<SocketHandle>,
     cfg: Box<SessionConfig>,
     filters: AcceptFilters,
+    wrap: Option<Wrap>,
 }
 
 enum Entry {
@@ -467,6 +469,13 @@ impl Reactor {
                     Err(e) => return monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
             };
+            let stream = match &l.wrap {
+                Some(w) => match w(stream, Role::Server) {
+                    Ok(s) => s,
+                    Err(_) => continue, // the layer refused it: closed before any handshake
+                },
+                None => stream,
+            };
             let (socket, cfg, listener_id) = (l.socket.clone(), l.cfg.clone(), l.id);
             let to = self.io.place();
             if Arc::ptr_eq(&to, &self.io) {
@@ -506,7 +515,7 @@ impl Reactor {
 
     fn command(&mut self, cmd: IoCmd) {
         match cmd {
-            IoCmd::Listen { id, mut listener, socket, cfg, filters } => {
+            IoCmd::Listen { id, mut listener, socket, cfg, filters, wrap } => {
                 let t = self.alloc();
                 let reg = match &mut listener {
                     Listener::Tcp(l) => {
@@ -522,7 +531,7 @@ impl Reactor {
                     self.free.push(t);
                     return;
                 }
-                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, cfg, filters }));
+                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, cfg, filters, wrap }));
                 // Connections may already be waiting in the backlog (edge-triggered epoll only
                 // reports new arrivals).
                 self.accept(t);

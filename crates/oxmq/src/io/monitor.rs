@@ -181,25 +181,7 @@ impl Addrs<'static> {
 /// `ipc:///path`, `ipc://@name`; the unnamed end of an ipc connection is `ipc://`); a tcp
 /// address the kernel will not tell is empty.
 pub(crate) fn stream_addrs(stream: &crate::transport::stream::Stream) -> (String, String) {
-    use crate::transport::stream::Stream;
-    match stream {
-        Stream::Tcp(s) => (
-            s.local_addr().map(|a| format!("tcp://{a}")).unwrap_or_default(),
-            s.peer_addr().map(|a| format!("tcp://{a}")).unwrap_or_default(),
-        ),
-        Stream::Ipc(s) => {
-            use std::os::linux::net::SocketAddrExt;
-            let f = |a: std::io::Result<std::os::unix::net::SocketAddr>| match a {
-                Ok(a) => match (a.as_pathname(), a.as_abstract_name()) {
-                    (Some(p), _) => format!("ipc://{}", p.display()),
-                    (None, Some(n)) => format!("ipc://@{}", String::from_utf8_lossy(n)),
-                    (None, None) => "ipc://".to_string(),
-                },
-                Err(_) => String::new(),
-            };
-            (f(s.local_addr()), f(s.peer_addr()))
-        }
-    }
+    stream.addrs()
 }
 
 /// A descriptor value for an event whose descriptor is already gone (libzmq's `retired_fd`).

@@ -142,8 +142,5 @@ pub(super) fn step(
 
 /// The peer's address for ZAP and the Peer-Address property (libzmq: the IP, no port).
 pub(super) fn peer_address(stream: &crate::transport::stream::Stream) -> String {
-    match stream {
-        crate::transport::stream::Stream::Tcp(s) => crate::properties::peer_address(s.peer_addr().ok()),
-        crate::transport::stream::Stream::Ipc(_) => String::new(),
-    }
+    stream.peer_address()
 }

@@ -655,6 +655,7 @@ impl Socket {
                     socket: self.shared.io.clone(),
                     cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
                     filters: lo.filters,
+                    wrap: None,
                 });
                 self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
                 self.last_endpoint = resolved;
@@ -744,7 +745,7 @@ impl Socket {
         };
         let dialer = Dialer::new(ep, given.to_string(), policy::stream_options(&options));
         let cfg = Box::new(policy::session_config(kind, &options));
-        io.send(IoCmd::Connect { id, dialer, socket: self.shared.io.clone(), cfg, pipe });
+        io.send(IoCmd::Connect { id, dialer: Box::new(dialer), socket: self.shared.io.clone(), cfg, pipe });
         Ok((io, id))
     }
 

@@ -15,6 +15,38 @@ use super::StreamOptions;
 use crate::error::Result;
 use std::io::{self, IoSlice};
 use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Which end of a connection a stream is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// It connected.
+    Client,
+    /// It was accepted.
+    Server,
+}
+
+/// Turns a connected stream into the one a transport speaks over it (TLS, WebSocket): a
+/// [`ByteStream`](super::stream::ByteStream) layer that runs its own handshake inside the
+/// stream's reads and writes. An error refuses the connection.
+pub(crate) type Wrap = Arc<dyn Fn(Stream, Role) -> io::Result<Stream> + Send + Sync>;
+
+/// What makes a session's connections, attempt after attempt: a [`Dialer`] for tcp and ipc
+/// (with a layer on top for the transports that have one), or a test's.
+pub(crate) trait Connector: Send {
+    /// The endpoint as the application gave it.
+    fn given(&self) -> &str;
+    /// Where the last attempt went, when it went there directly (see [`Dialer`]).
+    fn last_destination(&self) -> Option<SocketAddr> {
+        None
+    }
+    /// Starts an attempt.
+    fn start(&mut self) -> Dial;
+    /// Goes on with what a [`Dial::Lookup`] found.
+    fn resolved(&mut self, _found: Result<ConnectAddrs>) -> Dial {
+        Dial::Unreachable
+    }
+}
 
 /// SOCKS_PROXY ("host:port") with SOCKS_USERNAME and SOCKS_PASSWORD.
 #[derive(Clone, Debug)]
@@ -32,6 +64,8 @@ pub(crate) struct Dialer {
     options: StreamOptions,
     /// The addresses of the current (or last) attempt.
     addrs: Option<ConnectAddrs>,
+    /// The layer connections carry, if any.
+    wrap: Option<Wrap>,
 }
 
 /// What an attempt does next.
@@ -72,22 +106,27 @@ pub(crate) fn spawn_lookup(lookup: Lookup, done: impl FnOnce(Result<ConnectAddrs
 
 impl Dialer {
     pub(crate) fn new(endpoint: Endpoint, given: String, options: StreamOptions) -> Dialer {
-        Dialer { endpoint, given, options, addrs: None }
+        Dialer { endpoint, given, options, addrs: None, wrap: None }
     }
 
-    /// The endpoint as given.
-    pub(crate) fn given(&self) -> &str {
+    /// Connections carry the layer `wrap` makes (a transport over tcp or ipc).
+    pub(crate) fn with_layer(mut self, wrap: Wrap) -> Dialer {
+        self.wrap = Some(wrap);
+        self
+    }
+}
+
+impl Connector for Dialer {
+    fn given(&self) -> &str {
         &self.given
     }
 
-    /// Where the last attempt went, when it went there directly (not through a proxy): how
-    /// libzmq names a connecting socket's connections once its first one has ended.
-    pub(crate) fn last_destination(&self) -> Option<SocketAddr> {
+    /// How libzmq names a connecting socket's connections once its first one has ended.
+    fn last_destination(&self) -> Option<SocketAddr> {
         self.options.socks.is_none().then_some(self.addrs.map(|a| a.dest)).flatten()
     }
 
-    /// Starts an attempt.
-    pub(crate) fn start(&mut self) -> Dial {
+    fn start(&mut self) -> Dial {
         let Some(endpoint) = self.hop() else { return Dial::NoProxy };
         match endpoint {
             Endpoint::Tcp { host, port, source } if resolve::needs_lookup(&host, source.as_ref()) => {
@@ -97,7 +136,7 @@ impl Dialer {
                 let found = resolve::lookup(&host, port, source.as_ref(), self.options.ipv6);
                 self.resolved(found)
             }
-            Endpoint::Ipc(path) => match connect_ipc(&path) {
+            Endpoint::Ipc(path) => match connect_ipc(&path).and_then(|s| layer(&self.wrap, s)) {
                 Ok(s) => Dial::Connected(s),
                 Err(e) => Dial::Failed(e.raw_os_error()),
             },
@@ -105,8 +144,7 @@ impl Dialer {
         }
     }
 
-    /// Goes on with what a lookup found.
-    pub(crate) fn resolved(&mut self, found: Result<ConnectAddrs>) -> Dial {
+    fn resolved(&mut self, found: Result<ConnectAddrs>) -> Dial {
         let Ok(addrs) = found else { return Dial::Unreachable };
         self.addrs = Some(addrs);
         let stream = match connect_tcp(addrs.dest, &self.options, addrs.source) {
@@ -114,11 +152,21 @@ impl Dialer {
             Err(e) => return Dial::Failed(e.raw_os_error()),
         };
         match self.socks() {
-            Ok(socks) => Dial::Pending(Pending { stream, socks }),
+            Ok(socks) => Dial::Pending(Pending { stream, socks, wrap: self.wrap.clone() }),
             Err(_) => Dial::Failed(None),
         }
     }
+}
 
+/// `stream` with the layer `wrap` makes, if any, as the connecting end.
+fn layer(wrap: &Option<Wrap>, stream: Stream) -> io::Result<Stream> {
+    match wrap {
+        Some(w) => w(stream, Role::Client),
+        None => Ok(stream),
+    }
+}
+
+impl Dialer {
     /// Where the stream goes: the endpoint, or for tcp with a SOCKS_PROXY set, the proxy (None
     /// when that is no tcp address). Its `src;` is the source bound before connecting: with a
     /// proxy, the proxy address's, and the endpoint's is not used.
@@ -151,6 +199,7 @@ impl Dialer {
 pub(crate) struct Pending {
     pub(crate) stream: Stream,
     socks: Option<Box<Socks5>>,
+    wrap: Option<Wrap>,
 }
 
 /// Where a pending connect stands.
@@ -166,6 +215,11 @@ pub(crate) enum Progress {
 }
 
 impl Pending {
+    /// The connected stream, with its layer if the transport has one.
+    pub(crate) fn into_stream(self) -> io::Result<Stream> {
+        layer(&self.wrap, self.stream)
+    }
+
     /// Moves the connect on as far as the stream allows (call when it is ready).
     pub(crate) fn progress(&mut self) -> Progress {
         match self.stream.take_error() {

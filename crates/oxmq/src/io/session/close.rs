@@ -16,7 +16,6 @@
 use super::conn::{Conn, Proto};
 use super::Link;
 use crate::io::{Ctx, Timer};
-use crate::transport::stream::Stream;
 use std::io;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -31,10 +30,12 @@ impl Conn {
     /// wait. A connection in that wait takes its events here instead of the data path.
     pub(super) fn may_close(&mut self, link: &Link, ctx: &mut Ctx<'_>) -> bool {
         let linger = link.socket.linger.load(Ordering::Acquire);
-        if linger == 0 || !self.is_established() || !matches!(self.stream, Stream::Tcp(_)) {
+        // Only a stream over tcp can lose what it wrote by closing (ipc's bytes are in the
+        // peer's queue once written).
+        if linger == 0 || !self.is_established() || self.stream.unacknowledged().is_none() {
             return true;
         }
-        if !discard_input(self) || unacknowledged(self) == 0 {
+        if !discard_input(self) || self.stream.unacknowledged() == Some(0) {
             return true;
         }
         if !self.fin_sent {
@@ -44,10 +45,8 @@ impl Conn {
                     d.stop_pinging(); // nothing more is written
                 }
             }
-            if let Stream::Tcp(s) = &self.stream {
-                if s.shutdown(std::net::Shutdown::Write).is_err() {
-                    return true;
-                }
+            if self.stream.shutdown_write().is_err() {
+                return true;
             }
             let at = ctx.now() + Duration::from_millis(FIRST_CHECK_MS);
             ctx.add_timer(at, link.token, link.serial, Timer::CloseCheck(FIRST_CHECK_MS));
@@ -98,17 +97,5 @@ fn discard_input(c: &mut Conn) -> bool {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => return false,
         }
-    }
-}
-
-/// Bytes in the connection's send queue the peer has not acknowledged (0 if unknown).
-fn unacknowledged(c: &Conn) -> i32 {
-    let mut n: libc::c_int = 0;
-    // SAFETY: TIOCOUTQ (SIOCOUTQ) writes one int through a valid pointer.
-    let rc = unsafe { libc::ioctl(c.stream.fd(), libc::TIOCOUTQ, &mut n) };
-    if rc < 0 {
-        0
-    } else {
-        n
     }
 }

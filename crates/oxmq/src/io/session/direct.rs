@@ -258,7 +258,7 @@ impl Conn {
                     // without the read that would only say EAGAIN (the waiter's poll is
                     // level-triggered, and input given back to the I/O thread is reported to
                     // it at once).
-                    n < room
+                    n < room && self.stream.exact_reads()
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,

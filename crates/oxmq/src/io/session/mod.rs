@@ -42,7 +42,7 @@ use crate::msg::{Msg, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Wake};
 use crate::io::counters::SessionCounters;
 use crate::io::SocketHandle;
-use crate::transport::connect::{spawn_lookup, Dial, Dialer, Pending, Progress};
+use crate::transport::connect::{spawn_lookup, Connector, Dial, Pending, Progress};
 use crate::transport::stream::Stream;
 use conn::Conn;
 use mio::{Interest, Token};
@@ -58,8 +58,8 @@ pub(super) struct Link {
     endpoint_id: u64,
     socket: Arc<SocketHandle>,
     cfg: Box<SessionConfig>,
-    /// Where to connect (None on the accept side).
-    dialer: Option<Dialer>,
+    /// What makes this session's connections (None on the accept side).
+    dialer: Option<Box<dyn Connector>>,
     /// How monitor events name this connecting session once its first connection has ended:
     /// by the address that connection went to, as libzmq's new connecter does (it is made
     /// from the resolved address); until then, and with a SOCKS proxy, by the endpoint as
@@ -237,7 +237,7 @@ impl Session {
         token: usize,
         serial: u64,
         id: u64,
-        dialer: Dialer,
+        dialer: Box<dyn Connector>,
         socket: Arc<SocketHandle>,
         cfg: Box<SessionConfig>,
         pipe: Option<PipeEnd>,
@@ -334,7 +334,17 @@ impl Session {
             Progress::Connected { edges_taken } => edges_taken,
         };
         let State::Connecting(p) = std::mem::replace(&mut self.state, State::Idle) else { return Err(true) };
-        let Some(c) = Conn::start(&mut self.link, ctx, p.stream, true) else {
+        let fd = p.stream.fd();
+        let stream = match p.into_stream() {
+            Ok(s) => s,
+            Err(e) => {
+                // The transport's layer refused the stream: as a failed connect.
+                self.link.event(mon::CLOSED, fd as u64, None, &[]);
+                let _ = ctx.registry.deregister(&mut mio::unix::SourceFd(&fd));
+                return Err(self.connect_failed(ctx, e.raw_os_error()));
+            }
+        };
+        let Some(c) = Conn::start(&mut self.link, ctx, stream, true) else {
             return Err(self.schedule_reconnect(ctx));
         };
         self.link.event(mon::CONNECTED, c.fd() as u64, Some(&c.stream), &[]);
@@ -483,7 +493,7 @@ impl Session {
         if link.closing && (link.drained || link.pipe.is_none()) {
             return false;
         }
-        link.event_addr = link.dialer.as_ref().and_then(Dialer::last_destination);
+        link.event_addr = link.dialer.as_ref().and_then(|d| d.last_destination());
         self.schedule_reconnect(ctx)
     }
 }

@@ -44,7 +44,16 @@ impl Conn {
             }
             if self.tx.is_empty() {
                 self.tx.recycle();
-                return Ok(());
+                // A layered stream may have kept some of its own output back.
+                return match self.stream.flush() {
+                    Ok(true) => Ok(()),
+                    Ok(false) => {
+                        self.writable = false;
+                        self.update_interest(&link.owner.io, link.token);
+                        Ok(())
+                    }
+                    Err(e) => self.fail(e.raw_os_error().unwrap_or(libc::EIO)),
+                };
             }
             if !self.writable {
                 return Ok(());
