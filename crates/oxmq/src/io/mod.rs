@@ -12,6 +12,8 @@ mod link;
 pub(crate) mod monitor;
 pub(crate) mod pace;
 mod session;
+#[cfg(test)]
+mod sim;
 pub(crate) mod udp;
 mod zap;
 
@@ -154,6 +156,33 @@ impl IoThread {
         self.siblings.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade).filter(|t| !std::ptr::eq(Arc::as_ptr(t), me)).collect()
     }
 
+    /// An I/O thread's shared half with no thread running it: a test drives its sessions and
+    /// takes its commands itself (`sim.rs`). Returns the poll whose registry sessions register
+    /// with.
+    #[cfg(test)]
+    pub(crate) fn detached() -> io::Result<(Arc<IoThread>, Poll)> {
+        let poll = Poll::new()?;
+        let t = Arc::new(IoThread {
+            queue: Mutex::new(Vec::new()),
+            timers_pending: Default::default(),
+            sessions: Default::default(),
+            siblings: std::sync::OnceLock::new(),
+            progress: Default::default(),
+            waker: Waker::new(poll.registry(), WAKER)?,
+            sleeping: std::sync::atomic::AtomicBool::new(false),
+            registry: poll.registry().try_clone()?,
+            poll: Mutex::new(None),
+            handle: Mutex::new(None),
+        });
+        Ok((t, poll))
+    }
+
+    /// The commands posted to a detached thread since the last call (`sim.rs`).
+    #[cfg(test)]
+    pub(crate) fn take_commands(&self) -> Vec<IoCmd> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     pub(crate) fn start(index: usize, setup: &ThreadSetup) -> io::Result<Arc<IoThread>> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER)?;
@@ -289,16 +318,18 @@ pub(crate) struct Ctx<'a> {
     timer_seq: &'a mut u64,
     /// Sessions that stopped early (read budget) and want another turn without a new event.
     pub again: &'a mut Vec<usize>,
+    /// The time, when a test runs sessions on a simulated clock (`sim.rs`); None: the real one.
+    clock: Option<Instant>,
 }
 
 /// Names one timer, for [`Ctx::cancel_timer`].
 pub(crate) type TimerKey = (Instant, u64);
 
 impl Ctx<'_> {
-    /// The reactor's clock.
+    /// The reactor's clock (a test's simulated one, in `sim.rs`).
     #[inline]
     pub(crate) fn now(&self) -> Instant {
-        Instant::now()
+        self.clock.unwrap_or_else(Instant::now)
     }
 
     pub(crate) fn add_timer(&mut self, at: Instant, token: usize, serial: u64, t: Timer) -> TimerKey {
@@ -409,6 +440,7 @@ impl Reactor {
             timers: &mut self.timers,
             timer_seq: &mut self.timer_seq,
             again: &mut self.again,
+            clock: None,
         }
     }
 
