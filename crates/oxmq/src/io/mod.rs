@@ -11,8 +11,8 @@ pub(crate) mod counters;
 mod link;
 pub(crate) mod monitor;
 pub(crate) mod pace;
-mod session;
-#[cfg(test)]
+pub(crate) mod session;
+#[cfg(any(fuzzing, test))]
 mod sim;
 pub(crate) mod udp;
 mod zap;
@@ -84,9 +84,32 @@ pub(crate) enum IoCmd {
     /// The socket closed: close its listeners, let its sessions linger.
     SocketClosed { socket_id: u64 },
     Pipe(PipeId, Wake),
+    /// An application thread waits while the I/O thread reads a session's input now (a
+    /// connection in its handshake, which only the I/O thread may drive; `Owner::catch_up`).
+    Turn(PipeId, Arc<Turned>),
     /// A resolver thread's answer for a connecting session's attempt.
     Resolved { token: usize, serial: u64, addrs: crate::error::Result<crate::transport::resolve::ConnectAddrs> },
     Stop,
+}
+
+/// The end of an [`IoCmd::Turn`], for the thread waiting for it.
+#[derive(Default)]
+pub(crate) struct Turned {
+    done: Mutex<bool>,
+    cv: std::sync::Condvar,
+}
+
+impl Turned {
+    fn set(&self) {
+        *self.done.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.cv.notify_all();
+    }
+
+    /// Waits for the turn, at most `limit` (the I/O thread may be stopping).
+    pub(crate) fn wait(&self, limit: std::time::Duration) {
+        let done = self.done.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = self.cv.wait_timeout_while(done, limit, |d| !*d);
+    }
 }
 
 pub(crate) struct IoThread {
@@ -356,6 +379,11 @@ struct Reactor {
     serial: u64,
     stopping: bool,
     again: Vec<usize>,
+    /// By token: the session's input is subscriptions (a publisher's), handled before the
+    /// other input of the same turn (see `run`).
+    subscriptions: Vec<bool>,
+    /// The events of a turn left for after the publishers' (token, readable, writable).
+    later: Vec<(usize, bool, bool)>,
 }
 
 impl Reactor {
@@ -370,6 +398,8 @@ impl Reactor {
             serial: 0,
             stopping: false,
             again: Vec::new(),
+            subscriptions: Vec::new(),
+            later: Vec::new(),
         }
     }
 
@@ -406,12 +436,27 @@ impl Reactor {
                     break;
                 }
             }
+            // Subscriptions first: a subscription that reached the kernel before a message
+            // that makes an application publish is in the publisher's pipe before that
+            // message is in its socket's (as one libzmq I/O thread reading in order gives).
             for ev in events.iter() {
+                let t = ev.token().0;
                 if ev.token() == WAKER {
                     continue;
                 }
-                self.dispatch(ev.token().0, ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable());
+                let (r, w) = (ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable());
+                if self.subscriptions.get(t).copied().unwrap_or(false) {
+                    self.dispatch(t, r, w);
+                } else {
+                    self.later.push((t, r, w));
+                }
             }
+            let later = std::mem::take(&mut self.later);
+            for &(t, r, w) in &later {
+                self.dispatch(t, r, w);
+            }
+            self.later = later;
+            self.later.clear();
             let upto = {
                 let mut q = self.io.queue.lock().unwrap_or_else(|p| p.into_inner());
                 std::mem::swap(&mut *q, &mut cmds);
@@ -535,6 +580,10 @@ impl Reactor {
         let mut ctx = self.ctx();
         match make(&mut ctx, t, serial) {
             Some(s) => {
+                if self.subscriptions.len() <= t {
+                    self.subscriptions.resize(t + 1, false);
+                }
+                self.subscriptions[t] = s.reads_subscriptions();
                 self.entries[t] = Some(Entry::Session(share(s)));
                 Some(t)
             }
@@ -626,6 +675,14 @@ impl Reactor {
                         self.with_session(id.slot, |s, ctx| s.pipe_event(ctx, what));
                     }
                 }
+            }
+            IoCmd::Turn(id, turned) => {
+                if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
+                    if lock(s).serial() == id.serial {
+                        self.with_session(id.slot, |s, ctx| s.ready(ctx, true, false));
+                    }
+                }
+                turned.set();
             }
             IoCmd::Resolved { token, serial, addrs } => {
                 if let Some(Some(Entry::Session(s))) = self.entries.get(token) {

@@ -69,6 +69,13 @@ pub(crate) trait Owner: Send + Sync {
     /// on the calling thread, into the pipe. What the calling thread cannot finish is left to
     /// the owner's thread, as by [`Owner::direct_read`].
     fn catch_up(&self, _id: PipeId, _read: bool) {}
+
+    /// Writes what the pipe holds for the owner onto its connection on the calling thread,
+    /// waiting for the owner's thread if it is busy, so that it is in the kernel when this
+    /// returns (a subscription, before the subscriber's next action can make a publisher
+    /// send; see `socket/catchup.rs`). What the calling thread cannot finish (a full socket
+    /// buffer, a connection not yet up) stays with the owner's thread, already woken.
+    fn write_through(&self, _id: PipeId) {}
 }
 
 /// Identifies a pipe end to its owner: a slot plus a serial that makes stale wake-ups for a
@@ -468,6 +475,15 @@ impl PipeEnd {
     fn wake_conflated(&self) {
         if self.shared.slots[1 - self.side].reader_waiting.swap(false, Ordering::SeqCst) {
             self.peer().wake(Wake::Read);
+        }
+    }
+
+    /// [`PipeEnd::flush`], then has the peer's owner write what it holds on the calling
+    /// thread ([`Owner::write_through`]).
+    pub(crate) fn flush_through(&mut self) {
+        self.flush();
+        if let Some((owner, id)) = self.peer_owner() {
+            owner.write_through(id);
         }
     }
 

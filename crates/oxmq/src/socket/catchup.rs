@@ -19,8 +19,15 @@
 //! whose thread streams without waiting never pays for it; a sporadic one pays, per message it
 //! sends after a wait, a `poll` over its connections and an uncontended lock per connection,
 //! beside the wait's own system calls. Subscriptions that reach the kernel after the send began
-//! still race with it, as in libzmq. Connections still in their handshake are not attached to
-//! the socket yet and are not looked at: the I/O thread attaches them in its turn.
+//! still race with it, as in libzmq. A connection still in its handshake whose input is
+//! waiting (its end may come with the first subscriptions) gets a turn of its I/O thread,
+//! which only may drive it, and this thread waits for that turn. Accepted connections whose
+//! handshake has not ended have no pipe in the socket yet and are not looked at.
+//!
+//! Two other pieces make the order hold end to end: a subscriber writes its subscriptions on
+//! its own thread before `subscribe` (or the attach that sends them) returns
+//! (`Pipes::flush_through`), and an I/O thread handles the input of publishers' connections
+//! before the rest of the same turn.
 
 use super::Socket;
 use crate::pipe::{Owner, PipeId};

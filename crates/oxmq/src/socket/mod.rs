@@ -379,6 +379,13 @@ impl Pipes {
         self.get(i).end.flush()
     }
 
+    /// [`PipeEnd::flush_through`]: for subscriptions and joins, which must be on the wire
+    /// before the caller's next action.
+    #[inline]
+    pub(crate) fn flush_through(&mut self, i: usize) {
+        self.get(i).end.flush_through()
+    }
+
     /// [`PipeEnd::publish`]: the first half of a flush split across many pipes.
     #[inline]
     pub(crate) fn publish(&mut self, i: usize) -> bool {

@@ -173,7 +173,7 @@ impl Dish {
             // silently stop a stream.
             pipes.write(slot, Dish::command(true, g));
         }
-        pipes.flush(slot);
+        pipes.flush_through(slot);
     }
 
     /// The next well-formed message of a joined group.
@@ -269,7 +269,7 @@ impl Pattern for Dish {
         }
         for &slot in &self.pipes {
             pipes.write(slot, Dish::command(join, group));
-            pipes.flush(slot);
+            pipes.flush_through(slot);
         }
         Ok(())
     }

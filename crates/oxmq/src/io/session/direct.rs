@@ -31,6 +31,10 @@ use std::io;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
+/// How long a publisher's catch-up waits for the I/O thread's turn on a connection in its
+/// handshake: a bound for a stopping I/O thread, never reached by a running one.
+const TURN_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Receives the wake-ups of a session's pipe, for the direct paths (see the module comment).
 /// If the I/O thread holds the session, or anything the application thread cannot finish
 /// happens, the wake-up goes to the I/O thread.
@@ -92,11 +96,31 @@ impl crate::pipe::Owner for SessionOwner {
     }
 
     fn input_fd(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
-        self.with_waiting(id, |s| s.catch_up_fd())
+        self.with_waiting(id, |s| s.catch_up_fd().or_else(|| s.handshake_fd()))
     }
 
     fn catch_up(&self, id: PipeId, read: bool) {
-        self.with_waiting(id, |s| (read && s.catch_up_fd().is_some()).then(|| s.direct_read()));
+        // Read here in the data phase; in the handshake (whose end attaches the pipe and may
+        // come with the first subscriptions), the I/O thread reads while this thread waits.
+        let handshaking = self.with_waiting(id, |s| {
+            if !read {
+                None
+            } else if s.catch_up_fd().is_some() {
+                s.direct_read();
+                None
+            } else {
+                s.handshake_fd().map(drop)
+            }
+        });
+        if handshaking.is_some() {
+            let turned = Arc::new(crate::io::Turned::default());
+            self.io.send(IoCmd::Turn(id, turned.clone()));
+            turned.wait(TURN_LIMIT);
+        }
+    }
+
+    fn write_through(&self, id: PipeId) {
+        self.with_waiting(id, |s| s.write_through().then_some(()));
     }
 
     fn wake(&self, id: PipeId, what: Wake) {
@@ -154,6 +178,17 @@ impl Session {
         ok
     }
 
+    /// [`crate::pipe::Owner::write_through`]: writes what the socket flushed on the calling
+    /// thread, whatever `pace` says. False when the I/O thread must do it.
+    fn write_through(&mut self) -> bool {
+        let State::Connected(c) = &mut self.state else { return false };
+        let link = &mut self.link;
+        if link.closing || !c.is_established() || !c.writable {
+            return false;
+        }
+        c.write_side(link, true).is_ok()
+    }
+
     /// A waiting receiver takes this connection's input over: returns the descriptor to poll,
     /// and the I/O thread's registration stops reporting input until `direct_disarm`. None
     /// while only the I/O thread may read.
@@ -175,6 +210,13 @@ impl Session {
     fn catch_up_fd(&self) -> Option<std::os::fd::RawFd> {
         let State::Connected(c) = &self.state else { return None };
         c.direct_readable(&self.link).then(|| c.fd())
+    }
+
+    /// The descriptor of a connection still in its handshake, for a publisher's catch-up:
+    /// only the I/O thread may drive it.
+    fn handshake_fd(&self) -> Option<std::os::fd::RawFd> {
+        let State::Connected(c) = &self.state else { return None };
+        (!self.link.closing && !c.is_established() && !c.failed).then(|| c.fd())
     }
 
     /// The receiver stopped waiting: input is the I/O thread's again (any that arrived

@@ -209,6 +209,10 @@ impl Session {
     pub(crate) fn socket_id(&self) -> u64 {
         self.link.socket.id
     }
+    /// The peer sends this session subscriptions (or joins): its socket publishes.
+    pub(crate) fn reads_subscriptions(&self) -> bool {
+        self.link.cfg.policy.publishes
+    }
     pub(crate) fn owner(&self) -> &Arc<SessionOwner> {
         &self.link.owner
     }
