@@ -241,6 +241,16 @@ pub use poll::{poll, PollItem};
 pub use poll::{AsSocket, PollEvent, Poller};
 pub use socket::{PeerStats, Socket, SocketStats, SocketType, SyncGuard, SyncSocket, WAIT_ALSO_MAX};
 
+/// Entry points for the fuzz targets (`fuzz/`), built only under cargo-fuzz's `--cfg fuzzing`.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing {
+    /// The engine's data path over arbitrary bytes (`io/session/fuzzing.rs`).
+    pub fn engine_data(input: &[u8]) {
+        crate::io::session::fuzzing::data_phase(input)
+    }
+}
+
 #[cfg(test)]
 mod smoke_tests;
 #[cfg(test)]

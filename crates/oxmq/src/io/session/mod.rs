@@ -27,6 +27,8 @@ mod close;
 mod conn;
 mod deadline;
 mod direct;
+#[cfg(any(fuzzing, test))]
+pub(crate) mod fuzzing;
 mod hello;
 mod raw;
 mod read;

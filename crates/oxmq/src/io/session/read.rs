@@ -103,30 +103,8 @@ impl Conn {
             return Ok(()); // the pipe is full; resume on its write activation
         }
         let Some(data) = z.data_mut() else { return Err(Lost) };
-        let policy = &link.cfg.policy;
-        let mut let_go = false;
-        let mut sink = Inbound {
-            let_go: &mut let_go,
-            pipe: &mut *p,
-            carver: &mut self.rx.carver,
-            read_chunk: &mut self.rx.read_chunk,
-            partial: &mut self.partial,
-            held: &mut self.held,
-            all: policy.inbound == Takes::All,
-            takes: policy.inbound,
-            subscriptions: policy.takes_subscriptions,
-            joins: policy.takes_joins,
-        };
-        let result = data.decode(&mut self.rx.buf, &mut sink);
-        if let_go {
-            self.rx.let_go();
-        }
-        if !self.held.is_empty() {
-            p.flush();
-        }
-        match result {
-            Ok(Decoded::Partial { missing }) => self.rx.room_for_frame(missing),
-            Ok(Decoded::Drained | Decoded::Paused) => {}
+        match decode_into(data, &mut self.rx, &mut self.partial, &mut self.held, p, &link.cfg.policy) {
+            Ok(_) => {}
             Err(e) => {
                 // Every error here is the peer breaking the protocol.
                 if matches!(e, zmtp::Error::Frame(zmtp::FrameError::TooLarge { .. })) {
@@ -155,6 +133,43 @@ impl Conn {
         }
         true
     }
+}
+
+/// The read path's core, on any thread: decodes what `rx` holds into the pipe `p` as
+/// `policy` takes it (frames of an incomplete message in `partial`, a message the pipe had no
+/// room for in `held`), and grows `rx` towards a frame that has not all arrived.
+pub(super) fn decode_into(
+    data: &mut zmtp::data::DataPhase,
+    rx: &mut super::buffers::RxBuf,
+    partial: &mut Vec<Msg>,
+    held: &mut Vec<Msg>,
+    p: &mut PipeEnd,
+    policy: &crate::io::config::LinkPolicy,
+) -> Result<Decoded, zmtp::Error> {
+    let mut let_go = false;
+    let mut sink = Inbound {
+        let_go: &mut let_go,
+        pipe: &mut *p,
+        carver: &mut rx.carver,
+        read_chunk: &mut rx.read_chunk,
+        partial,
+        held: &mut *held,
+        all: policy.inbound == Takes::All,
+        takes: policy.inbound,
+        subscriptions: policy.takes_subscriptions,
+        joins: policy.takes_joins,
+    };
+    let result = data.decode(&mut rx.buf, &mut sink);
+    if let_go {
+        rx.let_go();
+    }
+    if !held.is_empty() {
+        p.flush();
+    }
+    if let Ok(Decoded::Partial { missing }) = result {
+        rx.room_for_frame(missing);
+    }
+    result
 }
 
 /// The data phase's sink: the socket's pipe, as the socket type's policy takes it.

@@ -79,7 +79,7 @@ impl Conn {
 /// Encodes from the pipe into the batch, the protocol's own commands first (when no message
 /// is half-encoded).
 #[inline(always)]
-fn fill(d: &mut DataPhase, tx: &mut TxBuf, p: &mut PipeEnd, skip: &mut bool, drained: &mut bool) {
+pub(super) fn fill(d: &mut DataPhase, tx: &mut TxBuf, p: &mut PipeEnd, skip: &mut bool, drained: &mut bool) {
     d.flush_control(&mut tx.buf);
     if p.conflating() {
         return fill_conflated(d, tx, p, skip, drained);
