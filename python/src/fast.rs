@@ -49,6 +49,7 @@ static WIRING_SLOW: OnceLock<(Py<PyAny>, Py<PyAny>)> = OnceLock::new();
 struct Defs([ffi::PyMethodDef; 2]);
 // SAFETY: the definitions are immutable after creation and only hold pointers to static data.
 unsafe impl Send for Defs {}
+// SAFETY: as for Send: immutable after creation, pointers to static data only.
 unsafe impl Sync for Defs {}
 static DEFS: OnceLock<Defs> = OnceLock::new();
 static WIRING_DEFS: OnceLock<Defs> = OnceLock::new();
@@ -160,11 +161,13 @@ unsafe fn slow(
     nargs: ffi::Py_ssize_t,
     kwnames: *mut ffi::PyObject,
 ) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: CPython's vectorcall passes `nargs` valid borrowed references in `args`; `i` < nargs.
     let arg = |i: isize| unsafe { Bound::from_borrowed_ptr(py, *args.offset(i)) };
     let mut pos = vec![slf.clone()];
     pos.extend((0..nargs).map(arg));
     let kwargs = PyDict::new(py);
     if !kwnames.is_null() {
+        // SAFETY: kwnames is non-null: a tuple of the keyword names, borrowed for the call.
         let names = unsafe { Bound::from_borrowed_ptr(py, kwnames) };
         let names = names.cast::<PyTuple>()?;
         for (i, name) in names.iter().enumerate() {
@@ -306,7 +309,9 @@ unsafe fn options<'py>(
         // SAFETY: kwnames is a tuple of str, one per value after the positionals.
         let nkw = unsafe { ffi::PyTuple_Size(kwnames) };
         for j in 0..nkw {
+            // SAFETY: `j` < the tuple's size, and kwnames is a tuple: a borrowed reference.
             let name = unsafe { ffi::PyTuple_GetItem(kwnames, j) };
+            // SAFETY: `name` is a str (an item of kwnames) and `n` a NUL-terminated ASCII string.
             let Some(k) = NAMES.iter().position(|n| unsafe { ffi::PyUnicode_CompareWithASCIIString(name, n.as_ptr()) } == 0)
             else {
                 return Ok(None);
@@ -314,6 +319,7 @@ unsafe fn options<'py>(
             if out[k].is_some() {
                 return Ok(None);
             }
+            // SAFETY: the value for keyword `j` is argument `nargs + j` of the vectorcall, borrowed.
             out[k] = Some(unsafe { Borrowed::from_ptr(py, *args.offset(nargs + j)) });
         }
     }

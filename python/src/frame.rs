@@ -121,26 +121,31 @@ static BASE_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static FRAME_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 unsafe extern "C" fn frame_dealloc(obj: *mut ffi::PyObject) {
-    let tp = ffi::Py_TYPE(obj);
     // SAFETY: `obj` is a FrameObject (or a subclass instance whose layout starts with one)
-    // whose `msg` was initialised by `alloc_frame`; it is dropped exactly once, here.
-    ManuallyDrop::drop(&mut (*(obj as *mut FrameObject)).msg);
-    ManuallyDrop::drop(&mut (*(obj as *mut FrameObject)).group);
-    let free = ffi::PyType_GetSlot(tp, ffi::Py_tp_free);
-    if !free.is_null() {
-        let free: ffi::freefunc = std::mem::transmute(free);
-        free(obj as *mut c_void);
+    // whose `msg` was initialised by `alloc_frame`; it is dropped exactly once, here. Its type
+    // is a heap type with a tp_free slot.
+    unsafe {
+        let tp = ffi::Py_TYPE(obj);
+        ManuallyDrop::drop(&mut (*(obj as *mut FrameObject)).msg);
+        ManuallyDrop::drop(&mut (*(obj as *mut FrameObject)).group);
+        let free = ffi::PyType_GetSlot(tp, ffi::Py_tp_free);
+        if !free.is_null() {
+            let free: ffi::freefunc = std::mem::transmute(free);
+            free(obj as *mut c_void);
+        }
+        // Instances of heap types hold a reference to their type.
+        ffi::Py_DECREF(tp as *mut ffi::PyObject);
     }
-    // Instances of heap types hold a reference to their type.
-    ffi::Py_DECREF(tp as *mut ffi::PyObject);
 }
 
 unsafe extern "C" fn frame_getbuffer(obj: *mut ffi::PyObject, view: *mut PyBuffer, flags: c_int) -> c_int {
     // SAFETY: called by CPython with a live FrameObject; the body pointer stays valid while the
     // object lives, and PyBuffer_FillInfo takes a reference to `obj` for the view.
-    let f = &*(obj as *const FrameObject);
-    let body = f.msg.as_slice();
-    PyBuffer_FillInfo(view, obj, body.as_ptr() as *mut c_void, body.len() as ffi::Py_ssize_t, 1, flags)
+    unsafe {
+        let f = &*(obj as *const FrameObject);
+        let body = f.msg.as_slice();
+        PyBuffer_FillInfo(view, obj, body.as_ptr() as *mut c_void, body.len() as ffi::Py_ssize_t, 1, flags)
+    }
 }
 
 unsafe extern "C" fn frame_new(
@@ -149,36 +154,38 @@ unsafe extern "C" fn frame_new(
     kwargs: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     // SAFETY: CPython calls tp_new with the GIL held and valid (possibly NULL kwargs) objects.
-    let py = Python::assume_attached();
-    let result = (|| -> PyResult<*mut ffi::PyObject> {
-        let args = Bound::from_borrowed_ptr(py, args);
-        let mut data: Option<Bound<'_, PyAny>> = None;
-        if let Ok(t) = args.cast::<pyo3::types::PyTuple>() {
-            if !t.is_empty() {
-                data = Some(t.get_item(0)?);
+    unsafe {
+        let py = Python::assume_attached();
+        let result = (|| -> PyResult<*mut ffi::PyObject> {
+            let args = Bound::from_borrowed_ptr(py, args);
+            let mut data: Option<Bound<'_, PyAny>> = None;
+            if let Ok(t) = args.cast::<pyo3::types::PyTuple>() {
+                if !t.is_empty() {
+                    data = Some(t.get_item(0)?);
+                }
             }
-        }
-        if data.is_none() && !kwargs.is_null() {
-            let kw = Bound::from_borrowed_ptr(py, kwargs);
-            if let Ok(d) = kw.cast::<pyo3::types::PyDict>() {
-                data = d.get_item("data")?;
+            if data.is_none() && !kwargs.is_null() {
+                let kw = Bound::from_borrowed_ptr(py, kwargs);
+                if let Ok(d) = kw.cast::<pyo3::types::PyDict>() {
+                    data = d.get_item("data")?;
+                }
             }
-        }
-        let (msg, group) = match data {
-            Some(d) if !d.is_none() => (crate::socket::msg_from_obj(&d)?, frame_group(&d)),
-            _ => (Msg::new(), None),
-        };
-        let p = alloc_frame_raw(py, subtype, msg, false)?;
-        if group.is_some() {
-            *(*(p as *mut FrameObject)).group = group;
-        }
-        Ok(p)
-    })();
-    match result {
-        Ok(p) => p,
-        Err(e) => {
-            e.restore(py);
-            ptr::null_mut()
+            let (msg, group) = match data {
+                Some(d) if !d.is_none() => (crate::socket::msg_from_obj(&d)?, frame_group(&d)),
+                _ => (Msg::new(), None),
+            };
+            let p = alloc_frame_raw(py, subtype, msg, false)?;
+            if group.is_some() {
+                *(*(p as *mut FrameObject)).group = group;
+            }
+            Ok(p)
+        })();
+        match result {
+            Ok(p) => p,
+            Err(e) => {
+                e.restore(py);
+                ptr::null_mut()
+            }
         }
     }
 }
@@ -186,15 +193,17 @@ unsafe extern "C" fn frame_new(
 unsafe fn alloc_frame_raw(py: Python<'_>, tp: *mut ffi::PyTypeObject, msg: Msg, more: bool) -> PyResult<*mut ffi::PyObject> {
     // SAFETY: `tp` is the base type or a subclass of it (heap types), so the allocation has
     // room for a FrameObject; the fields are written before anyone can see the object.
-    let obj = ffi::PyType_GenericAlloc(tp, 0);
-    if obj.is_null() {
-        return Err(PyErr::fetch(py));
+    unsafe {
+        let obj = ffi::PyType_GenericAlloc(tp, 0);
+        if obj.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let f = obj as *mut FrameObject;
+        ptr::write(&mut (*f).msg, ManuallyDrop::new(msg));
+        (*f).more = more as c_char;
+        ptr::write(&mut (*f).group, ManuallyDrop::new(None));
+        Ok(obj)
     }
-    let f = obj as *mut FrameObject;
-    ptr::write(&mut (*f).msg, ManuallyDrop::new(msg));
-    (*f).more = more as c_char;
-    ptr::write(&mut (*f).group, ManuallyDrop::new(None));
-    Ok(obj)
 }
 
 /// Wraps a received message in a new `Frame`.

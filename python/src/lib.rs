@@ -5,6 +5,7 @@
 //! attributes, string/json/pickle helpers, Poller, asyncio) lives in `python/oxmq/`, so this
 //! file stays small and the hot path stays here.
 
+#![deny(unsafe_op_in_unsafe_fn)]
 mod busy;
 mod error;
 mod fast;

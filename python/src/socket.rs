@@ -45,6 +45,7 @@ struct PyBytesOwner {
 // SAFETY: `ptr`/`len` point into the bytes object's immutable buffer, which lives as long as
 // `_obj` does; reading immutable memory from any thread is sound.
 unsafe impl Send for PyBytesOwner {}
+// SAFETY: as for Send: immutable memory kept alive by `_obj`.
 unsafe impl Sync for PyBytesOwner {}
 
 impl AsRef<[u8]> for PyBytesOwner {

@@ -208,6 +208,7 @@
 //! shared freely (`Clone`). Dropping a socket delivers what it queued for up to LINGER;
 //! [`Context::term`] waits for every socket to be dropped.
 
+#![deny(unsafe_op_in_unsafe_fn)]
 #![deny(unused_must_use)]
 #![deny(missing_docs)]
 

@@ -339,6 +339,7 @@ fn poller_sockets_and_fds_add_modify_remove_timeout() {
 
 /// CPU time this thread has used.
 fn thread_cpu() -> Duration {
+    // SAFETY: rusage is plain old data; all zeroes is a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: a valid rusage to fill for the calling thread.
     assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) }, 0);

@@ -22,6 +22,7 @@
 //! The hot loops allocate nothing themselves: receivers reuse one [`Msg`]; senders clone one
 //! prepared body (a reference-count bump for large bodies, an inline copy for small ones).
 
+#![deny(unsafe_op_in_unsafe_fn)]
 pub mod asynch;
 
 use oxmq::{opt, Context, Msg, SocketType};

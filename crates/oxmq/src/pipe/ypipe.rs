@@ -61,7 +61,9 @@ impl<T> Chunk<T> {
     /// # Safety
     /// `p` came from [`Chunk::alloc`], holds no live items, and is not used afterwards.
     unsafe fn free(p: *mut Chunk<T>) {
-        std::alloc::dealloc(p as *mut u8, std::alloc::Layout::new::<Chunk<T>>());
+        // SAFETY: per this function's contract, `p` was allocated with this layout by `alloc`
+        // and is dead.
+        unsafe { std::alloc::dealloc(p as *mut u8, std::alloc::Layout::new::<Chunk<T>>()) };
     }
 }
 
@@ -447,6 +449,7 @@ impl<T> Drop for Shared<T> {
         while !chunk.is_null() {
             // SAFETY: no live items remain; each chunk is freed once.
             let next = unsafe { (*chunk).next.load(Ordering::Acquire) };
+            // SAFETY: as above: `chunk` is this queue's, unreachable by the writer now, freed once.
             unsafe { Chunk::free(chunk) };
             chunk = next;
         }

@@ -132,6 +132,7 @@ impl AcceptFilters {
         if self.uid.is_empty() && self.gid.is_empty() && self.pid.is_empty() {
             return true;
         }
+        // SAFETY: ucred is plain old data; all zeroes is a valid value, overwritten by getsockopt.
         let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
         let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
         // SAFETY: `cred` is a writable ucred of `len` bytes; fd is the accepted socket.
@@ -154,6 +155,7 @@ impl AcceptFilters {
 
 fn user_name(uid: u32) -> Option<Vec<u8>> {
     let mut buf = vec![0 as libc::c_char; 16384];
+    // SAFETY: passwd is plain old data (null pointers and zeroes), filled by getpwuid_r.
     let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
     let mut out: *mut libc::passwd = std::ptr::null_mut();
     // SAFETY: all pointers are valid for the call; the strings point into `buf`.
@@ -167,6 +169,7 @@ fn user_name(uid: u32) -> Option<Vec<u8>> {
 
 fn group_has_member(gid: u32, user: &[u8]) -> bool {
     let mut buf = vec![0 as libc::c_char; 65536];
+    // SAFETY: group is plain old data (null pointers and zeroes), filled by getgrgid_r.
     let mut gr: libc::group = unsafe { std::mem::zeroed() };
     let mut out: *mut libc::group = std::ptr::null_mut();
     // SAFETY: as in `user_name`; gr_mem is a NULL-terminated array of strings inside `buf`.
@@ -175,6 +178,7 @@ fn group_has_member(gid: u32, user: &[u8]) -> bool {
         return false;
     }
     let mut p = gr.gr_mem;
+    // SAFETY: getgrgid_r succeeded: gr_mem is a null-terminated array of C strings in `buf`.
     unsafe {
         while !(*p).is_null() {
             if std::ffi::CStr::from_ptr(*p).to_bytes() == user {

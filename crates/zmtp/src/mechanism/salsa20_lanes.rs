@@ -312,6 +312,7 @@ unsafe fn avx512_xor16(input: &[u32; 16], counter: u64, data: &mut [u8]) -> usiz
         let hi: [i32; 16] = core::array::from_fn(|i| (ctr[i] >> 32) as u32 as i32);
         // SAFETY: `lo` and `hi` are 64 readable bytes each (unaligned loads).
         x[8] = unsafe { _mm512_loadu_si512(lo.as_ptr().cast()) };
+        // SAFETY: as for `lo`: `hi` is 64 readable bytes.
         x[9] = unsafe { _mm512_loadu_si512(hi.as_ptr().cast()) };
         let start = x;
         // The schedule of `double_round`, spelt out again: a loop over a table of indices
