@@ -8,7 +8,10 @@
 //! other side's short-term key. The live pump gets past that: both ends run
 //! for real and the fuzzer's edits are applied to the bytes in flight.
 
+#![deny(unsafe_op_in_unsafe_fn)]
 use bytes::BytesMut;
+use std::time::Instant;
+use zmtp::data::{Body, DataPhase, Flow, Sink};
 use zmtp::{
     Command, Config, Connection, CurveClientKeys, CurveSecretKey, CurveServerKeys, Event, Greeting,
     Mechanism, SocketType, Version,
@@ -259,8 +262,7 @@ pub fn split_pieces(mut data: &[u8]) -> Vec<&[u8]> {
 /// * the next byte: the read size (1-64).
 ///
 /// The rest goes to a `Connection` (4 KiB message limit) in those reads; then the
-/// same bytes go through 1.0 and 2.0 `FrameDecoder`s, where every decoded frame must
-/// re-encode to the bytes it came from.
+/// same bytes go through the 1.0 and 2.0 data phases the engine runs ([`data_phase`]).
 pub fn legacy(data: &[u8]) {
     let [mode, chunk, rest @ ..] = data else { return };
     let mut input = match mode & 3 {
@@ -296,17 +298,57 @@ pub fn legacy(data: &[u8]) {
         }
     }
     for version in [Version::V1_0, Version::V2_0] {
-        let mut dec = zmtp::FrameDecoder::for_version(version, Some(4096));
-        let mut buf = BytesMut::from(rest);
-        let mut at = 0;
-        while let Ok(Some(frame)) = dec.decode(&mut buf) {
-            let mut enc = Vec::new();
-            frame.encode_for(version, &mut enc);
-            let hdr = zmtp::parse_header_for(version, &rest[at..], None).unwrap().unwrap();
-            let len = hdr.header_len + frame.body.len();
-            // Same flags and body; the length may have been sent in the long form.
-            assert_eq!(&enc[enc.len() - frame.body.len()..], &rest[at + hdr.header_len..at + len]);
-            at += len;
-        }
+        data_phase(version, rest, 1 + usize::from(*chunk));
     }
+}
+
+/// Records what a data phase decodes: message frames and the commands a socket acts on.
+#[derive(Default)]
+struct Recorder {
+    frames: Vec<(bool, Vec<u8>)>,
+    commands: Vec<Vec<u8>>,
+}
+
+impl Sink for Recorder {
+    fn frame(&mut self, more: bool, body: &mut Body<'_>) -> Flow {
+        // Small bodies are copied, large ones split off the buffer: both ways the engine takes.
+        let bytes = if body.len() > 64 { body.take().to_vec() } else { body.as_slice().to_vec() };
+        self.frames.push((more, bytes));
+        Flow::Go
+    }
+    fn command(&mut self, _cmd: &Command, body: &[u8]) -> Flow {
+        self.commands.push(body.to_vec());
+        Flow::Go
+    }
+}
+
+/// The data phase the engine runs (`zmtp::data::DataPhase`, 4 KiB frame limit) over `input`
+/// arriving in reads of `chunk` bytes: the frames and commands decoded must be the same when
+/// fed whole, and the frames, encoded again by the data phase, must decode to themselves.
+pub fn data_phase(version: Version, input: &[u8], chunk: usize) {
+    let decode_all = |pieces: &mut dyn Iterator<Item = &[u8]>| {
+        let mut dp = DataPhase::new(version, Some(4096), None, false, Default::default(), Instant::now());
+        let (mut rx, mut rec) = (BytesMut::new(), Recorder::default());
+        for piece in pieces {
+            rx.extend_from_slice(piece);
+            if dp.decode(&mut rx, &mut rec).is_err() {
+                return (rec, false);
+            }
+        }
+        (rec, true)
+    };
+    let (chunked, ok_chunked) = decode_all(&mut input.chunks(chunk.max(1)));
+    let (whole, ok_whole) = decode_all(&mut std::iter::once(input));
+    assert_eq!(ok_chunked, ok_whole, "the read size changed the outcome");
+    assert_eq!(chunked.frames, whole.frames);
+    assert_eq!(chunked.commands, whole.commands);
+    let mut enc = DataPhase::new(version, None, None, false, Default::default(), Instant::now());
+    let mut wire = Vec::new();
+    for (more, body) in &whole.frames {
+        enc.encode_frame(&mut wire, *more, body);
+    }
+    let (again, ok) = decode_all(&mut std::iter::once(&wire[..]));
+    assert!(ok);
+    // A frame over the limit on the way in never decoded; every decoded one fits.
+    assert_eq!(again.frames, whole.frames);
 }

@@ -7,7 +7,8 @@
 //!
 //! * [`greeting`]: the fixed 64-byte greeting and version detection;
 //! * [`legacy`]: ZMTP 1.0 and 2.0 frames, the 2.0 greeting and socket numbers;
-//! * [`frame`]: frame headers and the zero-copy [`FrameDecoder`] (the hot path);
+//! * [`frame`]: frame headers, and [`FrameDecoder`], a standalone frame-at-a-time decoder
+//!   (engines use [`data`]);
 //! * [`command`]: command frames (READY, ERROR, SUBSCRIBE, CANCEL, PING, PONG);
 //! * [`metadata`]: the property lists carried by READY;
 //! * [`socket_type`]: socket types and which pairs may talk;
@@ -25,6 +26,7 @@
 //! Every malformed input from the peer is reported as a typed error; nothing
 //! the peer sends can make this crate panic or allocate more than it sent.
 
+#![deny(unsafe_op_in_unsafe_fn)]
 // No unsafe code, except in three modules that allow it for themselves: two of the CURVE data
 // phase (feature `fast-cipher`): mechanism/salsa20_lanes.rs calls its AVX2 functions after
 // run-time detection, and mechanism/wipe.rs wipes keystream with one volatile store; and

@@ -40,6 +40,28 @@ pub(crate) struct LinkPolicy {
     pub farewell: Option<Bytes>,
 }
 
+#[cfg(any(test, fuzzing))]
+impl LinkPolicy {
+    /// A link that takes everything and asks nothing special (a DEALER's, say), for tests and
+    /// fuzzing to adjust.
+    pub(crate) fn plain(wire_type: zmtp::SocketType) -> LinkPolicy {
+        LinkPolicy {
+            wire_type,
+            inbound: Inbound::All,
+            takes_subscriptions: false,
+            takes_joins: false,
+            sends_subscriptions: false,
+            publishes: false,
+            raw: false,
+            keeps_pipe: true,
+            conflate: (false, false),
+            probe: false,
+            hello: None,
+            farewell: None,
+        }
+    }
+}
+
 /// Which inbound messages a socket type takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Inbound {

@@ -12,7 +12,7 @@ mod link;
 pub(crate) mod monitor;
 pub(crate) mod pace;
 pub(crate) mod session;
-#[cfg(any(fuzzing, test))]
+#[cfg(test)]
 mod sim;
 pub(crate) mod udp;
 mod zap;

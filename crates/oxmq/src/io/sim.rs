@@ -518,20 +518,7 @@ pub(crate) fn config(wire: zmtp::SocketType, heartbeat: (i32, i32), reconnect: (
     link.heartbeat_ivl = heartbeat.0;
     link.heartbeat_timeout = if heartbeat.1 > 0 { heartbeat.1 } else { -1 };
     SessionConfig {
-        policy: LinkPolicy {
-            wire_type: wire,
-            inbound: Inbound::All,
-            takes_subscriptions: false,
-            takes_joins: false,
-            sends_subscriptions: false,
-            publishes: false,
-            raw: false,
-            keeps_pipe: true,
-            conflate: (false, false),
-            probe: false,
-            hello: None,
-            farewell: None,
-        },
+        policy: LinkPolicy::plain(wire),
         stream: Default::default(),
         link,
         handshake: HandshakeOptions {

@@ -59,7 +59,7 @@ pub(crate) enum Stream {
     Ipc(mio::net::UnixStream),
     /// A layer over a descriptor (see [`ByteStream`]). Made by the simulated network
     /// (`io/sim`) until a layered transport ships.
-    #[cfg_attr(not(any(test, fuzzing)), allow(dead_code))]
+    #[cfg_attr(not(test), allow(dead_code))]
     Layer(Box<dyn ByteStream>),
 }
 

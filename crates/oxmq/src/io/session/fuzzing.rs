@@ -23,7 +23,7 @@ pub fn data_phase(input: &[u8]) {
     let version = [Version::V1_0, Version::V2_0, Version::V3_0, Version::V3_1][usize::from(mode & 3)];
     let inbound = [Inbound::All, Inbound::Subscriptions, Inbound::Nothing, Inbound::All][usize::from(mode >> 2 & 3)];
     let commands = mode & 0x10 != 0;
-    let mut policy = crate::io::sim::config(zmtp::SocketType::Dealer, (0, 0), (100, 0)).policy;
+    let mut policy = crate::io::config::LinkPolicy::plain(zmtp::SocketType::Dealer);
     policy.inbound = inbound;
     policy.takes_subscriptions = commands;
     policy.takes_joins = commands;
