@@ -302,7 +302,7 @@ pub unsafe extern "C" fn zmq_msg_data(m: *mut zmq_msg_t) -> *mut c_void {
         // A caller's buffer from zmq_msg_init_data is handed back as it is, as libzmq does
         // (its memory is the caller's; copies share it there too).
         let p = msg.as_slice().as_ptr();
-        if msg.len() != 0 && is_caller_buf(p) {
+        if !msg.is_empty() && is_caller_buf(p) {
             return Ok(p.cast_mut().cast());
         }
         // Writable: a body shared with another message is copied first, so a write through

@@ -53,7 +53,7 @@ impl Timers {
             Some(due) if due <= now => 0,
             Some(due) => {
                 let d = due - now;
-                let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
+                let ms = d.as_millis() + u128::from(!d.subsec_nanos().is_multiple_of(1_000_000));
                 c_long::try_from(ms).unwrap_or(c_long::MAX)
             }
         }

@@ -25,7 +25,7 @@ pub fn decode(text: &[u8]) -> Option<Vec<u8>> {
 pub unsafe extern "C" fn zmq_z85_encode(dest: *mut c_char, data: *const u8, size: usize) -> *mut c_char {
     guard(std::ptr::null_mut(), || {
         // The length first, as libzmq: a bad one is EINVAL even with null buffers.
-        if size % 4 != 0 {
+        if !size.is_multiple_of(4) {
             return Err(Error::Invalid);
         }
         non_null(dest)?;

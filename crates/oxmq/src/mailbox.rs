@@ -16,6 +16,9 @@ use std::task::Waker;
 use std::time::Instant;
 
 /// Something a socket must act on.
+// Attach carries a pipe end inline: attaches are rare beside wake-ups, and moving the end
+// into a box would add an allocation to each.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Command {
     /// A pipe end woke up.
     Pipe(PipeId, Wake),

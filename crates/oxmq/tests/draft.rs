@@ -342,10 +342,10 @@ fn scatter_gather_round_robin(t: Transport) {
     }
     let mut a = 0;
     let mut b = 0;
-    while let Some(_) = try_recv(&mut g1, 100) {
+    while try_recv(&mut g1, 100).is_some() {
         a += 1;
     }
-    while let Some(_) = try_recv(&mut g2, 100) {
+    while try_recv(&mut g2, 100).is_some() {
         b += 1;
     }
     assert_eq!((a, b), (5, 5), "round robin over two gatherers");

@@ -55,6 +55,8 @@ enum Held {
 
 /// Where the connection is.
 #[derive(Debug)]
+// The data phase is the hot state and stays inline; the handshake, once per connection, is boxed.
+#[allow(clippy::large_enum_variant)]
 enum Phase {
     /// The handshake, and when it must be over.
     Handshake(Box<Handshake>, Option<Instant>),

@@ -154,6 +154,8 @@ struct MechanismPhase {
 }
 
 #[derive(Debug)]
+// One per connection, for its handshake only: boxing the mechanism's state would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum State {
     Greeting(GreetingPhase),
     Legacy(LegacyPhase),

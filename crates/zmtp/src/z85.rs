@@ -44,7 +44,7 @@ impl std::error::Error for Z85Error {}
 
 /// Encodes `data` (length a multiple of 4).
 pub fn encode(data: &[u8]) -> Result<String, Z85Error> {
-    if data.len() % 4 != 0 {
+    if !data.len().is_multiple_of(4) {
         return Err(Z85Error::Length);
     }
     let mut out = String::with_capacity(data.len() / 4 * 5);
@@ -62,7 +62,7 @@ pub fn encode(data: &[u8]) -> Result<String, Z85Error> {
 
 /// Decodes `text` (length a multiple of 5).
 pub fn decode(text: &[u8]) -> Result<Vec<u8>, Z85Error> {
-    if text.len() % 5 != 0 {
+    if !text.len().is_multiple_of(5) {
         return Err(Z85Error::Length);
     }
     let mut out = Vec::with_capacity(text.len() / 5 * 4);

@@ -10,7 +10,7 @@
 //! cut (bytes vanish, no FIN: a cable pulled) and a listener taken down (connects refused).
 //! The sockets are the test's own: it holds the socket end of each pipe a session attaches.
 
-use super::config::{HandshakeOptions, Inbound, LinkPolicy, SessionConfig};
+use super::config::{HandshakeOptions, LinkPolicy, SessionConfig};
 use super::session::Session;
 use super::{Ctx, IoCmd, IoThread, SocketHandle, Timer};
 use crate::mailbox::{Command, Mailbox};
@@ -479,8 +479,7 @@ impl Net {
     /// time) and settling after each.
     pub fn advance(&mut self, d: Duration) {
         let end = self.clock + d;
-        loop {
-            let Some((&(at, seq), _)) = self.timers.iter().next() else { break };
+        while let Some((&(at, seq), _)) = self.timers.iter().next() {
             if at > end {
                 break;
             }
@@ -514,9 +513,11 @@ thread_local! {
 /// The configuration of a session of a socket whose wire type is `wire`, with heartbeats
 /// (interval, timeout in ms; 0: none) and a reconnect interval and its maximum.
 pub(crate) fn config(wire: zmtp::SocketType, heartbeat: (i32, i32), reconnect: (i32, i32)) -> SessionConfig {
-    let mut link = super::LinkOptions::default();
-    link.heartbeat_ivl = heartbeat.0;
-    link.heartbeat_timeout = if heartbeat.1 > 0 { heartbeat.1 } else { -1 };
+    let link = super::LinkOptions {
+        heartbeat_ivl: heartbeat.0,
+        heartbeat_timeout: if heartbeat.1 > 0 { heartbeat.1 } else { -1 },
+        ..Default::default()
+    };
     SessionConfig {
         policy: LinkPolicy::plain(wire),
         stream: Default::default(),

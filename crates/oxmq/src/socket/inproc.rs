@@ -205,7 +205,7 @@ impl std::fmt::Debug for ZapThroughContext {
 const ZAP_HANDLERS: [SocketType; 2] = [SocketType::Rep, SocketType::Router];
 
 impl ZapThroughContext {
-    pub(crate) fn new(env: &Arc<Env>) -> Arc<dyn ZapHandler> {
+    pub(crate) fn handler(env: &Arc<Env>) -> Arc<dyn ZapHandler> {
         Arc::new(ZapThroughContext(Arc::downgrade(env)))
     }
 }

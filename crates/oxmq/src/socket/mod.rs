@@ -579,7 +579,7 @@ impl Socket {
         let id = env.register_socket(mailbox.clone())?;
         let mut options = Options::new(env.ipv6_default());
         options.ctx_max_msgsz = env.max_msgsz().map(|m| m.max(0) as u64);
-        options.security.zap = Some(inproc::ZapThroughContext::new(&env));
+        options.security.zap = Some(inproc::ZapThroughContext::handler(&env));
         if !env.blocky() {
             options.linger = 0;
         }
@@ -1389,9 +1389,8 @@ impl Socket {
         for (i, slot) in self.pipes.slots.iter_mut().enumerate() {
             let Some(slot) = slot else { continue };
             let cur = slot.end.hwm();
-            let limit = if cur == 0 && old_sndhwm != 0 {
-                0 // the peer's part is unlimited
-            } else if new == 0 {
+            // Unlimited when the peer's part is (cur 0 beside a limited SNDHWM) or the new one is.
+            let limit = if (cur == 0 && old_sndhwm != 0) || new == 0 {
                 0
             } else {
                 new + cur.saturating_sub(hwm(old_sndhwm))

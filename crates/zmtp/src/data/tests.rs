@@ -29,7 +29,7 @@ impl Sink for Rec {
         let bytes = if taken {
             body.take().to_vec()
         } else if let Some(w) = body.window::<8>() {
-            w[..body.len().min(8)].to_vec().into_iter().chain(body.as_slice().iter().skip(8).copied()).collect()
+            w[..body.len().min(8)].iter().copied().chain(body.as_slice().iter().skip(8).copied()).collect()
         } else {
             body.as_slice().to_vec()
         };

@@ -418,7 +418,7 @@ mod tests {
             for len in [0, 63, 64, 255, 256, 511, 512, 513, 1023, 1024, 1536, 1600, 2048, 2560] {
                 let mut data = vec![0u8; len];
                 let done = lanes.xor_batches(counter, &mut data);
-                assert!(done <= len && done % 64 == 0, "{backend:?} len {len}: {done}");
+                assert!(done <= len && done.is_multiple_of(64), "{backend:?} len {len}: {done}");
                 assert_eq!(data[..done], want[..done], "{backend:?} len {len} at {counter:#x}");
                 assert!(data[done..].iter().all(|&b| b == 0), "{backend:?} wrote past its batches");
             }
@@ -451,7 +451,7 @@ mod tests {
             for want in 0..=10 {
                 let mut ks = Keystream::new();
                 let n = lanes.fill(counter, want, &mut ks);
-                assert!(n >= 64 && n % 64 == 0 && n <= MAX_FILL, "{backend:?} want {want}: {n}");
+                assert!(n >= 64 && n.is_multiple_of(64) && n <= MAX_FILL, "{backend:?} want {want}: {n}");
                 assert_eq!(ks.0[..n], want_all[..n], "{backend:?} want {want} at {counter:#x}");
             }
         }

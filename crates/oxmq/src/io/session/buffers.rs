@@ -132,7 +132,7 @@ impl RxBuf {
         next.extend_from_slice(&self.buf);
         let mut old = std::mem::replace(&mut self.buf, next);
         old.clear();
-        match std::mem::replace(&mut self.alloc, Some(alloc)) {
+        match self.alloc.replace(alloc) {
             Some(size) if size <= RX_SPARE_MAX && self.spares.len() < RX_SPARES => self.spares.push((old, size)),
             _ => {}
         }
