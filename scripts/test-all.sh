@@ -23,6 +23,13 @@ fi
 python3 -c "import zmq" 2>/dev/null || timeout 600 python3 -m pip install -q pyzmq
 command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup" >&2; exit 1; }
 
+echo "== hygiene: rustfmt, clippy (workspace and the Python extension, warnings are errors), SAFETY comments"
+timeout 300 cargo fmt --all --check
+(cd python && timeout 300 cargo fmt --check)
+timeout 1800 cargo clippy --workspace --release --all-targets -- -D warnings
+(cd python && timeout 900 cargo clippy --release --all-targets -- -D warnings)
+python3 scripts/check-safety.py
+
 echo "== cargo test (workspace: zmtp, oxmq, C ABI crate, perf tools, interop; doctests included)"
 timeout 1800 cargo test --workspace --release -- --test-threads=2
 
