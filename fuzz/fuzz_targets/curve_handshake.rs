@@ -16,11 +16,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let chunk = usize::from((ctl >> 1) % 64) + 1;
-    let config = if ctl & 1 == 0 {
-        server_config(SocketType::Router)
-    } else {
-        client_config(SocketType::Dealer)
-    };
+    let config = if ctl & 1 == 0 { server_config(SocketType::Router) } else { client_config(SocketType::Dealer) };
     let mut conn = Connection::new(config);
     conn.send_frame(b"queued", false);
     let mut input = curve_greeting().to_vec();

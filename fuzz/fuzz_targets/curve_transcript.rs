@@ -22,8 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let [c2s, s2c] = decode_edits(data);
     let mut client = End::new(Connection::new(client_config(SocketType::Dealer)));
     let mut server = End::new(Connection::new(server_config(SocketType::Router)));
-    let from_client: Vec<(Vec<u8>, bool)> =
-        vec![(b"one".to_vec(), true), (Vec::new(), false), (vec![7u8; 300], false)];
+    let from_client: Vec<(Vec<u8>, bool)> = vec![(b"one".to_vec(), true), (Vec::new(), false), (vec![7u8; 300], false)];
     let from_server: Vec<(Vec<u8>, bool)> = vec![(b"reply".to_vec(), false)];
     for (body, more) in &from_client {
         client.conn.send_frame(body, *more);

@@ -13,8 +13,8 @@ use bytes::BytesMut;
 use std::time::Instant;
 use zmtp::data::{Body, DataPhase, Flow, Sink};
 use zmtp::{
-    Command, Config, Connection, CurveClientKeys, CurveSecretKey, CurveServerKeys, Event, Greeting,
-    Mechanism, SocketType, Version,
+    Command, Config, Connection, CurveClientKeys, CurveSecretKey, CurveServerKeys, Event, Greeting, Mechanism, SocketType,
+    Version,
 };
 
 /// zmq_curve(7)'s example server secret key (Z85).
@@ -38,11 +38,8 @@ pub fn server_config(socket_type: SocketType) -> Config {
 pub fn client_config(socket_type: SocketType) -> Config {
     let mut c = Config::new(socket_type);
     let s = secret(CLIENT_SECRET);
-    c.mechanism = Mechanism::CurveClient(CurveClientKeys {
-        public: s.public_key(),
-        secret: s,
-        server: secret(SERVER_SECRET).public_key(),
-    });
+    c.mechanism =
+        Mechanism::CurveClient(CurveClientKeys { public: s.public_key(), secret: s, server: secret(SERVER_SECRET).public_key() });
     c.max_msg_size = Some(64 * 1024);
     c
 }

@@ -47,8 +47,8 @@ use crate::{Result, WiringError};
 use oxmq::monitor::event;
 use oxmq::{opt, Context, Msg, PollItem, Socket, SocketType};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::os::fd::RawFd;
 use std::net::{IpAddr, Ipv4Addr, ToSocketAddrs, UdpSocket};
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -639,7 +639,11 @@ impl Wiring {
                     self.exchanges[eid].link_legs.push(rid);
                     if let Some(rec) = rec {
                         self.client.watch(queue, &rec);
-                        self.wires.push(Wire { name: queue.to_string(), endpoint: link_ep.clone(), from: WireFrom::LinkLeg(eid, rid) });
+                        self.wires.push(Wire {
+                            name: queue.to_string(),
+                            endpoint: link_ep.clone(),
+                            from: WireFrom::LinkLeg(eid, rid),
+                        });
                     }
                     return Ok(());
                 }
@@ -668,9 +672,7 @@ impl Wiring {
                         // Neither end is ours: tell apart "unknown" from "not ours".
                         self.resolve(exchange, Kind::Exchange)?;
                         self.resolve(queue, Kind::Queue)?;
-                        return Err(WiringError::Invalid(format!(
-                            "neither '{exchange}' nor '{queue}' belongs to this handle"
-                        )));
+                        return Err(WiringError::Invalid(format!("neither '{exchange}' nor '{queue}' belongs to this handle")));
                     }
                 }
                 let (ep, rec, link) = self.resolve_linked(exchange, Kind::Exchange)?;
@@ -799,7 +801,6 @@ impl Wiring {
             }
         }
     }
-
 }
 
 impl Drop for Wiring {

@@ -80,16 +80,12 @@ impl Config {
     /// Identity (REQ/DEALER/ROUTER only), then the extra properties.
     pub fn metadata(&self) -> Metadata {
         let mut m = Metadata::new();
-        m.insert(
-            SOCKET_TYPE,
-            Bytes::from_static(self.socket_type.name().as_bytes()),
-        );
+        m.insert(SOCKET_TYPE, Bytes::from_static(self.socket_type.name().as_bytes()));
         if self.socket_type.sends_identity() {
             m.insert(IDENTITY, self.routing_id.clone());
         }
         for (name, value) in &self.properties {
-            let reserved =
-                name.eq_ignore_ascii_case(SOCKET_TYPE) || name.eq_ignore_ascii_case(IDENTITY);
+            let reserved = name.eq_ignore_ascii_case(SOCKET_TYPE) || name.eq_ignore_ascii_case(IDENTITY);
             if !reserved {
                 // Invalid names are rejected here rather than sent malformed.
                 let _ = m.try_insert(name, value.clone());
@@ -192,13 +188,7 @@ impl Handshake {
     /// against peers' downgrade paths.
     pub fn with_version(config: Config, version: Version) -> Handshake {
         let as_server = config.mechanism.is_server();
-        let ours = Greeting::new(
-            version,
-            config.mechanism.name(),
-            as_server,
-            config.routing_id.len(),
-        )
-        .to_bytes();
+        let ours = Greeting::new(version, config.mechanism.name(), as_server, config.routing_id.len()).to_bytes();
         let mut transmit = Vec::with_capacity(GREETING_LEN);
         transmit.extend_from_slice(&ours[..SIGNATURE_LEN]);
         Handshake {
@@ -333,14 +323,8 @@ impl Handshake {
                         if theirs.mechanism != ours.mechanism {
                             let known = KNOWN_MECHANISMS.contains(&theirs.mechanism_name())
                                 && theirs.mechanism_name().len() < theirs.mechanism.len()
-                                && theirs.mechanism[theirs.mechanism_name().len()..]
-                                    .iter()
-                                    .all(|&b| b == 0);
-                            return Err(if known {
-                                HandshakeError::MechanismMismatch
-                            } else {
-                                HandshakeError::UnknownMechanism
-                            });
+                                && theirs.mechanism[theirs.mechanism_name().len()..].iter().all(|&b| b == 0);
+                            return Err(if known { HandshakeError::MechanismMismatch } else { HandshakeError::UnknownMechanism });
                         }
                         // The peer's as-server flag is not checked: libzmq 4.3 sends 0
                         // whatever its role, and takes its role from its own options.
@@ -367,13 +351,8 @@ impl Handshake {
                             mechanism.start(&self.our_metadata, &mut self.transmit);
                             None
                         };
-                        self.state = State::Mechanism(MechanismPhase {
-                            version,
-                            mechanism,
-                            frame: Vec::new(),
-                            zap,
-                            null_deferred,
-                        });
+                        self.state =
+                            State::Mechanism(MechanismPhase { version, mechanism, frame: Vec::new(), zap, null_deferred });
                     }
                 }
                 State::Legacy(l) => {
@@ -407,8 +386,7 @@ impl Handshake {
                     if let Some(t) = l.peer_type {
                         metadata.insert(SOCKET_TYPE, Bytes::from_static(t.name().as_bytes()));
                     }
-                    let implies_subscribe_all = l.unversioned
-                        && matches!(self.socket_type, SocketType::Pub | SocketType::XPub);
+                    let implies_subscribe_all = l.unversioned && matches!(self.socket_type, SocketType::Pub | SocketType::XPub);
                     self.state = State::Complete(Peer {
                         version: l.version,
                         socket_type: l.peer_type,
@@ -425,9 +403,7 @@ impl Handshake {
                     // Gather exactly one frame: the header first, then the body.
                     let target = match parse_header(&m.frame, self.max_msg_size)? {
                         Some(h) => frame_len(h.header_len, h.body_len)?,
-                        None if m.frame.first().is_some_and(|f| f & FLAG_LONG != 0) => {
-                            LONG_HEADER_LEN
-                        }
+                        None if m.frame.first().is_some_and(|f| f & FLAG_LONG != 0) => LONG_HEADER_LEN,
                         None => SHORT_HEADER_LEN,
                     };
                     let take = rest.len().min(target - m.frame.len());
@@ -560,13 +536,9 @@ impl Handshake {
             if reply.status_code != 300 {
                 // libzmq's ERROR reason is the bare status code; a 300 (try later) is a
                 // silent disconnect (RFC 26).
-                Command::Error { reason: Bytes::from(reply.status_code.to_string()) }
-                    .encode(&mut self.transmit);
+                Command::Error { reason: Bytes::from(reply.status_code.to_string()) }.encode(&mut self.transmit);
             }
-            return Err(HandshakeError::ZapRefused {
-                status: reply.status_code,
-                text: reply.status_text,
-            });
+            return Err(HandshakeError::ZapRefused { status: reply.status_code, text: reply.status_text });
         }
         self.zap_reply = Some(reply);
         let status = if std::mem::take(&mut m.null_deferred) {
@@ -588,8 +560,7 @@ impl Handshake {
                     _ => None,
                 };
                 if let Some(reason) = reason {
-                    Command::Error { reason: Bytes::from_static(reason.as_bytes()) }
-                        .encode(&mut self.transmit);
+                    Command::Error { reason: Bytes::from_static(reason.as_bytes()) }.encode(&mut self.transmit);
                 }
                 self.state = State::Failed(e.clone());
             }
@@ -647,31 +618,22 @@ fn frame_len(header_len: usize, body_len: u64) -> Result<usize, HandshakeError> 
     usize::try_from(body_len)
         .ok()
         .and_then(|b| b.checked_add(header_len))
-        .ok_or(HandshakeError::Frame(crate::FrameError::TooLarge {
-            len: body_len,
-            max: usize::MAX as u64,
-        }))
+        .ok_or(HandshakeError::Frame(crate::FrameError::TooLarge { len: body_len, max: usize::MAX as u64 }))
 }
 
 /// The ERROR reason we send when refusing a peer, for the refusals where
 /// RFC 23 asks for one (socket type validation).
 fn error_reason(e: &HandshakeError) -> Option<&'static str> {
     match e {
-        HandshakeError::IncompatibleSocketType { .. }
-        | HandshakeError::UnknownSocketType
-        | HandshakeError::MissingSocketType => Some("Invalid socket type"),
+        HandshakeError::IncompatibleSocketType { .. } | HandshakeError::UnknownSocketType | HandshakeError::MissingSocketType => {
+            Some("Invalid socket type")
+        }
         _ => None,
     }
 }
 
-fn validate_peer(
-    ours: SocketType,
-    version: Version,
-    metadata: Metadata,
-) -> Result<Peer, HandshakeError> {
-    let name = metadata
-        .get(SOCKET_TYPE)
-        .ok_or(HandshakeError::MissingSocketType)?;
+fn validate_peer(ours: SocketType, version: Version, metadata: Metadata) -> Result<Peer, HandshakeError> {
+    let name = metadata.get(SOCKET_TYPE).ok_or(HandshakeError::MissingSocketType)?;
     let peer = SocketType::from_name(name).ok_or(HandshakeError::UnknownSocketType)?;
     if !ours.is_compatible_with(peer) {
         return Err(HandshakeError::IncompatibleSocketType { ours, peer });
@@ -682,13 +644,7 @@ fn validate_peer(
             return Err(HandshakeError::IdentityTooLong { len: id.len() });
         }
     }
-    Ok(Peer {
-        version,
-        socket_type: Some(peer),
-        routing_id,
-        metadata,
-        implies_subscribe_all: false,
-    })
+    Ok(Peer { version, socket_type: Some(peer), routing_id, metadata, implies_subscribe_all: false })
 }
 
 #[cfg(test)]

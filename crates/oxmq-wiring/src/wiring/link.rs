@@ -166,5 +166,4 @@ impl Wiring {
             oxmq::poll(&mut items, (left.as_millis().min(50) as i64).max(1))?;
         }
     }
-
 }

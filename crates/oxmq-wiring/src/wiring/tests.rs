@@ -24,7 +24,10 @@ fn locations() {
 
 fn linked_pair() -> (crate::NameServer, Wiring, usize, Wiring, usize) {
     let ns = crate::NameServer::start("tcp://127.0.0.1:*", crate::Backend::Memory).expect("name server");
-    let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+    let opts = Options {
+        timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) },
+        ..Options::default()
+    };
     let mut owner = Wiring::with_options(ns.endpoint(), opts.clone()).unwrap();
     owner.create_queue("QG", Scope::Global, "").unwrap();
     let eg = owner.create_exchange("EG", Scope::Global, "").unwrap();
@@ -99,7 +102,10 @@ fn an_owner_back_at_the_same_link_gets_its_attachments_again() {
     let (host, link_ep) = owner.link.as_ref().unwrap().bound.iter().next().map(|(h, e)| (h.clone(), e.clone())).unwrap();
     drop(owner);
 
-    let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+    let opts = Options {
+        timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) },
+        ..Options::default()
+    };
     let mut owner = Wiring::with_options(ns.endpoint(), opts).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while owner.link().unwrap().sock.bind(&link_ep).is_err() {
@@ -130,7 +136,10 @@ fn an_owner_back_at_the_same_link_gets_its_attachments_again() {
 #[test]
 fn a_sending_handle_keeps_a_bounded_inbox() {
     let ns = crate::NameServer::start("tcp://127.0.0.1:*", crate::Backend::Memory).expect("name server");
-    let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+    let opts = Options {
+        timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) },
+        ..Options::default()
+    };
     for with_queue in [false, true] {
         let mut h = Wiring::with_options(ns.endpoint(), opts.clone()).unwrap();
         let name = if with_queue { "EQ" } else { "E" };

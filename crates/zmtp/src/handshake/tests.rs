@@ -95,10 +95,7 @@ fn byte_at_a_time() {
         assert_eq!(hs.handle_input(std::slice::from_ref(b)), Ok(1));
     }
     assert!(hs.is_complete());
-    assert_eq!(
-        hs.peer().unwrap().metadata.get("X-Big").map(|v| v.len()),
-        Some(300)
-    );
+    assert_eq!(hs.peer().unwrap().metadata.get("X-Big").map(|v| v.len()), Some(300));
 }
 
 #[test]
@@ -106,18 +103,9 @@ fn refuses_incompatible_socket_type_with_error_command() {
     let mut input = greeting(1, b"NULL");
     input.extend(ready(&[("Socket-Type", b"PUSH")]));
     let (mut hs, r, out) = run(Config::new(SocketType::Push), &input);
-    assert_eq!(
-        r,
-        Err(HandshakeError::IncompatibleSocketType {
-            ours: SocketType::Push,
-            peer: SocketType::Push
-        })
-    );
+    assert_eq!(r, Err(HandshakeError::IncompatibleSocketType { ours: SocketType::Push, peer: SocketType::Push }));
     let mut expected = Vec::new();
-    Command::Error {
-        reason: Bytes::from_static(b"Invalid socket type"),
-    }
-    .encode(&mut expected);
+    Command::Error { reason: Bytes::from_static(b"Invalid socket type") }.encode(&mut expected);
     assert!(out.ends_with(&expected));
     // The error sticks and no second ERROR is queued.
     assert!(hs.handle_input(b"x").is_err());
@@ -129,57 +117,22 @@ fn refuses_incompatible_socket_type_with_error_command() {
 #[test]
 fn metadata_errors() {
     let cases: Vec<(Vec<u8>, HandshakeError)> = vec![
-        (
-            ready(&[("X-Other", b"1")]),
-            HandshakeError::MissingSocketType,
-        ),
-        (
-            ready(&[("Socket-Type", b"FOO")]),
-            HandshakeError::UnknownSocketType,
-        ),
-        (
-            ready(&[("Socket-Type", b"DEALER"), ("Identity", &[1u8; 256])]),
-            HandshakeError::IdentityTooLong { len: 256 },
-        ),
-        (
-            b"\x04\x07\x05READY\x00".to_vec(),
-            HandshakeError::Metadata(crate::MetadataError::EmptyName { offset: 0 }),
-        ),
-        (
-            b"\x04\x00".to_vec(),
-            HandshakeError::Command(crate::CommandError::Empty),
-        ),
-        (
-            b"\x04\x05\x04PING".to_vec(),
-            HandshakeError::Command(crate::CommandError::Truncated { command: "PING" }),
-        ),
-        (
-            b"\x04\x06\x04PONG\x00".to_vec(),
-            HandshakeError::UnexpectedCommand(Bytes::from_static(b"PONG")),
-        ),
+        (ready(&[("X-Other", b"1")]), HandshakeError::MissingSocketType),
+        (ready(&[("Socket-Type", b"FOO")]), HandshakeError::UnknownSocketType),
+        (ready(&[("Socket-Type", b"DEALER"), ("Identity", &[1u8; 256])]), HandshakeError::IdentityTooLong { len: 256 }),
+        (b"\x04\x07\x05READY\x00".to_vec(), HandshakeError::Metadata(crate::MetadataError::EmptyName { offset: 0 })),
+        (b"\x04\x00".to_vec(), HandshakeError::Command(crate::CommandError::Empty)),
+        (b"\x04\x05\x04PING".to_vec(), HandshakeError::Command(crate::CommandError::Truncated { command: "PING" })),
+        (b"\x04\x06\x04PONG\x00".to_vec(), HandshakeError::UnexpectedCommand(Bytes::from_static(b"PONG"))),
         (b"\x00\x01x".to_vec(), HandshakeError::UnexpectedMessage),
-        (
-            b"\x05".to_vec(),
-            HandshakeError::Frame(crate::FrameError::CommandWithMore),
-        ),
-        (
-            b"\x08".to_vec(),
-            HandshakeError::Frame(crate::FrameError::ReservedFlags { flags: 8 }),
-        ),
+        (b"\x05".to_vec(), HandshakeError::Frame(crate::FrameError::CommandWithMore)),
+        (b"\x08".to_vec(), HandshakeError::Frame(crate::FrameError::ReservedFlags { flags: 8 })),
         (
             b"\x06\x80\x00\x00\x00\x00\x00\x00\x00".to_vec(),
             HandshakeError::Frame(crate::FrameError::LengthOverflow { len: 1 << 63 }),
         ),
-        (
-            b"\x05\x04ERROR\x03400".to_vec(),
-            HandshakeError::Frame(crate::FrameError::CommandWithMore),
-        ),
-        (
-            b"\x04\x0a\x05ERROR\x03400".to_vec(),
-            HandshakeError::PeerError {
-                reason: Bytes::from_static(b"400"),
-            },
-        ),
+        (b"\x05\x04ERROR\x03400".to_vec(), HandshakeError::Frame(crate::FrameError::CommandWithMore)),
+        (b"\x04\x0a\x05ERROR\x03400".to_vec(), HandshakeError::PeerError { reason: Bytes::from_static(b"400") }),
     ];
     for (frame, expected) in cases {
         let mut input = greeting(1, b"NULL");
@@ -196,13 +149,7 @@ fn handshake_commands_respect_max_size() {
     let mut input = greeting(1, b"NULL");
     input.extend(ready(&[("Socket-Type", b"PAIR")]));
     let (_, r, _) = run(config, &input);
-    assert!(matches!(
-        r,
-        Err(HandshakeError::Frame(crate::FrameError::TooLarge {
-            max: 10,
-            ..
-        }))
-    ));
+    assert!(matches!(r, Err(HandshakeError::Frame(crate::FrameError::TooLarge { max: 10, .. }))));
 }
 
 #[test]

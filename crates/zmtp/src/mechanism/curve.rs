@@ -137,10 +137,7 @@ impl CurveKeyPair {
     /// A fresh random key pair.
     pub fn generate() -> CurveKeyPair {
         let secret = CurveSecretKey::generate();
-        CurveKeyPair {
-            public: secret.public_key(),
-            secret,
-        }
+        CurveKeyPair { public: secret.public_key(), secret }
     }
 }
 
@@ -160,10 +157,8 @@ fn precompute_key(secret: &StaticSecret, public: &[u8; KEY_LEN]) -> Option<Zeroi
     if !shared.was_contributory() {
         return None;
     }
-    let mut key = salsa20::hsalsa::<salsa20::cipher::consts::U10>(
-        salsa20::Key::from_slice(shared.as_bytes()),
-        &Default::default(),
-    );
+    let mut key =
+        salsa20::hsalsa::<salsa20::cipher::consts::U10>(salsa20::Key::from_slice(shared.as_bytes()), &Default::default());
     let mut out = Zeroizing::new([0u8; KEY_LEN]);
     out.copy_from_slice(&key);
     key.as_mut_slice().zeroize();
@@ -271,12 +266,7 @@ pub struct Opened {
 
 impl Cipher {
     fn new(data: &SecretBox, send_prefix: &[u8; 16], recv_prefix: &[u8; 16], send_nonce: u64, recv_nonce: u64) -> Cipher {
-        Cipher {
-            tx: data.with_prefix(send_prefix),
-            rx: data.with_prefix(recv_prefix),
-            send_nonce,
-            recv_nonce,
-        }
+        Cipher { tx: data.with_prefix(send_prefix), rx: data.with_prefix(recv_prefix), send_nonce, recv_nonce }
     }
 
     /// Appends one whole frame, a MESSAGE command wrapping `body` with the
@@ -316,10 +306,7 @@ impl Cipher {
         }
         let n = u64_at(body, 8);
         if n <= self.recv_nonce {
-            return Err(CipherError::InvalidNonce {
-                nonce: n,
-                last: self.recv_nonce,
-            });
+            return Err(CipherError::InvalidNonce { nonce: n, last: self.recv_nonce });
         }
         let tail = n.to_be_bytes();
         let mut tag = [0u8; MAC_LEN];
@@ -327,10 +314,7 @@ impl Cipher {
         self.rx.open(&tail, &mut body[32..], &tag).map_err(|_| CipherError::Tampered)?;
         self.recv_nonce = n;
         let flags = body[32];
-        let opened = Opened {
-            more: flags & FLAG_MORE != 0,
-            command: flags & FLAG_COMMAND != 0,
-        };
+        let opened = Opened { more: flags & FLAG_MORE != 0, command: flags & FLAG_COMMAND != 0 };
         if flags & !(FLAG_MORE | FLAG_COMMAND) != 0 || opened.more && opened.command {
             return Err(CipherError::BadFlags { flags });
         }
@@ -340,11 +324,7 @@ impl Cipher {
     /// Opens a MESSAGE command body; the plaintext shares `body`'s memory.
     pub fn open(&mut self, mut body: BytesMut) -> Result<Frame, CipherError> {
         let (f, range) = self.open_in_place(&mut body)?;
-        Ok(Frame {
-            more: f.more,
-            command: f.command,
-            body: body.freeze().slice(range),
-        })
+        Ok(Frame { more: f.more, command: f.command, body: body.freeze().slice(range) })
     }
 }
 
@@ -367,7 +347,10 @@ enum ClientState {
     /// HELLO sent (nonce 1); waiting for WELCOME.
     HelloSent,
     /// INITIATE sent (nonce 2) under the session key; waiting for READY.
-    InitiateSent { session: XSalsa20Poly1305, data: SecretBox },
+    InitiateSent {
+        session: XSalsa20Poly1305,
+        data: SecretBox,
+    },
     Done,
 }
 
@@ -411,10 +394,7 @@ impl Client {
             // so the handshake fails on the server as with a wrong key.
             boxed.resize(80, 0);
         }
-        command_frame(
-            &[b"\x05HELLO", b"\x01\x00", &[0u8; 72], &self.cn_public, &1u64.to_be_bytes(), &boxed],
-            out,
-        );
+        command_frame(&[b"\x05HELLO", b"\x01\x00", &[0u8; 72], &self.cn_public, &1u64.to_be_bytes(), &boxed], out);
         self.state = ClientState::HelloSent;
     }
 
@@ -580,10 +560,7 @@ impl Server {
             return Err(HandshakeError::MalformedCommand { command: "HELLO" });
         }
         if body[6..8] != [1, 0] {
-            return Err(HandshakeError::UnsupportedCurveVersion {
-                major: body[6],
-                minor: body[7],
-            });
+            return Err(HandshakeError::UnsupportedCurveVersion { major: body[6], minor: body[7] });
         }
         let bad = HandshakeError::Cryptographic { command: "HELLO" };
         let cn_client = key_at(body, 80);
@@ -614,11 +591,7 @@ impl Server {
         let mut boxed = Vec::with_capacity(144);
         seal(&k, &nonce24(WELCOME_PREFIX, &welcome_nonce), &welcome_pt, &mut boxed);
         command_frame(&[b"\x07WELCOME", &welcome_nonce, &boxed], out);
-        Ok(ServerState::WelcomeSent {
-            cn_client,
-            cookie_key,
-            hello_nonce,
-        })
+        Ok(ServerState::WelcomeSent { cn_client, cookie_key, hello_nonce })
     }
 
     fn on_initiate(
@@ -635,8 +608,7 @@ impl Server {
         // The cookie must decrypt under this connection's key and hold this
         // connection's C' and s'.
         let cookie_box = XSalsa20Poly1305::new(crypto_secretbox::Key::from_slice(cookie_key));
-        let cookie = open(&cookie_box, &nonce24(COOKIE_PREFIX, &body[9..25]), &body[25..105])
-            .ok_or(HandshakeError::BadCookie)?;
+        let cookie = open(&cookie_box, &nonce24(COOKIE_PREFIX, &body[9..25]), &body[25..105]).ok_or(HandshakeError::BadCookie)?;
         let client_ok = cookie[..32].ct_eq(cn_client);
         let secret_ok = cookie[32..64].ct_eq(self.cn_secret.as_bytes());
         if !bool::from(client_ok & secret_ok) {
@@ -655,8 +627,7 @@ impl Server {
         let client_key = key_at(&pt, 0);
         // vouch: Box[C' + S](C->S') proves the holder of C speaks for C'.
         let vouch_key = precompute(&self.cn_secret, &client_key).ok_or(HandshakeError::BadVouch)?;
-        let vouch = open(&vouch_key, &nonce24(VOUCH_PREFIX, &pt[32..48]), &pt[48..128])
-            .ok_or(HandshakeError::BadVouch)?;
+        let vouch = open(&vouch_key, &nonce24(VOUCH_PREFIX, &pt[32..48]), &pt[48..128]).ok_or(HandshakeError::BadVouch)?;
         let short_ok = vouch[..32].ct_eq(cn_client);
         let server_ok = vouch[32..64].ct_eq(&self.public);
         if !bool::from(short_ok & server_ok) {
