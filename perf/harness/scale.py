@@ -60,6 +60,14 @@ BUILD = ROOT / "perf" / "c" / "build"
 DIST = Path(os.environ.get("DIST", ROOT / "dist"))
 RESULTS = ROOT / "perf" / "results"
 LIBS = ["oxmq", "libzmq"]
+# An A/B of two oxmq builds (AB_BEFORE: the root of another checkout, built with
+# scripts/build-dist.sh and make -C perf/c): its programs take the second column, labelled
+# "oxmq before" in the report (internally it keeps the second column's key).
+BEFORE = Path(os.environ["AB_BEFORE"]) if os.environ.get("AB_BEFORE") else None
+
+
+def bindir(lib: str) -> Path:
+    return BEFORE / "perf" / "c" / "build" / "oxmq" if BEFORE and lib == "libzmq" else BUILD / lib
 PROGRAMS = ["fanout_pub", "fanout_sub", "spread_push", "spread_pull", "router_srv", "dealer_cli", "fanin_pull", "fanin_push",
             "churn_srv", "churn_cli", "slow_pub", "slow_sub"]
 MSG_SIZE = 100
@@ -87,7 +95,10 @@ class RunError(Exception):
 
 def env_for(lib: str) -> dict:
     env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = str(DIST / "lib") if lib == "oxmq" else ""
+    if BEFORE and lib == "libzmq":
+        env["LD_LIBRARY_PATH"] = str(BEFORE / "dist" / "lib")
+    else:
+        env["LD_LIBRARY_PATH"] = str(DIST / "lib") if lib == "oxmq" else ""
     return env
 
 
@@ -107,7 +118,7 @@ class Procs:
             p.wait()
 
     def start(self, prog: str, *args) -> subprocess.Popen:
-        cmd = [str(BUILD / self.lib / prog), *map(str, args)]
+        cmd = [str(bindir(self.lib) / prog), *map(str, args)]
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_for(self.lib),
                              text=True, stdin=subprocess.DEVNULL)
         self.procs.append((p, prog))
@@ -699,7 +710,7 @@ def main():
     name = "quick" if args.quick else ("full" if args.scale_full else "default")
     plan = PLANS[name]
     rounds = args.scale_rounds or plan["rounds"]
-    missing = [f"{lib}/{p}" for lib in LIBS for p in PROGRAMS if not (BUILD / lib / p).exists()]
+    missing = [f"{bindir(lib)}/{p}" for lib in LIBS for p in PROGRAMS if not (bindir(lib) / p).exists()]
     if missing:
         sys.exit(f"missing {', '.join(missing)}: build with `make -C perf/c DIST=$PWD/dist`")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -711,6 +722,8 @@ def main():
     only = {x for x in args.scale_only.split(",") if x}
     samples, failures = run_all(plan, rounds, LIBS, only)
     text = report(plan, name, rounds, samples, failures, mach, only)
+    if BEFORE:
+        text = text.replace("libzmq", "oxmq before") + f"\n(oxmq before: {BEFORE})\n"
 
     if args.append:
         md = Path(args.append)
