@@ -443,6 +443,10 @@ impl Net {
                 busy = true;
                 match cmd {
                     IoCmd::Pipe(id, what) => self.with(id.slot, |s, ctx| s.serial() != id.serial || s.pipe_event(ctx, what)),
+                    IoCmd::Turn(id, turned) => {
+                        self.with(id.slot, |s, ctx| s.serial() != id.serial || s.ready(ctx, true, false));
+                        turned.set();
+                    }
                     IoCmd::Stop | IoCmd::Resolved { .. } => {}
                     _ => {}
                 }
