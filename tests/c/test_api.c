@@ -197,6 +197,14 @@ static void test_ctx_options (void)
     CHECK (zmq_ctx_get (ctx, ZMQ_MAX_SOCKETS) == 100);
     CHECK_ERR (zmq_ctx_get (ctx, 4242), EINVAL);
     CHECK_ERR (zmq_ctx_set (ctx, 4242, 1), EINVAL);
+    /* Once the I/O threads run, IO_THREADS is still accepted and read back (libzmq's
+       zmq_ctx_set stores it at any time; zeromq.js sets it on a context in use). */
+    void *s = zmq_socket (ctx, ZMQ_PULL);
+    CHECK_RC (zmq_bind (s, "tcp://127.0.0.1:*"));
+    CHECK_RC (zmq_ctx_set (ctx, ZMQ_IO_THREADS, 3));
+    CHECK (zmq_ctx_get (ctx, ZMQ_IO_THREADS) == 3);
+    CHECK_ERR (zmq_ctx_set (ctx, ZMQ_IO_THREADS, -1), EINVAL);
+    CHECK_RC (zmq_close (s));
     CHECK_RC (zmq_ctx_term (ctx));
 
     void *old = zmq_init (1);
