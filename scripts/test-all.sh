@@ -23,7 +23,7 @@ fi
 python3 -c "import zmq" 2>/dev/null || timeout 600 python3 -m pip install -q pyzmq
 command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup" >&2; exit 1; }
 
-echo "== cargo test (workspace: zmtp, oxmq, C ABI crate, perf tools, interop)"
+echo "== cargo test (workspace: zmtp, oxmq, C ABI crate, perf tools, interop; doctests included)"
 timeout 1800 cargo test --workspace --release -- --test-threads=2
 
 echo "== cargo test -p zmtp --no-default-features (CURVE's data phase from the RustCrypto crates alone)"

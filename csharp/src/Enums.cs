@@ -32,6 +32,24 @@ namespace ZeroMQ
         XSUB = 10,
         /// <summary>Raw TCP.</summary>
         STREAM = 11,
+        /// <summary>Draft, thread-safe: replies to each client by the routing id its messages carry (<see cref="ZFrame.RoutingId"/>).</summary>
+        SERVER = 12,
+        /// <summary>Draft, thread-safe: a SERVER's client, single-part messages.</summary>
+        CLIENT = 13,
+        /// <summary>Draft, thread-safe: publishes to groups (<see cref="ZFrame.Group"/>).</summary>
+        RADIO = 14,
+        /// <summary>Draft, thread-safe: receives the groups it joined (<see cref="ZSocket.Join"/>).</summary>
+        DISH = 15,
+        /// <summary>Draft, thread-safe: fair-queues from SCATTERs.</summary>
+        GATHER = 16,
+        /// <summary>Draft, thread-safe: load-balances to GATHERs.</summary>
+        SCATTER = 17,
+        /// <summary>Draft: raw udp datagrams as [address, body] messages (not thread-safe).</summary>
+        DGRAM = 18,
+        /// <summary>Draft, thread-safe: peers addressed by routing id (<see cref="ZSocket.ConnectPeer"/>).</summary>
+        PEER = 19,
+        /// <summary>Draft, thread-safe: an exclusive pair.</summary>
+        CHANNEL = 20,
     }
 
     /// <summary>Flags of send and receive calls.</summary>
@@ -63,6 +81,8 @@ namespace ZeroMQ
         HANDSHAKE_IVL = 66, XPUB_NODROP = 69, XPUB_MANUAL = 71, XPUB_WELCOME_MSG = 72,
         STREAM_NOTIFY = 73, INVERT_MATCHING = 74, HEARTBEAT_IVL = 75, HEARTBEAT_TTL = 76,
         HEARTBEAT_TIMEOUT = 77, XPUB_VERBOSER = 78, CONNECT_TIMEOUT = 79, TCP_MAXRT = 80,
+        // oxmq's own options (zmq.h's ZMQ_OXMQ_*): connects that follow DNS, the metrics name.
+        OXMQ_DNS_FOLLOW = 0x4f580010, OXMQ_DNS_IVL = 0x4f580011, OXMQ_NAME = 0x4f580012,
 #pragma warning restore 1591
     }
 

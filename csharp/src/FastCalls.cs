@@ -116,13 +116,26 @@ namespace ZeroMQ
         internal static void Init(IntPtr m) { if (FastCalls.Enabled) InitRaw(m); else Native.zmq_msg_init(m); }
         internal static void Close(IntPtr m) { if (FastCalls.Enabled) CloseRaw(m); else Native.zmq_msg_close(m); }
         internal static IntPtr Data(IntPtr m) { return FastCalls.Enabled ? DataRaw(m) : Native.zmq_msg_data(m); }
-        internal static int Size(IntPtr m) { return FastCalls.Enabled ? SizeRaw(m) : (int)(ulong)Native.zmq_msg_size(m); }
+        internal static long LongSize(IntPtr m) { return (long)(FastCalls.Enabled ? SizeRaw(m) : (ulong)Native.zmq_msg_size(m)); }
+        // The size as an int, for the members that take or return one; a frame over 2 GiB is
+        // refused rather than cut.
+        internal static int Size(IntPtr m)
+        {
+            long n = LongSize(m);
+            if (n > int.MaxValue) throw TooLarge(n);
+            return (int)n;
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static OverflowException TooLarge(long n)
+        {
+            return new OverflowException("a frame of " + n + " bytes: use ZFrame.LongLength, and AsSpan(start, length) for a part of it");
+        }
         internal static bool More(IntPtr m) { return (FastCalls.Enabled ? MoreRaw(m) : Native.zmq_msg_more(m)) != 0; }
 
         [MethodImpl(MethodImplOptions.NoInlining)] static void InitRaw(IntPtr m) { FastCalls.zmq_msg_init(m); }
         [MethodImpl(MethodImplOptions.NoInlining)] static void CloseRaw(IntPtr m) { FastCalls.zmq_msg_close(m); }
         [MethodImpl(MethodImplOptions.NoInlining)] static IntPtr DataRaw(IntPtr m) { return (IntPtr)FastCalls.zmq_msg_data(m); }
-        [MethodImpl(MethodImplOptions.NoInlining)] static int SizeRaw(IntPtr m) { return (int)(ulong)FastCalls.zmq_msg_size(m); }
+        [MethodImpl(MethodImplOptions.NoInlining)] static ulong SizeRaw(IntPtr m) { return (ulong)FastCalls.zmq_msg_size(m); }
         [MethodImpl(MethodImplOptions.NoInlining)] static int MoreRaw(IntPtr m) { return FastCalls.zmq_msg_more(m); }
     }
 }

@@ -31,6 +31,8 @@ namespace ZeroMQ
         [DllImport(Lib, SetLastError = true)] internal static extern int zmq_ctx_shutdown(IntPtr ctx);
         [DllImport(Lib, SetLastError = true)] internal static extern int zmq_ctx_set(IntPtr ctx, int option, int value);
         [DllImport(Lib, SetLastError = true)] internal static extern int zmq_ctx_get(IntPtr ctx, int option);
+        // oxmq only: EntryPointNotFoundException on another libzmq.
+        [DllImport(Lib, SetLastError = true)] internal static extern int oxmq_ctx_metrics(IntPtr ctx, byte* buf, UIntPtr size, int timeoutMs);
 
         // ---- sockets
         [DllImport(Lib, SetLastError = true)] internal static extern IntPtr zmq_socket(IntPtr ctx, int type);
@@ -56,6 +58,15 @@ namespace ZeroMQ
         [DllImport(Lib)] internal static extern IntPtr zmq_msg_data(IntPtr msg);
         [DllImport(Lib)] internal static extern UIntPtr zmq_msg_size(IntPtr msg);
         [DllImport(Lib)] internal static extern int zmq_msg_more(IntPtr msg);
+
+        // ---- draft API (libzmq's ZMQ_BUILD_DRAFT_API): routing ids, groups, PEER's connect
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_msg_set_routing_id(IntPtr msg, uint routingId);
+        [DllImport(Lib)] internal static extern uint zmq_msg_routing_id(IntPtr msg);
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_msg_set_group(IntPtr msg, byte* group);
+        [DllImport(Lib)] internal static extern byte* zmq_msg_group(IntPtr msg);
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_join(IntPtr s, byte* group);
+        [DllImport(Lib, SetLastError = true)] internal static extern int zmq_leave(IntPtr s, byte* group);
+        [DllImport(Lib, SetLastError = true)] internal static extern uint zmq_connect_peer(IntPtr s, byte* endpoint);
 
         // ---- misc
         [DllImport(Lib)] internal static extern void zmq_version(out int major, out int minor, out int patch);

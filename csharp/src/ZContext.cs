@@ -90,6 +90,47 @@ namespace ZeroMQ
             set { Set(Native.ZMQ_MAX_SOCKETS, value); }
         }
 
+        /// <summary>
+        /// oxmq only: every socket's counters in the Prometheus text format, as the <c>/metrics</c>
+        /// endpoint that <c>OXMQ_METRICS_ADDR=HOST:PORT</c> in the environment makes the process
+        /// serve, for an application that serves metrics itself. Waits up to 100 ms for the
+        /// sockets to publish fresh counts (see <see cref="GetMetrics"/>).
+        /// </summary>
+        public string Metrics { get { return GetMetrics(TimeSpan.FromMilliseconds(100)); } }
+
+        /// <summary>
+        /// <see cref="Metrics"/>, waiting up to <paramref name="wait"/> (zero: not at all) for fresh
+        /// counts: a socket publishes them at its thread's next call, or at once while that thread
+        /// waits in a blocking call or a poll; one that has not is reported from its last
+        /// publication. A thread that owns sockets itself passes zero.
+        /// </summary>
+        /// <exception cref="NotSupportedException">The loaded libzmq is not oxmq's.</exception>
+        public unsafe string GetMetrics(TimeSpan wait)
+        {
+            int ms = (int)Math.Min(Math.Max(wait.TotalMilliseconds, 0), int.MaxValue);
+            int size = 64 * 1024;
+            using (var h = new HandleLease(Handle))
+            {
+                while (true)
+                {
+                    var buf = new byte[size];
+                    int n;
+                    try
+                    {
+                        fixed (byte* p = buf) n = Native.oxmq_ctx_metrics(h.Ptr, p, (UIntPtr)size, ms);
+                    }
+                    catch (EntryPointNotFoundException)
+                    {
+                        throw new NotSupportedException("metrics need oxmq's libzmq.so.5");
+                    }
+                    if (n < 0) throw ZException.For(ZError.GetLastErr(), "oxmq_ctx_metrics");
+                    if (n < size) return System.Text.Encoding.UTF8.GetString(buf, 0, n);
+                    size = n + 1; // it grew past the buffer: once more, at its size
+                    ms = 0;
+                }
+            }
+        }
+
         /// <summary>Sockets of this context not yet closed (disposed, or finalized if forgotten).</summary>
         public int OpenSocketCount { get { return Volatile.Read(ref openSockets); } }
 

@@ -52,7 +52,11 @@ namespace ZeroMQ
         }
 
         /// <summary>A frame of <paramref name="size"/> bytes, zero-filled.</summary>
-        public ZFrame(int size) : this()
+        public ZFrame(int size) : this((long)size) { }
+
+        /// <summary>A frame of <paramref name="size"/> bytes, zero-filled; over 2 GiB too (read
+        /// such a frame through <see cref="LongLength"/> and <see cref="AsSpan(long, int)"/>).</summary>
+        public ZFrame(long size) : this()
         {
             if (size < 0) throw new ArgumentOutOfRangeException("size");
             Resize(size);
@@ -63,8 +67,8 @@ namespace ZeroMQ
         unsafe void Clear()
         {
             byte* p = (byte*)MsgCalls.Data(msg);
-            int n = MsgCalls.Size(msg);
-            for (int i = 0; i < n; i++) p[i] = 0;
+            long n = MsgCalls.LongSize(msg);
+            for (long i = 0; i < n; i++) p[i] = 0;
         }
 
         /// <summary>A frame holding a copy of <paramref name="data"/>.</summary>
@@ -90,11 +94,11 @@ namespace ZeroMQ
         public ZFrame(string text) : this(Encoding.UTF8.GetBytes(text ?? throw new ArgumentNullException("text"))) { }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        void Resize(int size)
+        void Resize(long size)
         {
             IntPtr p = msg;
             MsgCalls.Close(p);
-            if (Native.zmq_msg_init_size(p, (UIntPtr)(uint)size) != 0)
+            if (Native.zmq_msg_init_size(p, (UIntPtr)(ulong)size) != 0)
             {
                 ZError e = ZError.GetLastErr();
                 MsgCalls.Init(p);
@@ -103,10 +107,57 @@ namespace ZeroMQ
             }
         }
 
-        /// <summary>The body's length in bytes.</summary>
+        /// <summary>The body's length in bytes; <see cref="OverflowException"/> for a frame over
+        /// 2 GiB (see <see cref="LongLength"/>).</summary>
         public int Length
         {
             get { using (var m = Lease()) return MsgCalls.Size(m.Ptr); }
+        }
+
+        /// <summary>The body's length in bytes, whatever its size (libzmq's frames may exceed 2 GiB).</summary>
+        public long LongLength
+        {
+            get { using (var m = Lease()) return MsgCalls.LongSize(m.Ptr); }
+        }
+
+        /// <summary>SERVER, PEER (draft): the peer this frame came from, or the one to send it to;
+        /// 0 when none. Setting 0 is refused (<see cref="ZException"/>, EINVAL), as
+        /// <c>zmq_msg_set_routing_id</c>.</summary>
+        public uint RoutingId
+        {
+            get { using (var m = Lease()) return Native.zmq_msg_routing_id(m.Ptr); }
+            set
+            {
+                using (var m = Lease())
+                    if (Native.zmq_msg_set_routing_id(m.Ptr, value) != 0)
+                        throw ZException.For(ZError.GetLastErr(), "zmq_msg_set_routing_id");
+            }
+        }
+
+        /// <summary>RADIO, DISH (draft): the group this frame came in, or the one a RADIO sends it
+        /// to; "" when none. At most 255 bytes of UTF-8 (EINVAL beyond, as
+        /// <c>zmq_msg_set_group</c>).</summary>
+        public unsafe string Group
+        {
+            get
+            {
+                using (var m = Lease())
+                {
+                    byte* g = Native.zmq_msg_group(m.Ptr);
+                    if (g == null) return "";
+                    int n = 0;
+                    while (g[n] != 0) n++;
+                    return Encoding.UTF8.GetString(g, n);
+                }
+            }
+            set
+            {
+                byte[] g = Native.Utf8z(value, "group");
+                using (var m = Lease())
+                fixed (byte* p = g)
+                    if (Native.zmq_msg_set_group(m.Ptr, p) != 0)
+                        throw ZException.For(ZError.GetLastErr(), "zmq_msg_set_group");
+            }
         }
 
         /// <summary>Whether more frames of the same message followed this one when it was received.</summary>
@@ -121,11 +172,26 @@ namespace ZeroMQ
             using (var m = Lease()) return MsgCalls.Data(m.Ptr);
         }
 
-        /// <summary>The body as a span over native memory; valid until the frame is sent or disposed.</summary>
+        /// <summary>The body as a span over native memory; valid until the frame is sent or disposed.
+        /// <see cref="OverflowException"/> for a frame over 2 GiB (see <see cref="AsSpan(long, int)"/>).</summary>
         public unsafe Span<byte> AsSpan()
         {
             using (var m = Lease())
                 return new Span<byte>((void*)MsgCalls.Data(m.Ptr), MsgCalls.Size(m.Ptr));
+        }
+
+        /// <summary><paramref name="length"/> bytes of the body from <paramref name="start"/>, as a
+        /// span over native memory (a frame over 2 GiB is read in such parts); valid until the
+        /// frame is sent or disposed.</summary>
+        public unsafe Span<byte> AsSpan(long start, int length)
+        {
+            using (var m = Lease())
+            {
+                long n = MsgCalls.LongSize(m.Ptr);
+                if (start < 0 || start > n) throw new ArgumentOutOfRangeException("start");
+                if (length < 0 || length > n - start) throw new ArgumentOutOfRangeException("length");
+                return new Span<byte>((byte*)MsgCalls.Data(m.Ptr) + start, length);
+            }
         }
 
         /// <summary>Copies up to <paramref name="count"/> bytes of the body into <paramref name="buffer"/>; returns how many.</summary>
@@ -136,7 +202,7 @@ namespace ZeroMQ
             if ((uint)count > (uint)(buffer.Length - offset)) throw new ArgumentOutOfRangeException("count");
             using (var m = Lease())
             {
-                int n = Math.Min(count, MsgCalls.Size(m.Ptr));
+                int n = (int)Math.Min(count, MsgCalls.LongSize(m.Ptr));
                 if (n > 0) Marshal.Copy(MsgCalls.Data(m.Ptr), buffer, offset, n);
                 return n;
             }

@@ -125,6 +125,27 @@ namespace ZeroMQ
         /// <summary>Disconnects from a connected endpoint.</summary>
         public void Disconnect(string endpoint) { Endpoint(endpoint, 3, "zmq_disconnect"); }
 
+        /// <summary>PEER (draft): connects to <paramref name="endpoint"/> and returns that peer's
+        /// routing id, to send to it at once (<c>zmq_connect_peer</c>).</summary>
+        public unsafe uint ConnectPeer(string endpoint)
+        {
+            byte[] e = Native.Utf8z(endpoint, "endpoint");
+            using (var s = Lease())
+            fixed (byte* p = e)
+            {
+                uint id = Native.zmq_connect_peer(s.Ptr, p);
+                if (id == 0) throw ZException.For(ZError.GetLastErr(), "zmq_connect_peer " + endpoint);
+                return id;
+            }
+        }
+
+        /// <summary>DISH (draft): joins <paramref name="group"/> (at most 255 bytes of UTF-8;
+        /// joining twice is EINVAL, other types say ENOTSUP, as <c>zmq_join</c>).</summary>
+        public void Join(string group) { Endpoint(group, 4, "zmq_join"); }
+
+        /// <summary>DISH (draft): leaves <paramref name="group"/>; EINVAL if not joined.</summary>
+        public void Leave(string group) { Endpoint(group, 5, "zmq_leave"); }
+
         unsafe void Endpoint(string endpoint, int op, string what)
         {
             byte[] e = Native.Utf8z(endpoint, "endpoint");
@@ -139,6 +160,8 @@ namespace ZeroMQ
                         case 0: rc = Native.zmq_bind(s.Ptr, p); break;
                         case 1: rc = Native.zmq_unbind(s.Ptr, p); break;
                         case 2: rc = Native.zmq_connect(s.Ptr, p); break;
+                        case 4: rc = Native.zmq_join(s.Ptr, p); break;
+                        case 5: rc = Native.zmq_leave(s.Ptr, p); break;
                         default: rc = Native.zmq_disconnect(s.Ptr, p); break;
                     }
                 } while (rc != 0 && Native.LastErrno() == EINTR);
@@ -865,6 +888,33 @@ namespace ZeroMQ
         {
             get { return GetOptionInt32(ZSocketOption.ROUTER_MANDATORY) != 0; }
             set { SetOption(ZSocketOption.ROUTER_MANDATORY, value ? 1 : 0); }
+        }
+
+        /// <summary>
+        /// oxmq only (<c>ZMQ_OXMQ_DNS_FOLLOW</c>): a tcp connect to a host name made while this is
+        /// true connects to every address the name resolves to, as one endpoint the socket's
+        /// pattern spreads over, and follows the name (looked up every <see cref="DnsInterval"/>
+        /// and when a connection is lost); false, the default, is libzmq's behaviour.
+        /// </summary>
+        public bool DnsFollow
+        {
+            get { return GetOptionInt32(ZSocketOption.OXMQ_DNS_FOLLOW) != 0; }
+            set { SetOption(ZSocketOption.OXMQ_DNS_FOLLOW, value ? 1 : 0); }
+        }
+
+        /// <summary>oxmq only (<c>ZMQ_OXMQ_DNS_IVL</c>): time between lookups of a followed name (30 s; 100 ms to 1 day).</summary>
+        public TimeSpan DnsInterval
+        {
+            get { return FromMillis(GetOptionInt32(ZSocketOption.OXMQ_DNS_IVL)); }
+            set { SetOption(ZSocketOption.OXMQ_DNS_IVL, Millis(value, "DnsInterval")); }
+        }
+
+        /// <summary>oxmq only (<c>ZMQ_OXMQ_NAME</c>): the socket's name in <see cref="ZContext.Metrics"/>
+        /// (at most 64 letters, digits and <c>_ - . : /</c>; empty for none).</summary>
+        public string MetricsName
+        {
+            get { return GetOptionString(ZSocketOption.OXMQ_NAME); }
+            set { SetOption(ZSocketOption.OXMQ_NAME, value ?? ""); }
         }
 
         /// <summary>Time allowed for the ZMTP handshake (<c>ZMQ_HANDSHAKE_IVL</c>).</summary>

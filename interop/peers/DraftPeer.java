@@ -1,7 +1,9 @@
 // A JeroMQ 0.6.0 draft-socket peer for oxmq's interop tests (interop/tests/draft.rs).
 //
-// Usage: java -cp jeromq.jar:DIR DraftPeer SCENARIO bind|connect ENDPOINT
-// Prints "READY <endpoint>" once bound or connected, then runs SCENARIO and prints "OK" (exit 0)
+// Usage: java -cp jeromq.jar:DIR DraftPeer SCENARIO bind|connect ENDPOINT [first]
+// (`first`: a CHANNEL speaks first instead of echoing.) The same source runs on JeroMQ's
+// org.zeromq API and on oxmq's (java/oxmq-jeromq's DraftInteropTest pits the two against each
+// other). Prints "READY <endpoint>" once bound or connected, then runs SCENARIO and prints "OK" (exit 0)
 // or "FAIL <why>" (exit 1). Lines starting with "RECV " report what a receiving scenario got.
 // Every receive has a timeout and the whole process gives up after 60 s.
 
@@ -36,8 +38,13 @@ public class DraftPeer {
         String scenario = args[0];
         boolean bind = args[1].equals("bind");
         String ep = args[2];
+        boolean first = args.length > 3 && args[3].equals("first");
         SocketType type = SocketType.valueOf(scenario.toUpperCase());
         try (ZContext ctx = new ZContext()) {
+            // What was sent is delivered before the context closes (ZContext's own linger, 0 by
+            // default, replaces the socket's at close): a SCATTER's messages, sent just
+            // before, to a GATHER that is still connecting.
+            ctx.setLinger(2000);
             ZMQ.Socket s = ctx.createSocket(type);
             s.setReceiveTimeOut(10_000);
             s.setLinger(1000);
@@ -122,7 +129,12 @@ public class DraftPeer {
                     break;
                 }
                 case CHANNEL: {
-                    for (int i = 0; i < 10; i++) {
+                    for (int i = 0; i < 10 && first; i++) {
+                        if (!s.send("x" + i)) fail("channel send");
+                        String got = s.recvStr();
+                        if (!("echo:x" + i).equals(got)) fail("channel got " + got);
+                    }
+                    for (int i = 0; i < 10 && !first; i++) {
                         String got = s.recvStr();
                         if (got == null) fail("channel timeout");
                         if (!s.send("echo:" + got)) fail("channel send");

@@ -248,6 +248,40 @@ def wait_listening(what, proc, deadline):
     return False
 
 
+def children_cpu() -> float:
+    """CPU seconds (user+sys) of the children waited for so far."""
+    import resource
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_local_remote(local: list[str], remote: list[str], port: int, timeout: float, env=None):
+    """Starts `local` (a binder on tcp `port`), waits until it listens, starts `remote`, waits
+    for both within `timeout` seconds. Returns ((local stdout, remote stdout), CPU seconds of
+    both), or raises RuntimeError naming what failed (a process still running is killed)."""
+    deadline = time.monotonic() + timeout
+    cpu0 = children_cpu()
+    procs = []
+    try:
+        lp = subprocess.Popen(local, stdout=subprocess.PIPE, text=True, env=env)
+        procs.append(lp)
+        if not wait_listening(("tcp", port), lp, deadline):
+            raise RuntimeError(f"{Path(local[0]).name} did not bind")
+        rp = subprocess.Popen(remote, stdout=subprocess.PIPE, text=True, env=env)
+        procs.append(rp)
+        outs = tuple(p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0] for p in (lp, rp))
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{Path(local[0]).name}: no end within {timeout:.0f} s") from None
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    if lp.returncode or rp.returncode:
+        raise RuntimeError(f"{Path(local[0]).name}: exit {lp.returncode} / {rp.returncode}")
+    return outs, children_cpu() - cpu0
+
+
 THR_RE = re.compile(r"mean throughput: (\d+) \[msg/s\]")
 MBPS_RE = re.compile(r"mean throughput: ([\d.]+) \[Mb/s\]")
 LAT_RE = re.compile(r"average latency: ([\d.]+) \[us\]")

@@ -21,15 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench  # noqa: E402  (free_port, wait_listening, THR_RE, LAT_RE)
+import bench  # noqa: E402  (free_port, run_local_remote, THR_RE, LAT_RE)
 
 TOOLS = bench.ROOT / "perf" / "c" / "build" / "oxmq"
 THR_PATTERNS = [("pushpull", "PUSH → PULL"), ("clientserver", "CLIENT → SERVER"), ("peer", "PEER → PEER")]
@@ -44,38 +41,17 @@ class RunError(Exception):
     pass
 
 
-def children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 def run_pair(tool: str, pattern: str, size: int, count: int) -> tuple[str, float]:
     """Runs `tool local` and `tool remote` over a fresh tcp port: (the output of the side that
     prints, seconds of CPU of both: the rusage of waited-for children, before and after)."""
     port = bench.free_port()
-    ep = f"tcp://127.0.0.1:{port}"
-    deadline = time.monotonic() + RUN_TIMEOUT
+    args = [f"tcp://127.0.0.1:{port}", str(size), str(count), pattern]
     exe = str(TOOLS / tool)
-    cpu0 = children_cpu()
-    procs = []
     try:
-        local = subprocess.Popen([exe, "local", ep, str(size), str(count), pattern], stdout=subprocess.PIPE, text=True)
-        procs.append(local)
-        if not bench.wait_listening(("tcp", port), local, deadline):
-            raise RunError(f"{tool} local {pattern} did not bind")
-        remote = subprocess.Popen([exe, "remote", ep, str(size), str(count), pattern], stdout=subprocess.PIPE, text=True)
-        procs.append(remote)
-        outs = [p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0] for p in (remote, local)]
-    except subprocess.TimeoutExpired:
-        raise RunError(f"{tool} {pattern} {size} B: no end within {RUN_TIMEOUT} s") from None
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    if remote.returncode or local.returncode:
-        raise RunError(f"{tool} {pattern} {size} B: exit {local.returncode} / {remote.returncode}")
-    return (outs[1] if tool == "draft_thr" else outs[0]), children_cpu() - cpu0
+        outs, cpu = bench.run_local_remote([exe, "local"] + args, [exe, "remote"] + args, port, RUN_TIMEOUT)
+    except RuntimeError as e:
+        raise RunError(f"{tool} {pattern} {size} B: {e}") from None
+    return (outs[1] if tool == "draft_thr" else outs[0]), cpu
 
 
 def measure(rounds: int, sizes: list[int]) -> dict:

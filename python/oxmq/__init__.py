@@ -15,8 +15,14 @@ PLAIN and CURVE security: the socket options, ``curve_keypair``/``curve_public``
 ``oxmq.auth`` (pyzmq's ``zmq.auth``: authenticators and certificate files). Socket monitoring:
 ``Socket.monitor`` and ``zmq.utils.monitor``; message metadata through ``Frame.get``.
 
-Not implemented yet (they need the core first): draft socket types other than DGRAM (raw udp,
-``zmq.DGRAM``), STREAM sockets.
+The draft socket types with pyzmq's draft API (``zmq.DRAFT_API`` is True): SERVER and CLIENT
+(``Frame.routing_id``, ``send(..., routing_id=...)``), RADIO and DISH (``join``/``leave``,
+``Frame.group``, ``send(..., group=...)``), SCATTER/GATHER, PEER (``connect_peer``, an oxmq
+addition: libzmq's ``zmq_connect_peer``), CHANNEL and DGRAM. As in libzmq, all but DGRAM are
+thread-safe; unlike libzmq's, they have a readiness descriptor (``Socket.fd``), so they work
+with ``oxmq.asyncio`` and ``Poller``.
+
+Not implemented yet: STREAM sockets.
 """
 
 from typing import Tuple
@@ -39,7 +45,7 @@ __revision__ = ""
 
 #: pyzmq's threshold for zero-copy sends; oxmq shares ``bytes`` bodies of 1 KiB and up.
 COPY_THRESHOLD = 65536
-DRAFT_API = False
+DRAFT_API = True
 IPC_PATH_MAX_LEN = 107
 
 strerror = _oxmq.strerror
@@ -73,11 +79,11 @@ def oxmq_version() -> str:
 
 
 _CAPABILITIES = {"ipc": True, "pgm": False, "tipc": False, "norm": False, "curve": True,
-                 "gssapi": False, "draft": False, "vmci": False}
+                 "gssapi": False, "draft": True, "vmci": False}
 
 
 def has(capability: str) -> bool:
-    """Whether a libzmq capability is available (ipc and curve yes; pgm, draft... not yet)."""
+    """Whether a libzmq capability is available (ipc, curve and draft yes; pgm, norm... no)."""
     return _CAPABILITIES.get(capability, False)
 
 

@@ -43,14 +43,51 @@ class Frame(_oxmq.Frame):
     def __len__(self) -> int:
         return memoryview(self).nbytes
 
+    @property
+    def routing_id(self) -> int:
+        """SERVER, PEER: the peer a received frame came from, or the one to send it to (pyzmq's
+        draft API). ``ZMQError(EINVAL)`` when it has none, as pyzmq."""
+        rid = _oxmq._frame_routing_id(self)
+        if rid == 0:
+            raise ZMQError(EINVAL)
+        return rid
+
+    @routing_id.setter
+    def routing_id(self, routing_id: int) -> None:
+        _oxmq._frame_set_routing_id(self, routing_id)
+
+    @property
+    def group(self) -> str:
+        """RADIO, DISH: the group a received frame came in, or the one to send it to (pyzmq's
+        draft API); "" when it has none, as libzmq's ``zmq_msg_group``."""
+        return _oxmq._frame_group(self).decode("utf-8")
+
+    @group.setter
+    def group(self, group: Any) -> None:
+        _oxmq._frame_set_group(self, group.encode("utf-8") if isinstance(group, str) else bytes(group))
+
+    def set(self, option: Any, value: Any) -> None:
+        """``"routing_id"`` or ``"group"`` (pyzmq's draft API); other options are EINVAL."""
+        if option == "routing_id":
+            self.routing_id = value
+        elif option == "group":
+            self.group = value
+        else:
+            raise ZMQError(EINVAL)
+
     def get(self, option: Any) -> Any:
-        """``MORE``/``SHARED``, or (a str) a property of the connection the frame arrived on,
-        as pyzmq's ``zmq_msg_gets``: "User-Id", "Socket-Type", "Peer-Address", "Identity",
-        or what the peer or a ZAP handler supplied. ``ZMQError(EINVAL)`` if there is none."""
+        """``MORE``/``SHARED``, ``"routing_id"``/``"group"`` (draft), or (a str) a property of
+        the connection the frame arrived on, as pyzmq's ``zmq_msg_gets``: "User-Id",
+        "Socket-Type", "Peer-Address", "Identity", or what the peer or a ZAP handler supplied.
+        ``ZMQError(EINVAL)`` if there is none."""
         if option == MORE or option == "more":
             return self.more
         if option == SHARED:
             return False
+        if option == "routing_id":
+            return self.routing_id
+        if option == "group":
+            return self.group
         if isinstance(option, str):
             value = _oxmq._frame_gets(self, option)
             if value is None:

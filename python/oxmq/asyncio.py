@@ -28,13 +28,16 @@ __all__ = ["Context", "Socket", "Poller"]
 class _Waiters:
     """The coroutines waiting on one socket, and whether its fd is registered with the loop."""
 
-    __slots__ = ("loop", "items", "reading", "fd")
+    __slots__ = ("loop", "items", "reading", "fd", "watching")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
         self.loop = loop
         self.items: List[Tuple[asyncio.Future, int]] = []
         self.reading = False
         self.fd = fd
+        # A thread-safe draft socket's other threads re-signal the fd while the loop watches
+        # it (``Socket._watch``), so a change one of them takes does not leave the loop asleep.
+        self.watching = False
 
 
 class Socket(_zmq.Socket):
@@ -71,14 +74,14 @@ class Socket(_zmq.Socket):
                 keep.append((fut, mask))
         w.items = keep
         if not keep and w.reading:
-            w.loop.remove_reader(w.fd)
-            w.reading = False
+            self._stop_reading(w)
 
     async def _wait(self, mask: int, timeout: Optional[float]) -> None:
         w = self._waiters()
         fut = w.loop.create_future()
         w.items.append((fut, mask))
         if not w.reading:
+            w.watching = _zmq.Socket._watch(self)
             w.loop.add_reader(w.fd, self._wake)
             w.reading = True
         # The operation that just said EAGAIN consumed the edge; something may have become
@@ -95,8 +98,17 @@ class Socket(_zmq.Socket):
             if w.items and all(f.done() for f, _ in w.items):
                 w.items = []
             if not w.items and w.reading:
-                w.loop.remove_reader(w.fd)
-                w.reading = False
+                self._stop_reading(w)
+
+    def _stop_reading(self, w: _Waiters) -> None:
+        w.loop.remove_reader(w.fd)
+        w.reading = False
+        if w.watching:
+            w.watching = False
+            try:
+                _zmq.Socket._unwatch(self)
+            except ZMQError:
+                pass  # closed meanwhile
 
     def _after_op(self) -> None:
         w = self._aw
@@ -153,8 +165,9 @@ class Socket(_zmq.Socket):
         return self._start(lambda: base(self, flags | DONTWAIT, copy, track), flags, POLLIN, RCVTIMEO)
 
     def send(self, data: Any, flags: int = 0, copy: bool = True, track: bool = False, **kwargs: Any) -> "asyncio.Future":  # type: ignore[override]
+        """``routing_id=`` (SERVER, PEER) and ``group=`` (RADIO) as the blocking ``send``."""
         base = _zmq.Socket.send
-        return self._start(lambda: base(self, data, flags | DONTWAIT, copy, track), flags, POLLOUT, SNDTIMEO)
+        return self._start(lambda: base(self, data, flags | DONTWAIT, copy, track, **kwargs), flags, POLLOUT, SNDTIMEO)
 
     def send_multipart(self, msg_parts: Any, flags: int = 0, copy: bool = True, track: bool = False, **kwargs: Any) -> "asyncio.Future":  # type: ignore[override]
         parts = list(msg_parts)
@@ -186,8 +199,7 @@ class Socket(_zmq.Socket):
         w = self._aw
         if w is not None:
             if w.reading and not w.loop.is_closed():
-                w.loop.remove_reader(w.fd)
-                w.reading = False
+                self._stop_reading(w)
             for fut, _ in w.items:
                 if not fut.done():
                     fut.cancel()

@@ -21,9 +21,19 @@ PUSH = 8
 XPUB = 9
 XSUB = 10
 STREAM = 11
-# Draft: raw udp datagrams as [address, body] messages, bound to one udp:// endpoint (not
-# thread-safe, as libzmq's, so an ordinary socket here; the other draft types are not yet).
+# Draft types (libzmq's ZMQ_BUILD_DRAFT_API; ``zmq.DRAFT_API`` is True). All but DGRAM are
+# thread-safe, as libzmq's: any thread may use them at any time.
+SERVER = 12
+CLIENT = 13
+RADIO = 14
+DISH = 15
+GATHER = 16
+SCATTER = 17
+# Raw udp datagrams as [address, body] messages, bound to one udp:// endpoint (not
+# thread-safe, as libzmq's).
 DGRAM = 18
+PEER = 19
+CHANNEL = 20
 # Deprecated aliases (pyzmq still exports them).
 XREQ = DEALER
 XREP = ROUTER
@@ -45,6 +55,12 @@ POLLPRI = 8
 # many microseconds a blocking receive polls before it sleeps.
 OXMQ_FD_LEVEL = 0x4F580001
 OXMQ_RECV_SPIN = 0x4F580002
+# Connects that follow DNS: 1 makes a tcp connect to a host name connect to every address the
+# name resolves to, and follow the name (looked up every OXMQ_DNS_IVL ms, default 30000, and
+# when a connection is lost); the socket's name in the metrics (Context.metrics()).
+OXMQ_DNS_FOLLOW = 0x4F580010
+OXMQ_DNS_IVL = 0x4F580011
+OXMQ_NAME = 0x4F580012
 
 # Socket options.
 AFFINITY = 4
@@ -352,7 +368,7 @@ class Event(IntFlag):
 
 
 # Bytes options among the draft constants above.
-bytes_sockopts |= {SOCKS_USERNAME, SOCKS_PASSWORD, HELLO_MSG, DISCONNECT_MSG}
+bytes_sockopts |= {SOCKS_USERNAME, SOCKS_PASSWORD, HELLO_MSG, DISCONNECT_MSG, OXMQ_NAME}
 
 __all__ = [k for k in list(globals()) if k.isupper() and not k.startswith("_")] + [
     "Event", "bytes_sockopts", "int64_sockopts", "ctx_opts",

@@ -39,7 +39,7 @@ _SOCKOPT_NAMES = {
         "HEARTBEAT_TIMEOUT", "XPUB_VERBOSER", "CONNECT_TIMEOUT", "TCP_MAXRT", "THREAD_SAFE",
         "MULTICAST_MAXTPDU", "BINDTODEVICE", "ZAP_ENFORCE_DOMAIN", "METADATA", "ROUTER_NOTIFY",
         "HWM", "SOCKS_USERNAME", "SOCKS_PASSWORD", "RECONNECT_STOP", "HELLO_MSG",
-        "DISCONNECT_MSG",
+        "DISCONNECT_MSG", "OXMQ_DNS_FOLLOW", "OXMQ_DNS_IVL", "OXMQ_NAME",
     }
 }
 
@@ -65,7 +65,8 @@ class Socket(_oxmq.Socket):
     def __repr__(self) -> str:
         names = {v: k for k, v in vars(constants).items() if k in (
             "PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB",
-            "STREAM", "DGRAM")}
+            "STREAM", "SERVER", "CLIENT", "RADIO", "DISH", "GATHER", "SCATTER", "DGRAM", "PEER",
+            "CHANNEL")}
         closed = " closed" if self.closed else ""
         return f"<oxmq.Socket(zmq.{names.get(self.socket_type, self.socket_type)}) at {hex(id(self))}{closed}>"
 

@@ -15,7 +15,7 @@
 //! many arguments, one given twice) is handed to the ordinary PyO3 methods, so behaviour and
 //! errors are identical on both paths.
 
-use crate::socket::{done_tracker, to_py_frame, Socket};
+use crate::socket::{done_tracker, Socket};
 use crate::wiring::Wiring;
 use pyo3::exceptions::{PyTypeError, PySystemError};
 use pyo3::ffi;
@@ -199,8 +199,7 @@ unsafe extern "C" fn recv_fast(
             if copy {
                 return socket(py, slf).recv_bytes(py, flags);
             }
-            let m = socket(py, slf).recv_one(py, flags)?;
-            Ok(to_py_frame(py, m, false)?.into_ptr())
+            Ok(socket(py, slf).recv_frame(py, flags)?.into_ptr())
         })
     }
 }

@@ -13,6 +13,7 @@
 //! that produced it are gone. The body is exported read-only: it may be shared with other
 //! frames (PUB fan-out) or with the receive buffer it was decoded from.
 
+use bytes::Bytes;
 use oxmq::Msg;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -109,6 +110,9 @@ struct FrameObject {
     msg: ManuallyDrop<Msg>,
     /// `frame.more` (a `T_BOOL` member reads one `char`).
     more: c_char,
+    /// RADIO/DISH: the group the frame was received in, or is to be sent to (`Frame.group`).
+    /// A `Msg` has none: groups travel as a frame of their own (`oxmq::Socket::send_group`).
+    group: ManuallyDrop<Option<Bytes>>,
 }
 
 /// The base type, created once at module init; `FRAME_CLASS` is the class `recv(copy=False)`
@@ -121,6 +125,7 @@ unsafe extern "C" fn frame_dealloc(obj: *mut ffi::PyObject) {
     // SAFETY: `obj` is a FrameObject (or a subclass instance whose layout starts with one)
     // whose `msg` was initialised by `alloc_frame`; it is dropped exactly once, here.
     ManuallyDrop::drop(&mut (*(obj as *mut FrameObject)).msg);
+    ManuallyDrop::drop(&mut (*(obj as *mut FrameObject)).group);
     let free = ffi::PyType_GetSlot(tp, ffi::Py_tp_free);
     if !free.is_null() {
         let free: ffi::freefunc = std::mem::transmute(free);
@@ -159,11 +164,15 @@ unsafe extern "C" fn frame_new(
                 data = d.get_item("data")?;
             }
         }
-        let msg = match data {
-            Some(d) if !d.is_none() => crate::socket::msg_from_obj(&d)?,
-            _ => Msg::new(),
+        let (msg, group) = match data {
+            Some(d) if !d.is_none() => (crate::socket::msg_from_obj(&d)?, frame_group(&d)),
+            _ => (Msg::new(), None),
         };
-        alloc_frame_raw(py, subtype, msg, false)
+        let p = alloc_frame_raw(py, subtype, msg, false)?;
+        if group.is_some() {
+            *(*(p as *mut FrameObject)).group = group;
+        }
+        Ok(p)
     })();
     match result {
         Ok(p) => p,
@@ -184,11 +193,17 @@ unsafe fn alloc_frame_raw(py: Python<'_>, tp: *mut ffi::PyTypeObject, msg: Msg, 
     let f = obj as *mut FrameObject;
     ptr::write(&mut (*f).msg, ManuallyDrop::new(msg));
     (*f).more = more as c_char;
+    ptr::write(&mut (*f).group, ManuallyDrop::new(None));
     Ok(obj)
 }
 
 /// Wraps a received message in a new `Frame`.
 pub fn new_frame(py: Python<'_>, msg: Msg, more: bool) -> PyResult<Bound<'_, PyAny>> {
+    new_frame_in(py, msg, more, None)
+}
+
+/// [`new_frame`] for a message received in `group` (DISH).
+pub fn new_frame_in(py: Python<'_>, msg: Msg, more: bool, group: Option<Bytes>) -> PyResult<Bound<'_, PyAny>> {
     let cls = match FRAME_CLASS.get(py) {
         Some(c) => c,
         None => base_type(py)?,
@@ -196,8 +211,74 @@ pub fn new_frame(py: Python<'_>, msg: Msg, more: bool) -> PyResult<Bound<'_, PyA
     // SAFETY: `cls` is the base type or a registered subclass of it (checked in register).
     unsafe {
         let p = alloc_frame_raw(py, cls.as_ptr() as *mut ffi::PyTypeObject, msg, more)?;
+        if group.is_some() {
+            *(*(p as *mut FrameObject)).group = group;
+        }
         Ok(Bound::from_owned_ptr(py, p))
     }
+}
+
+/// The frame object inside `obj`, if it is a Frame.
+fn frame_object(obj: &Bound<'_, PyAny>) -> Option<*mut FrameObject> {
+    let base = BASE_TYPE.get(obj.py())?;
+    // SAFETY: both pointers are live objects; the type check guarantees the layout.
+    unsafe {
+        if ffi::PyObject_TypeCheck(obj.as_ptr(), base.as_ptr() as *mut ffi::PyTypeObject) == 0 {
+            return None;
+        }
+    }
+    Some(obj.as_ptr() as *mut FrameObject)
+}
+
+/// The group set on (or received with) `obj`, if it is a Frame that has one.
+pub fn frame_group(obj: &Bound<'_, PyAny>) -> Option<Bytes> {
+    let f = frame_object(obj)?;
+    // SAFETY: a live Frame (checked); read with the GIL held.
+    unsafe { (*(*f).group).clone() }
+}
+
+fn not_a_frame() -> PyErr {
+    pyo3::exceptions::PyTypeError::new_err("expected a Frame")
+}
+
+/// `Frame.routing_id` (SERVER, PEER): the peer a received frame came from, or the one it is to
+/// be sent to; 0 when none.
+#[pyfunction]
+pub fn _frame_routing_id(frame: &Bound<'_, PyAny>) -> PyResult<u32> {
+    let f = frame_object(frame).ok_or_else(not_a_frame)?;
+    // SAFETY: a live Frame (checked), read with the GIL held.
+    Ok(unsafe { (*f).msg.routing_id() })
+}
+
+/// Sets `Frame.routing_id`; 0 is EINVAL, as libzmq's `zmq_msg_set_routing_id`.
+#[pyfunction]
+pub fn _frame_set_routing_id(frame: &Bound<'_, PyAny>, routing_id: u32) -> PyResult<()> {
+    let f = frame_object(frame).ok_or_else(not_a_frame)?;
+    // SAFETY: a live Frame (checked); the GIL serializes access to its fields, and no view
+    // of the body depends on the routing id.
+    unsafe { (*(*f).msg).set_routing_id(routing_id) }.map_err(|e| crate::error::to_py(frame.py(), e))
+}
+
+/// `Frame.group` (RADIO, DISH) as bytes, empty when none (libzmq's `zmq_msg_group`).
+#[pyfunction]
+pub fn _frame_group<'py>(frame: &Bound<'py, PyAny>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let g = frame_group(frame);
+    if frame_object(frame).is_none() {
+        return Err(not_a_frame());
+    }
+    Ok(pyo3::types::PyBytes::new(frame.py(), g.as_deref().unwrap_or_default()))
+}
+
+/// Sets `Frame.group`; longer than 255 bytes is EINVAL, as libzmq's `zmq_msg_set_group`.
+#[pyfunction]
+pub fn _frame_set_group(frame: &Bound<'_, PyAny>, group: &[u8]) -> PyResult<()> {
+    let f = frame_object(frame).ok_or_else(not_a_frame)?;
+    if group.len() > 255 {
+        return Err(crate::error::to_py(frame.py(), oxmq::Error::Invalid));
+    }
+    // SAFETY: a live Frame (checked); the GIL serializes access to its fields.
+    unsafe { *(*f).group = Some(Bytes::copy_from_slice(group)) };
+    Ok(())
 }
 
 /// The message inside `obj` if it is a Frame (a cheap clone).

@@ -24,6 +24,10 @@ fn _oxmq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Frame", frame::base_type(py)?.clone_ref(py))?;
     m.add_function(wrap_pyfunction!(frame::_set_frame_class, m)?)?;
     m.add_function(wrap_pyfunction!(frame::_frame_gets, m)?)?;
+    m.add_function(wrap_pyfunction!(frame::_frame_routing_id, m)?)?;
+    m.add_function(wrap_pyfunction!(frame::_frame_set_routing_id, m)?)?;
+    m.add_function(wrap_pyfunction!(frame::_frame_group, m)?)?;
+    m.add_function(wrap_pyfunction!(frame::_frame_set_group, m)?)?;
     m.add_function(wrap_pyfunction!(error::_set_error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(error::strerror, m)?)?;
     m.add_function(wrap_pyfunction!(fast::_install_fast_methods, m)?)?;

@@ -17,9 +17,9 @@
 
 use crate::busy::{BusyCell, BusyGuard};
 use crate::error::{errno_err, to_py, IntoPy, EBUSY_TEXT};
-use crate::frame::{frame_msg, new_frame, BufferView};
+use crate::frame::{frame_group, frame_msg, new_frame, new_frame_in, BufferView};
 use bytes::Bytes;
-use oxmq::{opt, Msg, PollItem, SocketType};
+use oxmq::{opt, Msg, PollItem, SocketType, SyncSocket};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -234,6 +234,7 @@ fn opt_kind(option: i32) -> OptKind {
         | opt::METADATA
         | opt::HELLO_MSG
         | opt::DISCONNECT_MSG
+        | opt::OXMQ_NAME
         | 68 /* SOCKS_PROXY */ | 99 /* SOCKS_USERNAME */ | 100 /* SOCKS_PASSWORD */ => OptKind::Bytes,
         _ => OptKind::Int,
     }
@@ -266,6 +267,19 @@ impl Context {
     /// Reads a context option.
     fn get(&self, py: Python<'_>, option: i32) -> PyResult<i32> {
         self.inner.get(option).py_err(py)
+    }
+
+    /// Every socket's counters in the Prometheus text format (OpenMetrics with
+    /// `openmetrics=True`), as the `/metrics` endpoint `OXMQ_METRICS_ADDR` serves them. Waits
+    /// (GIL released) up to `timeout` ms for sockets to publish fresh counts: a socket does at
+    /// its thread's next call, or at once while it waits in recv or poll. A caller on the
+    /// sockets' own thread (an asyncio loop) passes 0 and gets the counts published since its
+    /// previous call.
+    #[pyo3(signature = (timeout = 100, openmetrics = false))]
+    fn metrics(&self, py: Python<'_>, timeout: u64, openmetrics: bool) -> String {
+        let format = if openmetrics { oxmq::metrics::Format::OpenMetrics } else { oxmq::metrics::Format::Prometheus };
+        let inner = self.inner.clone();
+        py.detach(move || inner.metrics_with(format, Duration::from_millis(timeout.min(60_000))))
     }
 
     /// Makes blocking and later calls on this context's sockets raise ContextTerminated.
@@ -316,10 +330,32 @@ impl Context {
 pub(crate) type SockCell = BusyCell<Option<oxmq::Socket>>;
 type SockGuard<'a> = BusyGuard<'a, Option<oxmq::Socket>>;
 
+/// A socket of a thread-safe draft type (SERVER, CLIENT, RADIO, DISH, SCATTER, GATHER, PEER,
+/// CHANNEL): as in libzmq, any thread may call into it at any time (`oxmq::SyncSocket`). A
+/// call holds a read lock for its duration, taken without waiting (the lock is written only
+/// by `close`, so failing to take it means the socket is closing: ENOTSOCK); a call that waits
+/// does so in slices and returns ENOTSOCK at the first slice after a `close`, which takes the
+/// write lock once the calls in flight have returned.
+pub(crate) struct Shared {
+    sock: std::sync::RwLock<Option<SyncSocket>>,
+}
+
+/// A thread-safe socket held for one call (see [`Shared`]).
+pub(crate) struct SyncRef<'a>(std::sync::RwLockReadGuard<'a, Option<SyncSocket>>);
+
+impl std::ops::Deref for SyncRef<'_> {
+    type Target = SyncSocket;
+    fn deref(&self) -> &SyncSocket {
+        self.0.as_ref().expect("checked when taken")
+    }
+}
+
 /// A ZeroMQ socket (base class; `oxmq.Socket` adds pyzmq's conveniences).
 #[pyclass(subclass, frozen, module = "oxmq._oxmq", name = "Socket")]
 pub struct Socket {
     inner: SockCell,
+    /// Thread-safe types only (`inner` then stays empty).
+    shared: Option<Shared>,
     closed: AtomicBool,
     socket_type: i32,
     fd: i32,
@@ -339,8 +375,24 @@ impl Socket {
         Ok(g)
     }
 
+    /// The thread-safe socket, for one call: None for the other types; ENOTSOCK once closed or
+    /// closing.
+    #[inline]
+    fn sync(&self, py: Python<'_>) -> PyResult<Option<SyncRef<'_>>> {
+        let Some(sh) = &self.shared else { return Ok(None) };
+        match sh.sock.try_read() {
+            Ok(g) if g.is_some() => Ok(Some(SyncRef(g))),
+            _ => Err(to_py(py, oxmq::Error::NotSock)),
+        }
+    }
+
+    /// Runs `f` on the socket; `f` must not wait (a thread-safe socket is locked meanwhile).
     #[inline]
     fn with<R>(&self, py: Python<'_>, f: impl FnOnce(&mut oxmq::Socket) -> PyResult<R>) -> PyResult<R> {
+        if let Some(s) = self.sync(py)? {
+            let mut g = s.lock();
+            return f(&mut g);
+        }
         let mut g = self.lock(py)?;
         match g.as_mut() {
             Some(s) => f(s),
@@ -348,7 +400,21 @@ impl Socket {
         }
     }
 
+    /// Receives one frame as a Frame (with its group on a DISH).
+    pub(crate) fn recv_frame<'py>(&self, py: Python<'py>, flags: i32) -> PyResult<Bound<'py, PyAny>> {
+        if self.shared.is_some() {
+            let (m, group) = self.shared_recv(py, flags)?;
+            let more = m.more();
+            return new_frame_in(py, m, more, group);
+        }
+        let m = self.recv_one(py, flags)?;
+        to_py_frame(py, m, false)
+    }
+
     pub(crate) fn recv_one(&self, py: Python<'_>, flags: i32) -> PyResult<Msg> {
+        if self.shared.is_some() {
+            return Ok(self.shared_recv(py, flags)?.0);
+        }
         self.with(py, |s| {
             wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))
         })
@@ -359,6 +425,9 @@ impl Socket {
     /// has to wait goes on to [`wait_after_again`]. Returns a new reference.
     #[inline]
     pub(crate) fn recv_bytes(&self, py: Python<'_>, flags: i32) -> PyResult<*mut ffi::PyObject> {
+        if self.shared.is_some() {
+            return new_bytes(py, &self.shared_recv(py, flags)?.0);
+        }
         let mut g = self.lock(py)?;
         let Some(s) = g.as_mut() else { return Err(to_py(py, oxmq::Error::NotSock)) };
         match s.recv(opt::DONTWAIT) {
@@ -387,11 +456,17 @@ impl Socket {
             return self.send_msg(py, &mut m, flags);
         }
         let mut m = msg_from_any(data)?;
+        if self.shared.is_some() {
+            return self.shared_send(py, &mut m, frame_group(data), flags);
+        }
         self.send_msg(py, &mut m, flags)
     }
 
     #[inline(always)]
     fn send_msg(&self, py: Python<'_>, m: &mut Msg, flags: i32) -> PyResult<()> {
+        if self.shared.is_some() {
+            return self.shared_send(py, m, None, flags);
+        }
         let f = (flags & opt::SNDMORE) | opt::DONTWAIT;
         let mut g = self.lock(py)?;
         let Some(s) = g.as_mut() else { return Err(to_py(py, oxmq::Error::NotSock)) };
@@ -406,6 +481,118 @@ impl Socket {
                 wait_after_again(py, s, block, Limit::Option(opt::SNDTIMEO), |s| s.try_send_msg(m, f))
             }
             Err(e) => Err(to_py(py, e)),
+        }
+    }
+}
+
+/// The thread-safe types' sends, receives and waits (see [`Shared`]).
+impl Socket {
+    /// Receives one frame, with its group on a DISH.
+    pub(crate) fn shared_recv(&self, py: Python<'_>, flags: i32) -> PyResult<(Msg, Option<Bytes>)> {
+        let s = self.sync(py)?.ok_or_else(|| to_py(py, oxmq::Error::NotSock))?;
+        let dish = self.socket_type == SocketType::Dish.as_raw();
+        let op = move |sk: &mut oxmq::Socket| -> oxmq::Result<(Msg, Option<Bytes>)> {
+            let m = sk.recv(opt::DONTWAIT)?;
+            Ok((m, if dish { sk.last_group() } else { None }))
+        };
+        self.shared_wait(py, &s, flags & opt::DONTWAIT == 0, false, opt::RCVTIMEO, op)
+    }
+
+    /// Sends one frame (to `group` on a RADIO; a frame without one goes to the empty group, as
+    /// in libzmq). `m` is left to the caller on error.
+    fn shared_send(&self, py: Python<'_>, m: &mut Msg, group: Option<Bytes>, flags: i32) -> PyResult<()> {
+        let s = self.sync(py)?.ok_or_else(|| to_py(py, oxmq::Error::NotSock))?;
+        let block = flags & opt::DONTWAIT == 0;
+        let f = (flags & opt::SNDMORE) | opt::DONTWAIT;
+        let op = |sk: &mut oxmq::Socket| match &group {
+            Some(g) => sk.send_group_msg(g, m, f),
+            // A blocking send's attempts read the peers' progress afresh (see `send_msg`).
+            None if block => sk.try_send_msg(m, f),
+            None => sk.send_msg(m, f),
+        };
+        self.shared_wait(py, &s, block, true, opt::SNDTIMEO, op)
+    }
+
+    /// Runs `op` (non-blocking) until it does not say EAGAIN: at once, then (if `block`) in
+    /// waits of at most [`SLICE_MS`] with the GIL released, made with the other threads of the
+    /// socket (`SyncSocket::wait_until`), checking for signals and `close` between them, up to
+    /// the socket's `timeo_opt`.
+    fn shared_wait<T: Send>(
+        &self,
+        py: Python<'_>,
+        s: &SyncSocket,
+        block: bool,
+        send: bool,
+        timeo_opt: i32,
+        mut op: impl FnMut(&mut oxmq::Socket) -> oxmq::Result<T> + Send,
+    ) -> PyResult<T> {
+        match s.with(&mut op) {
+            Err(oxmq::Error::Again) => {}
+            r => return r.py_err(py),
+        }
+        if !block {
+            return Err(to_py(py, oxmq::Error::Again));
+        }
+        let timeout = s.get_int(timeo_opt).py_err(py)?;
+        if timeout == 0 {
+            return Err(to_py(py, oxmq::Error::Again));
+        }
+        let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
+        loop {
+            let slice = Instant::now() + Duration::from_millis(SLICE_MS);
+            let until = deadline.map_or(slice, |d| d.min(slice));
+            match py.detach(|| s.wait_until(send, until, &mut op)) {
+                Err(oxmq::Error::Again) => {}
+                r => return r.py_err(py),
+            }
+            py.check_signals()?;
+            if self.closed() {
+                return Err(to_py(py, oxmq::Error::NotSock));
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(to_py(py, oxmq::Error::Again));
+            }
+        }
+    }
+
+    /// `Socket.poll` on a thread-safe socket: looks at its events, then waits on its
+    /// descriptor as its watcher (`SyncSocket::watch`), so another thread's call that takes
+    /// the change it waits for re-signals the descriptor.
+    fn shared_poll(&self, py: Python<'_>, timeout_ms: i64, flags: i16) -> PyResult<i16> {
+        let s = self.sync(py)?.ok_or_else(|| to_py(py, oxmq::Error::NotSock))?;
+        let deadline = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
+        loop {
+            let ev = s.events().py_err(py)? & flags;
+            if ev != 0 || timeout_ms == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(ev);
+            }
+            let watching = s.watch();
+            // A change between the look above and the watch signalled the descriptor then,
+            // and a call since drained it: look once more, as the watcher.
+            let ev = s.events().py_err(py)? & flags;
+            if ev != 0 {
+                if watching {
+                    s.unwatch();
+                }
+                return Ok(ev);
+            }
+            let slice = match deadline {
+                None => SLICE_MS as i32,
+                Some(d) => (d.saturating_duration_since(Instant::now()).as_micros().div_ceil(1000) as u64).min(SLICE_MS) as i32,
+            };
+            let fd = s.fd();
+            py.detach(|| {
+                let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+                // SAFETY: one valid pollfd for the duration of the call.
+                unsafe { libc::poll(&mut pfd, 1, slice) };
+            });
+            if watching {
+                s.unwatch();
+            }
+            py.check_signals()?;
+            if self.closed() {
+                return Err(to_py(py, oxmq::Error::NotSock));
+            }
         }
     }
 }
@@ -442,10 +629,22 @@ impl Socket {
             .cast::<Context>()
             .map_err(|_| PyTypeError::new_err("context must be an oxmq Context"))?;
         let kind = SocketType::from_raw(socket_type).ok_or_else(|| to_py(py, oxmq::Error::Invalid))?;
+        if kind.is_thread_safe() {
+            let s = ctx.get().inner.sync_socket(kind).py_err(py)?;
+            return Ok(Socket {
+                fd: s.fd(),
+                inner: SockCell::new(None),
+                shared: Some(Shared { sock: std::sync::RwLock::new(Some(s)) }),
+                closed: AtomicBool::new(false),
+                socket_type,
+                context: context.clone().unbind(),
+            });
+        }
         let s = ctx.get().inner.socket(kind).py_err(py)?;
         Ok(Socket {
             fd: s.fd(),
             inner: SockCell::new(Some(s)),
+            shared: None,
             closed: AtomicBool::new(false),
             socket_type,
             context: context.clone().unbind(),
@@ -514,6 +713,9 @@ impl Socket {
             ("spun_waits", st.spun_waits),
             ("wire_writes", st.wire_writes),
             ("direct_writes", st.direct_writes),
+            ("dropped_disconnected", st.dropped_disconnected),
+            ("dropped_vanished", st.dropped_vanished),
+            ("hwm_reached", st.hwm_reached),
         ] {
             d.set_item(k, v)?;
         }
@@ -530,6 +732,24 @@ impl Socket {
     /// Closes the socket (idempotent). `linger` (ms) overrides LINGER for this close.
     #[pyo3(signature = (linger = None))]
     fn close(&self, py: Python<'_>, linger: Option<i32>) -> PyResult<()> {
+        if let Some(sh) = &self.shared {
+            if self.closed.swap(true, Ordering::AcqRel) {
+                return Ok(());
+            }
+            // The calls in flight return within a slice; the socket is dropped (and lingers)
+            // without the GIL.
+            py.detach(|| {
+                let mut w = sh.sock.write().unwrap_or_else(|p| p.into_inner());
+                if let Some(s) = w.take() {
+                    if let Some(l) = linger {
+                        let _ = s.set_int(opt::LINGER, l);
+                    }
+                    drop(w);
+                    drop(s);
+                }
+            });
+            return Ok(());
+        }
         let Some(mut g) = self.inner.try_lock() else {
             return Err(errno_err(py, oxmq::error::EFSM, Some(EBUSY_TEXT)));
         };
@@ -567,8 +787,11 @@ impl Socket {
     }
 
     /// Sends one frame. `data`: bytes, a Frame, or any buffer. Returns None (or, with
-    /// `track=True`, a tracker that is already done: mutable buffers are copied).
-    #[pyo3(signature = (data, flags = 0, copy = true, track = false, **_kwargs))]
+    /// `track=True`, a tracker that is already done: mutable buffers are copied). pyzmq's
+    /// draft arguments: `routing_id` (SERVER, PEER: the peer to send to) and `group` (RADIO),
+    /// which override a Frame's own.
+    #[pyo3(signature = (data, flags = 0, copy = true, track = false, routing_id = None, group = None, **_kwargs))]
+    #[allow(clippy::too_many_arguments)]
     fn send(
         &self,
         py: Python<'_>,
@@ -576,22 +799,85 @@ impl Socket {
         flags: i32,
         copy: bool,
         track: bool,
+        routing_id: Option<u32>,
+        group: Option<&Bound<'_, PyAny>>,
         _kwargs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let _ = copy;
-        self.send_one(py, data, flags)?;
+        if routing_id.is_none() && group.is_none() {
+            self.send_one(py, data, flags)?;
+        } else {
+            let mut m = msg_from_obj(data)?;
+            if let Some(id) = routing_id {
+                m.set_routing_id(id).py_err(py)?;
+            }
+            let group = match group {
+                Some(g) => Some(group_bytes(py, g)?),
+                None => frame_group(data),
+            };
+            if self.shared.is_some() {
+                self.shared_send(py, &mut m, group, flags)?;
+            } else {
+                // Only the thread-safe draft types have groups and routing ids.
+                if group.is_some() {
+                    return Err(to_py(py, oxmq::Error::NotSup));
+                }
+                self.send_msg(py, &mut m, flags)?;
+            }
+        }
         if track {
             return Ok(Some(done_tracker(py)?));
         }
         Ok(None)
     }
 
-    /// Receives one frame: bytes (`copy=True`) or a zero-copy Frame (`copy=False`).
+    /// Receives one frame: bytes (`copy=True`) or a zero-copy Frame (`copy=False`; on a DISH
+    /// with its `group`, on a SERVER or PEER with its `routing_id`).
     #[pyo3(signature = (flags = 0, copy = true, track = false))]
     fn recv<'py>(&self, py: Python<'py>, flags: i32, copy: bool, track: bool) -> PyResult<Bound<'py, PyAny>> {
         let _ = track;
-        let m = self.recv_one(py, flags)?;
-        to_py_frame(py, m, copy)
+        if copy {
+            let m = self.recv_one(py, flags)?;
+            return to_py_frame(py, m, true);
+        }
+        self.recv_frame(py, flags)
+    }
+
+    /// DISH: joins `group` (str or bytes; at most 255 bytes). EINVAL if already joined,
+    /// ENOTSUP on other types, as libzmq's `zmq_join`.
+    fn join(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<()> {
+        let g = group_bytes(py, group)?;
+        self.with(py, |s| s.join(&g).py_err(py))
+    }
+
+    /// DISH: leaves `group`; EINVAL if not joined.
+    fn leave(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<()> {
+        let g = group_bytes(py, group)?;
+        self.with(py, |s| s.leave(&g).py_err(py))
+    }
+
+    /// PEER: connects to `addr` and returns the routing id of that peer, to send to it at once
+    /// (libzmq's `zmq_connect_peer`; pyzmq has no binding for it).
+    fn connect_peer(&self, py: Python<'_>, addr: &str) -> PyResult<u32> {
+        self.with(py, |s| s.connect_peer(addr).map_err(|e| bind_err(py, e, addr)))
+    }
+
+    /// For an event loop about to wait on `fd` (`oxmq.asyncio`): on a thread-safe socket, asks
+    /// the socket's other threads to re-signal the descriptor when they take a change
+    /// (`SyncSocket::watch`); True if so. Nothing to do (False) for the other types.
+    fn _watch(&self, py: Python<'_>) -> PyResult<bool> {
+        match self.sync(py)? {
+            Some(s) => Ok(s.watch()),
+            None => Ok(false),
+        }
+    }
+
+    /// Ends a wait begun with a `_watch` that returned True.
+    fn _unwatch(&self, py: Python<'_>) -> PyResult<()> {
+        if let Some(s) = self.sync(py)? {
+            s.unwatch();
+        }
+        Ok(())
     }
 
     /// Sends a multi-part message; every part is converted before the first is sent, so a bad
@@ -623,6 +909,15 @@ impl Socket {
         }
         let block = flags & opt::DONTWAIT == 0;
         let n = parts.len();
+        if self.shared.is_some() {
+            // The draft types take single-part messages: a part with more after it is EINVAL
+            // there, as in libzmq.
+            for (i, mut m) in parts.into_iter().enumerate() {
+                let f = if i + 1 < n { opt::SNDMORE } else { flags & opt::SNDMORE };
+                self.shared_send(py, &mut m, None, f | (flags & opt::DONTWAIT))?;
+            }
+            return if track { Ok(Some(done_tracker(py)?)) } else { Ok(None) };
+        }
         self.with(py, |s| {
             for (i, mut m) in parts.into_iter().enumerate() {
                 let f = opt::DONTWAIT | if i + 1 < n { opt::SNDMORE } else { flags & opt::SNDMORE };
@@ -643,6 +938,11 @@ impl Socket {
     #[pyo3(signature = (flags = 0, copy = true, track = false))]
     fn recv_multipart<'py>(&self, py: Python<'py>, flags: i32, copy: bool, track: bool) -> PyResult<Bound<'py, PyList>> {
         let _ = track;
+        if self.shared.is_some() {
+            let list = PyList::empty(py);
+            list.append(if copy { to_py_frame(py, self.recv_one(py, flags)?, true)? } else { self.recv_frame(py, flags)? })?;
+            return Ok(list);
+        }
         let msgs = self.with(py, |s| {
             let first = wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))?;
             let mut more = first.more();
@@ -711,7 +1011,7 @@ impl Socket {
             OptKind::Bytes => {
                 let mut v = raw.as_slice();
                 // String options, as pyzmq returns them: without the NUL libzmq writes.
-                if matches!(option, opt::LAST_ENDPOINT | opt::ZAP_DOMAIN | opt::BINDTODEVICE | 68 | 99 | 100) {
+                if matches!(option, opt::LAST_ENDPOINT | opt::ZAP_DOMAIN | opt::BINDTODEVICE | opt::OXMQ_NAME | 68 | 99 | 100) {
                     if let Some(stripped) = v.strip_suffix(&[0]) {
                         v = stripped;
                     }
@@ -737,6 +1037,9 @@ impl Socket {
     #[pyo3(signature = (timeout = None, flags = 1))]
     fn poll(&self, py: Python<'_>, timeout: Option<i64>, flags: i16) -> PyResult<i16> {
         let ms = timeout.unwrap_or(-1);
+        if self.shared.is_some() {
+            return self.shared_poll(py, ms, flags);
+        }
         self.with(py, |s| {
             let ev = |s: &mut oxmq::Socket| match s.events() {
                 Ok(e) if e & flags != 0 => Ok(e & flags),
@@ -750,6 +1053,19 @@ impl Socket {
             }
         })
     }
+}
+
+/// A group as bytes, from str (UTF-8) or bytes, as pyzmq takes it; over 255 bytes is EINVAL.
+fn group_bytes(py: Python<'_>, g: &Bound<'_, PyAny>) -> PyResult<Bytes> {
+    let b = if let Ok(s) = g.cast::<PyString>() {
+        Bytes::copy_from_slice(s.to_cow()?.as_bytes())
+    } else {
+        Bytes::copy_from_slice(BufferView::get(g, false).map_err(|_| PyTypeError::new_err("group must be str or bytes"))?.as_slice())
+    };
+    if b.len() > 255 {
+        return Err(to_py(py, oxmq::Error::Invalid));
+    }
+    Ok(b)
 }
 
 fn again_type(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
@@ -799,6 +1115,9 @@ pub fn zmq_poll<'py>(py: Python<'py>, sockets: &Bound<'py, PyAny>, timeout: Opti
         entries.push(e);
         objs.push(obj);
     }
+    if entries.iter().any(|e| matches!(e, Entry::Sock(s, _) if s.get().shared.is_some())) {
+        return poll_with_shared(py, &entries, objs, timeout);
+    }
     let mut guards = Vec::new();
     for e in &entries {
         if let Entry::Sock(s, _) = e {
@@ -844,6 +1163,119 @@ pub fn zmq_poll<'py>(py: Python<'py>, sockets: &Bound<'py, PyAny>, timeout: Opti
     Ok(out)
 }
 
+/// [`zmq_poll`] over a set with thread-safe sockets among its sockets: each round looks at
+/// every item (a socket's events, a descriptor's poll with no timeout), then, if none is
+/// ready, waits on all their descriptors at once with the GIL released, as each thread-safe
+/// socket's watcher (`SyncSocket::watch`) so that another thread's call does not leave its
+/// descriptor drained. The sockets' direct reads are not made here, as they are for a set of
+/// other sockets alone.
+fn poll_with_shared<'py>(py: Python<'py>, entries: &[Entry<'py>], objs: Vec<Bound<'py, PyAny>>, timeout: i64) -> PyResult<Bound<'py, PyList>> {
+    let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
+    let look = |with_fds: bool| -> PyResult<Vec<i16>> {
+        let mut rev = Vec::with_capacity(entries.len());
+        for e in entries {
+            rev.push(match e {
+                Entry::Sock(s, ev) => {
+                    let sock = s.get();
+                    sock.with(py, |x| x.events().py_err(py))? & *ev
+                }
+                Entry::Fd(fd, ev) if with_fds => {
+                    let mut pfd = libc::pollfd { fd: *fd, events: fd_events(*ev), revents: 0 };
+                    // SAFETY: one valid pollfd; a zero timeout never blocks.
+                    unsafe { libc::poll(&mut pfd, 1, 0) };
+                    fd_revents(pfd.revents) & (*ev | opt::POLLERR)
+                }
+                Entry::Fd(..) => 0,
+            });
+        }
+        Ok(rev)
+    };
+    loop {
+        let rev = look(true)?;
+        if rev.iter().any(|&r| r != 0) || timeout == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+            let out = PyList::empty(py);
+            for (r, obj) in rev.into_iter().zip(objs) {
+                if r != 0 {
+                    out.append((obj, r))?;
+                }
+            }
+            return Ok(out);
+        }
+        // Watch the thread-safe sockets, then look once more (a change since the look above
+        // may have been drained meanwhile), then wait.
+        let mut watched = Vec::new();
+        for e in entries {
+            if let Entry::Sock(s, _) = e {
+                if let Some(x) = s.get().sync(py)? {
+                    if x.watch() {
+                        watched.push(s.clone());
+                    }
+                }
+            }
+        }
+        let unwatch = |py: Python<'_>| -> PyResult<()> {
+            for s in &watched {
+                s.get()._unwatch(py)?;
+            }
+            Ok(())
+        };
+        let again = look(false);
+        if again.as_ref().map_or(true, |r| r.iter().any(|&r| r != 0)) {
+            unwatch(py)?;
+            again?;
+            continue;
+        }
+        let mut pfds: Vec<libc::pollfd> = entries
+            .iter()
+            .map(|e| match e {
+                Entry::Sock(s, _) => libc::pollfd { fd: s.get().fd, events: libc::POLLIN, revents: 0 },
+                Entry::Fd(fd, ev) => libc::pollfd { fd: *fd, events: fd_events(*ev), revents: 0 },
+            })
+            .collect();
+        let slice = match deadline {
+            None => SLICE_MS as i32,
+            Some(d) => (d.saturating_duration_since(Instant::now()).as_micros().div_ceil(1000) as u64).min(SLICE_MS) as i32,
+        };
+        py.detach(|| {
+            // SAFETY: `pfds` is a valid array of its length for the duration of the call.
+            unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, slice) };
+        });
+        unwatch(py)?;
+        py.check_signals()?;
+    }
+}
+
+fn fd_events(ev: i16) -> i16 {
+    let mut e = 0;
+    if ev & opt::POLLIN != 0 {
+        e |= libc::POLLIN;
+    }
+    if ev & opt::POLLOUT != 0 {
+        e |= libc::POLLOUT;
+    }
+    if ev & opt::POLLPRI != 0 {
+        e |= libc::POLLPRI;
+    }
+    e
+}
+
+fn fd_revents(r: i16) -> i16 {
+    let mut e = 0;
+    if r & libc::POLLIN != 0 {
+        e |= opt::POLLIN;
+    }
+    if r & libc::POLLOUT != 0 {
+        e |= opt::POLLOUT;
+    }
+    if r & libc::POLLPRI != 0 {
+        e |= opt::POLLPRI;
+    }
+    if r & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+        e |= opt::POLLERR;
+    }
+    e
+}
+
 /// `zmq.proxy(frontend, backend, capture=None)`: runs until the context is terminated, then
 /// raises ContextTerminated (as pyzmq does). Blocks with the GIL released.
 #[pyfunction]
@@ -863,6 +1295,13 @@ pub fn proxy_steerable(
     capture: Option<&Bound<'_, Socket>>,
     control: Option<&Bound<'_, Socket>>,
 ) -> PyResult<()> {
+    for s in [Some(frontend), Some(backend), capture, control].into_iter().flatten() {
+        if s.get().shared.is_some() {
+            // libzmq's proxy takes the classic types; a thread-safe socket would be locked
+            // against its other threads for the proxy's whole run.
+            return Err(to_py(py, oxmq::Error::NotSup));
+        }
+    }
     let mut fg = frontend.get().lock(py)?;
     // One socket as frontend and backend is libzmq's echo device: locked once.
     let mut bg = if frontend.is(backend) { None } else { Some(backend.get().lock(py)?) };

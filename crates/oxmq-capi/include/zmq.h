@@ -534,6 +534,29 @@ ZMQ_EXPORT void zmq_threadclose (void *thread_);
    machine with one CPU. */
 #define ZMQ_OXMQ_RECV_SPIN 0x4f580002
 
+/* Connects that follow DNS. An int, 0 (the default: libzmq's behaviour, a tcp connect to a
+   host name connects to the first address it resolves to) or 1: a tcp connect to a host name
+   made while it is set connects to every address the name resolves to, as one endpoint whose
+   peers the socket's pattern spreads over (load balancing, fan-out, fair queuing), and
+   follows the name: it is looked up again every ZMQ_OXMQ_DNS_IVL and whenever one of its
+   connections is lost or retried. New addresses are connected; an address that left the name
+   drains for ZMQ_LINGER (one interval if it is -1): PUSH, DEALER, REQ, CLIENT and SCATTER send
+   it nothing new, what was queued for it is delivered and replies from it received; PUSH and
+   SCATTER disconnect it once its queue is empty, the other types at the end of the period,
+   when what is still queued is counted (oxmq_socket_stats_t.dropped_vanished). A lookup that
+   gets no answer keeps the connections. zmq_disconnect with the endpoint as given ends them
+   all. Endpoints naming an IP address, and connects through ZMQ_SOCKS_PROXY, are not
+   affected. */
+#define ZMQ_OXMQ_DNS_FOLLOW 0x4f580010
+
+/* Milliseconds between two lookups of a followed name: an int, 100 to 86400000 (default
+   30000), read at zmq_connect. */
+#define ZMQ_OXMQ_DNS_IVL 0x4f580011
+
+/* The socket's name in the metrics (oxmq_ctx_metrics, OXMQ_METRICS_ADDR): a string of at most
+   64 letters, digits and _ - . : / (EINVAL otherwise); empty (the default) for none. */
+#define ZMQ_OXMQ_NAME 0x4f580012
+
 /* A socket's counters, all since the socket was created (see oxmq::SocketStats). */
 typedef struct oxmq_socket_stats_t
 {
@@ -554,6 +577,15 @@ typedef struct oxmq_socket_stats_t
                                     a single-part type, DISH without a group) */
     uint64_t dropped_unsendable; /* messages a udp engine could not send (RADIO over the
                                     datagram size, DGRAM to the other IP family, refused) */
+    uint64_t dropped_disconnected; /* queued towards a peer that went away for good (an
+                                      accepted connection that ended, an inproc peer that
+                                      closed) before taking them */
+    uint64_t dropped_vanished;   /* queued to or from an address that left a followed name
+                                    (ZMQ_OXMQ_DNS_FOLLOW) when its drain period ended */
+    uint64_t hwm_reached;        /* sends that found a peer's queue at its HWM (PUB, XPUB,
+                                    RADIO, ROUTER drop then; PUSH, DEALER, REQ pass it over) */
+    uint64_t protocol_errors;    /* connections dropped after the handshake for breaking the
+                                    protocol */
 } oxmq_socket_stats_t;
 
 /* Fills at most size_ bytes of *stats_ (pass sizeof (oxmq_socket_stats_t); a smaller size from
@@ -570,6 +602,18 @@ typedef struct oxmq_socket_peer_stats_t
 /* Writes up to n_ peers into peers_ (may be NULL when n_ is 0); returns how many peers the
    socket has (which may exceed n_), or -1 with ENOTSOCK/EFAULT/EINVAL. */
 ZMQ_EXPORT int oxmq_socket_peer_stats (void *s_, oxmq_socket_peer_stats_t *peers_, int n_);
+
+/* Every socket of the context's counters in the Prometheus text format (version 0.0.4), as
+   the /metrics endpoint that OXMQ_METRICS_ADDR=HOST:PORT in the environment makes the process
+   serve: for applications that serve metrics themselves. Writes at most size_ bytes including
+   a terminating NUL into buf_ (which may be NULL when size_ is 0) and returns the length of
+   the whole text (excluding the NUL), as snprintf: a return value of size_ or more means the
+   text was cut; call again with a larger buffer. Waits up to timeout_ms_ (0: not at all) for
+   the sockets to publish fresh counts: a socket publishes them at its thread's next call into
+   it, or at once while that thread waits in a blocking call or zmq_poll; one that has not is
+   reported from its last publication (oxmq_socket_snapshot_age_seconds). A thread that owns
+   sockets itself passes 0. -1 with EFAULT (bad context) or EINVAL (negative timeout). */
+ZMQ_EXPORT int oxmq_ctx_metrics (void *context_, char *buf_, size_t size_, int timeout_ms_);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Draft API (define ZMQ_BUILD_DRAFT_API to see it). The functions exist in the library       */

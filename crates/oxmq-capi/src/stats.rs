@@ -1,5 +1,6 @@
 //! oxmq's counters in C: `oxmq_socket_stats` and `oxmq_socket_peer_stats` (declared in the oxmq
-//! section of `zmq.h`), over `Socket::stats` and `Socket::peer_stats`.
+//! section of `zmq.h`), over `Socket::stats` and `Socket::peer_stats`, and the context's
+//! metrics text, `oxmq_ctx_metrics`, over `Context::metrics_with`.
 
 use crate::guard::{guard, non_null};
 use crate::socket::sock_mut;
@@ -25,6 +26,10 @@ pub struct oxmq_socket_stats_t {
     pub wire_bytes_out: u64,
     pub dropped_malformed: u64,
     pub dropped_unsendable: u64,
+    pub dropped_disconnected: u64,
+    pub dropped_vanished: u64,
+    pub hwm_reached: u64,
+    pub protocol_errors: u64,
 }
 
 /// Mirrors `oxmq_socket_peer_stats_t`.
@@ -60,6 +65,10 @@ pub unsafe extern "C" fn oxmq_socket_stats(s: *mut c_void, stats: *mut oxmq_sock
             wire_bytes_out: st.wire_bytes_out,
             dropped_malformed: st.dropped_malformed,
             dropped_unsendable: st.dropped_unsendable,
+            dropped_disconnected: st.dropped_disconnected,
+            dropped_vanished: st.dropped_vanished,
+            hwm_reached: st.hwm_reached,
+            protocol_errors: st.protocol_errors,
         };
         let n = size.min(std::mem::size_of::<oxmq_socket_stats_t>());
         // SAFETY: C promises `size` writable bytes at `stats`; we write at most that many, from
@@ -92,5 +101,29 @@ pub unsafe extern "C" fn oxmq_socket_peer_stats(s: *mut c_void, peers: *mut oxmq
             }
         }
         Ok(all.len() as c_int)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn oxmq_ctx_metrics(ctx: *mut c_void, buf: *mut std::ffi::c_char, size: usize, timeout_ms: c_int) -> c_int {
+    guard(-1, || {
+        let ctx = crate::ctx::lookup(ctx)?;
+        if timeout_ms < 0 {
+            return Err(Error::Invalid);
+        }
+        if size > 0 {
+            non_null(buf)?;
+        }
+        let wait = std::time::Duration::from_millis(timeout_ms as u64);
+        let text = ctx.metrics_with(oxmq::metrics::Format::Prometheus, wait);
+        if size > 0 {
+            let n = text.len().min(size - 1);
+            // SAFETY: C promises `size` writable bytes at `buf`; we write n + 1 <= size.
+            unsafe {
+                std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+                *buf.add(n) = 0;
+            }
+        }
+        Ok(c_int::try_from(text.len()).unwrap_or(c_int::MAX))
     })
 }

@@ -13,6 +13,27 @@
 //! # Ok::<(), oxmq_wiring::WiringError>(())
 //! ```
 //!
+//! The same with a name server of its own on a free port, so it runs anywhere (a deployment
+//! runs `oxmq-name-server` instead), and two handles: the exchange lives in one, the queue in
+//! the other, and the name service tells the binder where the queue is.
+//!
+//! ```
+//! use oxmq_wiring::{Backend, NameServer, Scope, Style, Wiring};
+//! use std::time::Duration;
+//! let ns = NameServer::start("tcp://127.0.0.1:*", Backend::Memory)?;
+//! let mut producer = Wiring::new(ns.endpoint())?;
+//! let mut consumer = Wiring::new(ns.endpoint())?;
+//! consumer.create_queue("jobs", Scope::Global, "")?;
+//! // LOAD_BALANCE: each message to one bound queue (the default, FAN_OUT, to every one).
+//! let eid = producer.create_exchange_with("work", Scope::Global, "", Style::LoadBalance)?;
+//! producer.bind("work", "jobs")?;
+//! producer.send(eid, "job 1")?;
+//! let m = consumer.receive_timeout(Some(Duration::from_secs(10)))?;
+//! assert_eq!(m.as_slice(), b"job 1");
+//! assert!(producer.lookup("jobs").is_ok(), "a global name is in the directory");
+//! # Ok::<(), oxmq_wiring::WiringError>(())
+//! ```
+//!
 //! Layout: `wiring` (the handle: scopes, binding, send and receive), `client` (the name
 //! service client: requests, heartbeats, watching moved names, the embedded service),
 //! `server` (the name server and its directory), `protocol` (OXWIRE/1, pure), `etcd` (the

@@ -16,7 +16,7 @@
 //!
 //! | verb | arguments | OK results |
 //! |---|---|---|
-//! | `REGISTER` | session, ttl-ms, name, kind, endpoint, style, [link] | — |
+//! | `REGISTER` | session, ttl-ms, name, kind, endpoint, style, \[link\] | — |
 //! | `LOOKUP` | name | kind, endpoint, style, link |
 //! | `WITHDRAW` | session, name | — |
 //! | `PING` | session, ttl-ms | — |

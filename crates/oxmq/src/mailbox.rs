@@ -12,6 +12,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::task::Waker;
 use std::time::Instant;
 
 /// Something a socket must act on.
@@ -24,6 +25,11 @@ pub(crate) enum Command {
     Attach { pipe: PipeEnd, endpoint: Option<String>, listener: Option<u64> },
     /// The context is shutting down.
     Stop,
+    /// A followed endpoint has a lookup's answer waiting, or draining connections to look at
+    /// (`socket/follow.rs`; at most one such command per endpoint is queued).
+    Follow { group: u64 },
+    /// The metrics exporter asks the socket to publish its counters (`metrics/`).
+    Snapshot,
 }
 
 /// An eventfd: a counter the kernel can wait on.
@@ -94,6 +100,18 @@ struct Queue {
     closed: bool,
     /// The eventfd was signalled and not drained since.
     signalled: bool,
+    /// Tasks of the async layer waiting for this socket ([`WakerSlot`]): the next command
+    /// wakes them instead of the eventfd. Empty unless an async socket went pending.
+    wakers: [Option<Waker>; 2],
+}
+
+/// Which of a socket's two async waits a waker stands for: a task receiving and a task
+/// sending may wait on one socket at the same time (a `Stream` and a `Sink` half).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "async"), allow(dead_code))]
+pub(crate) enum WakerSlot {
+    Recv = 0,
+    Send = 1,
 }
 
 /// The command queue plus its signaler.
@@ -109,7 +127,7 @@ pub(crate) struct Mailbox {
 impl Mailbox {
     pub(crate) fn new() -> io::Result<Mailbox> {
         Ok(Mailbox {
-            queue: Mutex::new(Queue { cmds: Vec::new(), closed: false, signalled: false }),
+            queue: Mutex::new(Queue { cmds: Vec::new(), closed: false, signalled: false, wakers: [None, None] }),
             pending: AtomicBool::new(false),
             quiet: AtomicBool::new(false),
             signaler: Signaler::new()?,
@@ -133,10 +151,55 @@ impl Mailbox {
             // being quiet sees this store, or this load sees it is no longer quiet and signals.
             self.pending.store(true, Ordering::SeqCst);
             if !self.quiet.load(Ordering::SeqCst) {
+                if q.wakers[0].is_some() || q.wakers[1].is_some() {
+                    return Self::wake_tasks(q);
+                }
                 q.signalled = true;
                 self.signaler.signal();
             }
         }
+    }
+
+    /// An async task waits for this socket: it is woken rather than the eventfd, outside the
+    /// lock (a waker may run the task's executor code). The owner of a waker never sleeps on
+    /// the eventfd, and every other wait looks at `pending` before it sleeps.
+    #[cold]
+    fn wake_tasks(mut q: std::sync::MutexGuard<'_, Queue>) {
+        let [a, b] = std::mem::take(&mut q.wakers);
+        drop(q);
+        if let Some(w) = a {
+            w.wake();
+        }
+        if let Some(w) = b {
+            w.wake();
+        }
+    }
+
+    /// The async layer's wait: registers `waker` for the next command unless one is queued
+    /// already, in which case it returns true and registers nothing (the caller processes the
+    /// queue and tries again). Under the queue lock, so a command is either seen here or wakes
+    /// the waker: none is missed between the caller's attempt and its sleep.
+    #[cfg_attr(not(feature = "async"), allow(dead_code))]
+    pub(crate) fn register_waker(&self, slot: WakerSlot, waker: &Waker) -> bool {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if !q.cmds.is_empty() || q.closed {
+            return true;
+        }
+        match &mut q.wakers[slot as usize] {
+            Some(w) if w.will_wake(waker) => {}
+            w => *w = Some(waker.clone()),
+        }
+        false
+    }
+
+    /// Forgets the wakers (the async socket lets its socket go: a blocking user waits on the
+    /// eventfd, which a registered waker would keep silent).
+    #[cfg_attr(not(feature = "async"), allow(dead_code))]
+    pub(crate) fn clear_wakers(&self) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let old = std::mem::take(&mut q.wakers);
+        drop(q);
+        drop(old);
     }
 
     /// The owning thread marks the stretch in which it is awake and looks at `pending` before

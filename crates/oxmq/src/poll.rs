@@ -18,8 +18,24 @@ use std::time::{Duration, Instant};
 
 /// One entry of a poll set.
 pub enum PollItem<'a> {
-    Socket { socket: &'a mut Socket, events: i16, revents: i16 },
-    Fd { fd: RawFd, events: i16, revents: i16 },
+    /// A socket, polled for `POLLIN`/`POLLOUT` as [`Socket::events`] reports them.
+    Socket {
+        /// The socket.
+        socket: &'a mut Socket,
+        /// The events asked for (`opt::POLLIN`, `opt::POLLOUT`).
+        events: i16,
+        /// The events found, after the poll.
+        revents: i16,
+    },
+    /// A plain descriptor, polled as `poll(2)` polls it.
+    Fd {
+        /// The descriptor.
+        fd: RawFd,
+        /// The events asked for (`opt::POLLIN`, `opt::POLLOUT`, `opt::POLLPRI`).
+        events: i16,
+        /// The events found, after the poll (`opt::POLLERR` too).
+        revents: i16,
+    },
 }
 
 impl<'a> PollItem<'a> {
@@ -164,7 +180,7 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
                 PollItem::Socket { revents, .. } | PollItem::Fd { revents, .. } => *revents & POLLIN != 0,
             });
             if !first && input {
-                crate::io::pace::waited_for_input();
+                crate::socket::catchup::waited_for_input();
             }
             return Ok(ready);
         }
@@ -533,7 +549,7 @@ impl<S: AsSocket> Poller<S> {
             }
             if !ready.is_empty() {
                 if timeout != 0 && ready.iter().any(|e| e.events & POLLIN != 0) {
-                    crate::io::pace::waited_for_input();
+                    crate::socket::catchup::waited_for_input();
                 }
                 return Ok(ready.len());
             }

@@ -33,16 +33,22 @@ const REP: i32 = 4;
 /// Counters for one side of the proxy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SideStats {
+    /// Frames received on this side.
     pub msgs_in: u64,
+    /// Bytes of those frames.
     pub bytes_in: u64,
+    /// Frames sent on this side.
     pub msgs_out: u64,
+    /// Bytes of those frames.
     pub bytes_out: u64,
 }
 
 /// What `STATISTICS` reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProxyStats {
+    /// The frontend socket's counts.
     pub frontend: SideStats,
+    /// The backend socket's counts.
     pub backend: SideStats,
 }
 

@@ -42,29 +42,9 @@ pub(crate) struct Security {
     curve_server: [u8; 32],
     pub(crate) zap_domain: bytes::Bytes,
     pub(crate) zap_enforce_domain: bool,
-    /// The socket's context, where sessions look for the ZAP handler. Weak: sessions live in
-    /// I/O threads the context owns.
-    pub(crate) zap_ctx: CtxLink,
-}
-
-/// A weak link to a context (empty for options not attached to a socket).
-#[derive(Clone, Default)]
-pub(crate) struct CtxLink(std::sync::Weak<crate::context::CtxInner>);
-
-impl CtxLink {
-    pub(crate) fn new(ctx: &crate::Context) -> CtxLink {
-        CtxLink(std::sync::Arc::downgrade(&ctx.inner))
-    }
-
-    pub(crate) fn get(&self) -> Option<std::sync::Arc<crate::context::CtxInner>> {
-        self.0.upgrade()
-    }
-}
-
-impl std::fmt::Debug for CtxLink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CtxLink")
-    }
+    /// Where sessions ask for a ZAP verdict: the socket's context (None for options not
+    /// attached to a socket).
+    pub(crate) zap: Option<std::sync::Arc<dyn crate::io::config::ZapHandler>>,
 }
 
 impl Default for Security {
@@ -79,7 +59,7 @@ impl Default for Security {
             curve_server: [0; 32],
             zap_domain: bytes::Bytes::new(),
             zap_enforce_domain: false,
-            zap_ctx: CtxLink::default(),
+            zap: None,
         }
     }
 }
@@ -185,7 +165,7 @@ impl Security {
 }
 
 fn flag(v: &[u8]) -> Result<bool> {
-    match crate::socket::options::int_val(v)? {
+    match crate::opt::value::int_val(v)? {
         0 => Ok(false),
         1 => Ok(true),
         _ => Err(Error::Invalid),
@@ -292,7 +272,7 @@ mod tests {
         s.set(opt::ZAP_ENFORCE_DOMAIN, &int(1)).unwrap();
         assert_eq!(s.get(opt::ZAP_ENFORCE_DOMAIN), Some(int(1).to_vec()));
         assert_eq!(s.set(opt::ZAP_ENFORCE_DOMAIN, &int(2)), Err(Error::Invalid));
-        assert!(s.zap_ctx.get().is_none());
+        assert!(s.zap.is_none());
     }
 
     #[test]

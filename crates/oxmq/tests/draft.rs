@@ -483,3 +483,49 @@ fn sync_server_many_threads(t: Transport) {
     let served: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
     assert_eq!(served, 2 * PER);
 }
+
+/// `SyncSocket::watch`: a thread waiting on the socket's descriptor itself (a binding's poll or
+/// event loop) is not left asleep when another thread's call takes the change it waits for
+/// (here `events`, which drains the edge-triggered descriptor): that call signals it again.
+/// Without a watch, the descriptor stays drained. And `wait_until` gives up at its instant.
+#[test]
+fn sync_socket_watch_and_wait_until() {
+    let ctx = ctx();
+    let server = ctx.sync_socket(T::Server).unwrap();
+    server.set_int(opt::LINGER, 0).unwrap();
+    server.bind("tcp://127.0.0.1:*").unwrap();
+    let mut client = socket(&ctx, T::Client);
+    client.connect(&server.last_endpoint().unwrap()).unwrap();
+    let readable = |fd| {
+        let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd; a zero timeout never blocks.
+        unsafe { libc::poll(&mut p, 1, 0) == 1 }
+    };
+    // `wait_until` in the past: one attempt, then Again.
+    let t0 = Instant::now();
+    assert_eq!(server.wait_until(false, t0, |s| s.recv(opt::DONTWAIT)).err(), Some(Error::Again));
+    for watched in [false, true] {
+        assert_eq!(server.events().unwrap() & opt::POLLIN, 0);
+        assert!(!readable(server.fd()));
+        if watched {
+            assert!(server.watch());
+            assert!(!server.watch(), "one watcher at a time");
+        }
+        client.send("ping", 0).unwrap();
+        // The message arrives: the descriptor fires; another thread then takes the change.
+        let deadline = Instant::now() + DEADLINE;
+        while !readable(server.fd()) {
+            assert!(Instant::now() < deadline, "the message never signalled the socket");
+            std::thread::yield_now();
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| assert_eq!(server.events().unwrap() & opt::POLLIN, opt::POLLIN));
+        });
+        assert_eq!(readable(server.fd()), watched, "watched: {watched}");
+        if watched {
+            server.unwatch();
+        }
+        let m = server.wait_until(false, Instant::now() + DEADLINE, |s| s.recv(opt::DONTWAIT)).unwrap();
+        assert_eq!(&m[..], b"ping");
+    }
+}

@@ -1,43 +1,48 @@
-//! A whole ZMTP connection without the socket: the handshake, then the data
-//! phase, reported as a queue of [`Event`]s (in the style of quinn-proto).
+//! A whole ZMTP connection without the socket: the handshake, then the data phase.
 //!
-//! Input is taken from the caller's `BytesMut` so data frame bodies come out
-//! zero-copy. Output accumulates until [`Connection::poll_transmit`]. Frames
-//! and commands sent before the handshake completes are held back and
-//! released right after our READY, so a caller may queue messages at once;
-//! SUBSCRIBE/CANCEL held back this way are encoded for the version finally
-//! negotiated. After an error the connection is dead: every later
-//! `handle_input` returns the same error.
+//! This is the connection an engine runs (oxmq's sessions do) and the one its fuzz targets
+//! drive. It offers two faces over one state machine:
 //!
-//! With CURVE, every frame after the handshake is sealed into a MESSAGE on
-//! the way out and opened on the way in by the handshake's [`Cipher`].
+//! * **The engine's**: [`Connection::handshake`] takes handshake bytes from the receive buffer
+//!   and says when the handshake is complete; from then on [`Connection::data_mut`] is the
+//!   [`DataPhase`], which decodes frames into the engine's own [`Sink`](crate::data::Sink) and
+//!   encodes the engine's frames into its send buffer. Deadlines (the handshake's timeout, the
+//!   heartbeats) come out of [`Connection::next_deadline`] and are run by
+//!   [`Connection::expire`]: no clock is read here, time comes in as arguments.
+//! * **An event queue** (in the style of quinn-proto): [`Connection::handle_input`] runs both
+//!   phases and queues [`Event`]s; frames and commands sent before the handshake completes
+//!   ([`Connection::send_frame`], [`Connection::send_command`]) are held back and released
+//!   right after our READY, encoded for the version finally negotiated; output accumulates
+//!   until [`Connection::poll_transmit`].
 //!
-//! With a ZMTP 1.0 or 2.0 peer, frames go out and come in in that revision's
-//! framing from the end of the handshake on; SUBSCRIBE/CANCEL go out as
-//! subscription messages, and other commands (PING, PONG, JOIN, ...), which
-//! those revisions do not have, are not sent. [`Peer::implies_subscribe_all`]
+//! After an error the connection is dead: every later input returns the same error. With
+//! CURVE, every frame after the handshake is sealed into a MESSAGE on the way out and opened
+//! on the way in. With a ZMTP 1.0 or 2.0 peer, frames go out and come in in that revision's
+//! framing; SUBSCRIBE/CANCEL go out as subscription messages, and other commands (PING, PONG,
+//! JOIN, ...), which those revisions do not have, are not sent. [`Peer::implies_subscribe_all`]
 //! is left to the caller.
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
-use bytes::{Buf, BytesMut};
+use bytes::BytesMut;
 
-use crate::command::{encode_subscription, Command};
-use crate::error::Error;
+use crate::command::Command;
+use crate::data::{Body, DataPhase, Flow, Sink};
+use crate::error::{Error, HandshakeError};
 use crate::frame::Frame;
-use crate::frame::{encode_frame, encode_frame_for, FrameDecoder};
 use crate::handshake::{Config, Handshake, Peer};
-use crate::mechanism::Cipher;
+use crate::heartbeat::{Expired, HeartbeatConfig};
 use crate::version::Version;
 
-/// Something that happened on the connection.
+/// Something that happened on the connection (the event queue's face).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The handshake succeeded.
     HandshakeComplete(Peer),
     /// A data frame (zero-copy).
     Frame(Frame),
-    /// A command received after the handshake.
+    /// A command received after the handshake (a PING is also answered).
     Command(Command),
 }
 
@@ -48,20 +53,32 @@ enum Held {
     Command(Command),
 }
 
+/// Where the connection is.
+#[derive(Debug)]
+enum Phase {
+    /// The handshake, and when it must be over.
+    Handshake(Box<Handshake>, Option<Instant>),
+    /// After it.
+    Data(DataPhase),
+}
+
 /// A ZMTP connection state machine.
 #[derive(Debug)]
 pub struct Connection {
-    handshake: Handshake,
-    decoder: FrameDecoder,
-    version: Option<Version>,
+    phase: Phase,
+    /// The peer, once the handshake is complete.
+    peer: Option<Peer>,
+    /// The handshake's outcome a ZAP handler gave, kept for the connection's properties.
+    zap_reply: Option<crate::zap::ZapReply>,
+    /// What the data phase is made with at completion.
+    max_msg_size: Option<u64>,
+    send_subscriptions: bool,
+    heartbeat: HeartbeatConfig,
+    error: Option<Error>,
+    // The event queue's face:
     events: VecDeque<Event>,
     held: Vec<Held>,
     transmit: Vec<u8>,
-    error: Option<Error>,
-    cipher: Option<Cipher>,
-    /// A send that could not be sealed (nonce exhaustion), reported by the
-    /// next `handle_input`.
-    send_error: Option<crate::error::CipherError>,
 }
 
 impl Connection {
@@ -72,71 +89,181 @@ impl Connection {
 
     /// A new connection advertising `version`.
     pub fn with_version(config: Config, version: Version) -> Connection {
-        let decoder = FrameDecoder::new(config.max_msg_size);
+        Connection::start(config, version, Instant::now())
+    }
+
+    /// A new connection advertising `version`, started at `now` (the handshake's timeout
+    /// runs from then).
+    pub fn start(config: Config, version: Version, now: Instant) -> Connection {
+        let deadline = config.handshake_timeout.map(|t| now + t);
+        let (max_msg_size, send_subscriptions, heartbeat) =
+            (config.max_msg_size, config.send_subscriptions, config.heartbeat);
         Connection {
-            handshake: Handshake::with_version(config, version),
-            decoder,
-            version: None,
+            phase: Phase::Handshake(Box::new(Handshake::with_version(config, version)), deadline),
+            peer: None,
+            zap_reply: None,
+            max_msg_size,
+            send_subscriptions,
+            heartbeat,
+            error: None,
             events: VecDeque::new(),
             held: Vec::new(),
             transmit: Vec::new(),
-            error: None,
-            cipher: None,
-            send_error: None,
         }
     }
 
-    /// Consumes as much of `buf` as forms complete handshake data, frames and
-    /// commands, queuing events. Incomplete trailing bytes stay in `buf`.
-    pub fn handle_input(&mut self, buf: &mut BytesMut) -> Result<(), Error> {
+    // ----- the engine's face -----
+
+    /// Feeds handshake input from `rx` (consumed bytes leave it; data frames that came in the
+    /// same read stay). Ok(true) when the handshake completed in this call: [`Connection::peer`]
+    /// is known and [`Connection::data_mut`] is ready, its heartbeats starting at `now`. Ok(false)
+    /// when it needs more input (or a ZAP verdict), and also once it is over.
+    pub fn handshake(&mut self, rx: &mut BytesMut, now: Instant) -> Result<bool, Error> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
-        let result = self.process(buf);
-        if let Err(e) = &result {
-            self.error = Some(e.clone());
-        }
-        result
+        let Phase::Handshake(hs, _) = &mut self.phase else { return Ok(false) };
+        let n = match hs.handle_input(rx) {
+            Ok(n) => n,
+            Err(e) => return Err(self.fail(e.into())),
+        };
+        bytes::Buf::advance(rx, n);
+        let Some(peer) = hs.peer() else { return Ok(false) };
+        let peer = peer.clone();
+        let cipher = hs.take_cipher();
+        // What the handshake still has to send (our READY) goes out before any data.
+        hs.poll_transmit(&mut self.transmit);
+        self.zap_reply = hs.zap_reply().cloned();
+        let data = DataPhase::new(peer.version, self.max_msg_size, cipher, self.send_subscriptions, self.heartbeat, now);
+        self.phase = Phase::Data(data);
+        self.peer = Some(peer);
+        Ok(true)
     }
 
-    fn process(&mut self, buf: &mut BytesMut) -> Result<(), Error> {
-        if let Some(e) = self.send_error.take() {
-            return Err(e.into());
+    /// Moves the handshake's bytes to send (greeting, READY, ERROR) onto the end of `out`.
+    pub fn poll_handshake_transmit(&mut self, out: &mut Vec<u8>) {
+        if let Phase::Handshake(hs, _) = &mut self.phase {
+            hs.poll_transmit(out);
         }
-        if self.version.is_none() {
-            let n = self.handshake.handle_input(buf)?;
-            buf.advance(n);
-            let Some(peer) = self.handshake.peer() else {
-                return Ok(());
-            };
-            let version = peer.version;
-            self.events
-                .push_back(Event::HandshakeComplete(peer.clone()));
-            self.version = Some(version);
-            self.decoder = FrameDecoder::for_version(version, self.decoder.max_body());
-            self.cipher = self.handshake.take_cipher();
+        out.append(&mut self.transmit);
+    }
+
+    /// The data phase, once the handshake is complete.
+    #[inline]
+    pub fn data(&self) -> Option<&DataPhase> {
+        match &self.phase {
+            Phase::Data(d) => Some(d),
+            Phase::Handshake(..) => None,
+        }
+    }
+
+    /// The data phase, to decode and encode with, once the handshake is complete.
+    #[inline]
+    pub fn data_mut(&mut self) -> Option<&mut DataPhase> {
+        match &mut self.phase {
+            Phase::Data(d) => Some(d),
+            Phase::Handshake(..) => None,
+        }
+    }
+
+    /// The ZAP request the handshake is paused for (see [`crate::zap`]).
+    pub fn zap_request(&self) -> Option<&crate::zap::ZapRequest> {
+        match &self.phase {
+            Phase::Handshake(hs, _) => hs.zap_request(),
+            Phase::Data(_) => None,
+        }
+    }
+
+    /// Resumes a handshake paused for ZAP with the handler's reply frames; then feed
+    /// [`Connection::handshake`] again with input that waited meanwhile.
+    pub fn handle_zap_reply(&mut self, frames: &[bytes::Bytes]) -> Result<(), Error> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let Phase::Handshake(hs, _) = &mut self.phase else { return Ok(()) };
+        match hs.handle_zap_reply(frames) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(e.into())),
+        }
+    }
+
+    /// No ZAP handler can be asked (it went away): the handshake fails as libzmq's does.
+    pub fn zap_unavailable(&mut self) -> Error {
+        let e = match &mut self.phase {
+            Phase::Handshake(hs, _) => hs.zap_unavailable().into(),
+            Phase::Data(_) => Error::Refused,
+        };
+        self.fail(e)
+    }
+
+    /// The ZAP handler's approval, once given.
+    pub fn zap_reply(&self) -> Option<&crate::zap::ZapReply> {
+        match &self.phase {
+            Phase::Handshake(hs, _) => hs.zap_reply(),
+            Phase::Data(_) => self.zap_reply.as_ref(),
+        }
+    }
+
+    /// The earliest deadline: the handshake's timeout while it runs, the heartbeats' after.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        match &self.phase {
+            Phase::Handshake(_, at) => *at,
+            Phase::Data(d) => d.next_deadline(),
+        }
+    }
+
+    /// Runs the deadlines due at `now` (`held`: input is held back by a full queue, which is
+    /// not silence). An error says the connection is dead: the handshake took too long, or
+    /// the heartbeats found the link silent. It is not a protocol error of the peer's, so
+    /// [`Connection::error`] stays as it was.
+    pub fn expire(&mut self, now: Instant, held: bool) -> Result<(), Expired> {
+        match &mut self.phase {
+            Phase::Handshake(_, Some(at)) if *at <= now => Err(Expired::Handshake),
+            Phase::Handshake(..) => Ok(()),
+            Phase::Data(d) => d.expire(now, held),
+        }
+    }
+
+    fn fail(&mut self, e: Error) -> Error {
+        self.error = Some(e.clone());
+        e
+    }
+
+    /// Records an error the engine met in the data phase (from [`DataPhase::decode`]), so
+    /// that [`Connection::error`] reports it.
+    pub fn set_error(&mut self, e: Error) {
+        self.error.get_or_insert(e);
+    }
+
+    /// The handshake's error, if the handshake failed.
+    pub fn handshake_error(&self) -> Option<&HandshakeError> {
+        match &self.error {
+            Some(Error::Handshake(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    // ----- the event queue's face -----
+
+    /// Consumes as much of `buf` as forms complete handshake data, frames and commands,
+    /// queuing events. Incomplete trailing bytes stay in `buf`.
+    pub fn handle_input(&mut self, buf: &mut BytesMut) -> Result<(), Error> {
+        if self.handshake(buf, Instant::now())? {
+            let peer = self.peer.clone().expect("known at completion");
+            self.events.push_back(Event::HandshakeComplete(peer));
             for held in std::mem::take(&mut self.held) {
                 match held {
                     Held::Frame(body, more) => self.send_frame(&body, more),
                     Held::Command(cmd) => self.send_command(&cmd),
                 }
             }
-            if let Some(e) = self.send_error.take() {
-                return Err(e.into());
-            }
         }
-        while let Some(mut frame) = self.decoder.decode(buf)? {
-            if let Some(cipher) = &mut self.cipher {
-                frame = cipher.open(frame.body.into())?;
-            }
-            let event = if frame.command {
-                Event::Command(Command::parse_bytes(&frame.body)?)
-            } else {
-                Event::Frame(frame)
-            };
-            self.events.push_back(event);
+        let Phase::Data(d) = &mut self.phase else { return Ok(()) };
+        let mut sink = Events(&mut self.events);
+        match d.decode(buf, &mut sink) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.fail(e)),
         }
-        Ok(())
     }
 
     /// The next event, if any.
@@ -146,85 +273,48 @@ impl Connection {
 
     /// Queues a data frame (held back until the handshake completes).
     pub fn send_frame(&mut self, body: &[u8], more: bool) {
-        if let Some(version) = self.version {
-            match &mut self.cipher {
-                None if version.is_legacy() => encode_frame_for(version, body, more, &mut self.transmit),
-                None => encode_frame(body, more, false, &mut self.transmit),
-                Some(_) => self.seal(more, false, body),
-            }
-        } else {
-            self.held.push(Held::Frame(body.to_vec(), more));
+        match &mut self.phase {
+            Phase::Data(d) => d.encode_frame(&mut self.transmit, more, body),
+            Phase::Handshake(..) => self.held.push(Held::Frame(body.to_vec(), more)),
         }
     }
 
-    /// Queues a command (held back until the handshake completes).
-    /// SUBSCRIBE/CANCEL go out as 3.0 subscription messages to a 3.0 peer.
+    /// Queues a command (held back until the handshake completes). SUBSCRIBE/CANCEL go out
+    /// as subscription messages to a 3.0 peer.
     pub fn send_command(&mut self, cmd: &Command) {
-        match (self.version, &mut self.cipher) {
-            (Some(v), None) => encode_command(v, cmd, &mut self.transmit),
-            (Some(v), Some(_)) => {
-                let mut plain = Vec::new();
-                encode_command(v, cmd, &mut plain);
-                // Re-frame the plain encoding's body inside a MESSAGE.
-                if let Ok(Some(h)) = crate::frame::parse_header(&plain, None) {
-                    self.seal(h.more, h.command, &plain[h.header_len..]);
-                }
-            }
-            (None, _) => self.held.push(Held::Command(cmd.clone())),
+        match &mut self.phase {
+            Phase::Data(d) => d.encode_command_for(cmd, &mut self.transmit),
+            Phase::Handshake(..) => self.held.push(Held::Command(cmd.clone())),
         }
     }
 
-    fn seal(&mut self, more: bool, command: bool, body: &[u8]) {
-        if let Some(c) = &mut self.cipher {
-            if let Err(e) = c.seal(more, command, body, &mut self.transmit) {
-                self.send_error.get_or_insert(e);
-            }
-        }
-    }
-
-    /// Moves every byte we want to send onto the end of `out`.
+    /// Moves every byte we want to send onto the end of `out`: the handshake's, the
+    /// protocol's own commands (PONG), then what was sent.
     pub fn poll_transmit(&mut self, out: &mut Vec<u8>) {
-        // Handshake bytes (greeting, READY, ERROR) always precede data.
-        self.handshake.poll_transmit(out);
+        match &mut self.phase {
+            Phase::Handshake(hs, _) => hs.poll_transmit(out),
+            Phase::Data(d) => {
+                out.append(&mut self.transmit);
+                d.flush_control(out);
+                return;
+            }
+        }
         out.append(&mut self.transmit);
-    }
-
-    /// The ZAP request the handshake is paused for (see [`crate::zap`]).
-    pub fn zap_request(&self) -> Option<&crate::zap::ZapRequest> {
-        self.handshake.zap_request()
-    }
-
-    /// Resumes a handshake paused for ZAP with the handler's reply frames; then call
-    /// [`handle_input`](Self::handle_input) again for input that waited meanwhile.
-    pub fn handle_zap_reply(&mut self, frames: &[bytes::Bytes]) -> Result<(), Error> {
-        if let Some(e) = &self.error {
-            return Err(e.clone());
-        }
-        let r = self.handshake.handle_zap_reply(frames).map_err(Error::from);
-        if let Err(e) = &r {
-            self.error = Some(e.clone());
-        }
-        r
-    }
-
-    /// The ZAP handler's approval, once given.
-    pub fn zap_reply(&self) -> Option<&crate::zap::ZapReply> {
-        self.handshake.zap_reply()
     }
 
     /// The peer, once the handshake is complete.
     pub fn peer(&self) -> Option<&Peer> {
-        self.handshake.peer()
+        self.peer.as_ref()
     }
 
     /// The negotiated version, once the handshake is complete.
     pub fn version(&self) -> Option<Version> {
-        self.version
+        self.peer.as_ref().map(|p| p.version)
     }
 
     /// True once the handshake is complete.
     pub fn is_handshake_complete(&self) -> bool {
-        self.version.is_some()
+        self.peer.is_some()
     }
 
     /// The error that ended this connection, if any.
@@ -233,13 +323,22 @@ impl Connection {
     }
 }
 
-fn encode_command(version: Version, cmd: &Command, out: &mut Vec<u8>) {
-    match cmd {
-        Command::Subscribe(topic) => encode_subscription(version, true, topic, out),
-        Command::Cancel(topic) => encode_subscription(version, false, topic, out),
-        // ZMTP 1.0 and 2.0 have no commands.
-        _ if version.is_legacy() => {}
-        other => other.encode(out),
+/// The event queue's sink: everything becomes an [`Event`], bodies taken without a copy.
+struct Events<'a>(&'a mut VecDeque<Event>);
+
+impl Sink for Events<'_> {
+    fn frame(&mut self, more: bool, body: &mut Body<'_>) -> Flow {
+        self.0.push_back(Event::Frame(Frame { more, command: false, body: body.take() }));
+        Flow::Go
+    }
+
+    fn command(&mut self, cmd: &Command, _body: &[u8]) -> Flow {
+        self.0.push_back(Event::Command(cmd.clone()));
+        Flow::Go
+    }
+
+    fn control(&mut self, cmd: &Command) {
+        self.0.push_back(Event::Command(cmd.clone()));
     }
 }
 

@@ -475,6 +475,15 @@ pub enum Error {
     Command(CommandError),
     /// A CURVE MESSAGE that was refused in the data phase.
     Cipher(CipherError),
+    /// A command that belongs to the handshake (READY) arrived in the data phase.
+    UnexpectedCommand(Bytes),
+    /// The peer sent ERROR in the data phase: it is closing the connection.
+    Peer {
+        /// The peer's reason, at most 255 bytes.
+        reason: Bytes,
+    },
+    /// The caller's [`Sink`](crate::data::Sink) refused what the peer sent.
+    Refused,
 }
 
 impl fmt::Display for Error {
@@ -484,6 +493,9 @@ impl fmt::Display for Error {
             Error::Frame(e) => e.fmt(f),
             Error::Command(e) => e.fmt(f),
             Error::Cipher(e) => e.fmt(f),
+            Error::UnexpectedCommand(name) => write!(f, "unexpected {} command in the data phase", String::from_utf8_lossy(name)),
+            Error::Peer { reason } => write!(f, "the peer closed the connection: {}", String::from_utf8_lossy(reason)),
+            Error::Refused => f.write_str("the peer's traffic was refused"),
         }
     }
 }
@@ -495,6 +507,7 @@ impl std::error::Error for Error {
             Error::Frame(e) => Some(e),
             Error::Command(e) => Some(e),
             Error::Cipher(e) => Some(e),
+            Error::UnexpectedCommand(_) | Error::Peer { .. } | Error::Refused => None,
         }
     }
 }

@@ -48,6 +48,15 @@ pub struct Config {
     pub properties: Vec<(String, Bytes)>,
     /// ZAP: whether a handler is bound, the domain, enforcement, the peer's address.
     pub zap: ZapConfig,
+    /// Messages of one frame starting 0x01 or 0x00 are subscriptions and cancellations, sent
+    /// as SUBSCRIBE/CANCEL commands to 3.1 peers (RFC 37): for an engine whose SUB and XSUB
+    /// sockets take subscriptions as messages, as libzmq's API does. Off by default: frames go
+    /// out as they are, and subscriptions through [`Connection::send_command`](crate::Connection::send_command).
+    pub send_subscriptions: bool,
+    /// Heartbeats in the data phase (ZMTP 3.0 and later).
+    pub heartbeat: crate::heartbeat::HeartbeatConfig,
+    /// How long the handshake may take (libzmq's HANDSHAKE_IVL; None: forever).
+    pub handshake_timeout: Option<std::time::Duration>,
 }
 
 impl Config {
@@ -61,6 +70,9 @@ impl Config {
             max_msg_size: None,
             properties: Vec::new(),
             zap: ZapConfig::default(),
+            send_subscriptions: false,
+            heartbeat: crate::heartbeat::HeartbeatConfig::default(),
+            handshake_timeout: None,
         }
     }
 

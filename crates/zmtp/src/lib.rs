@@ -16,25 +16,31 @@
 //! * [`z85`]: the Z85 text encoding of CURVE keys (RFC 32);
 //! * [`handshake`]: greeting + mechanism handshake as a state machine;
 //! * [`zap`]: the ZAP (RFC 27) request a server handshake pauses for, and the reply;
-//! * [`connection`]: a convenience wrapper running the handshake and then the
-//!   data phase, producing [`Event`]s.
+//! * [`data`]: the data phase: frames decoded into the caller's sink, encoded
+//!   into its send buffer, CURVE's sealing, the protocol's own commands;
+//! * [`heartbeat`]: RFC 37's PING/PONG deadlines on the caller's clock;
+//! * [`connection`]: the handshake and then the data phase, as an engine runs
+//!   them, and as an event queue ([`Event`]s).
 //!
 //! Every malformed input from the peer is reported as a typed error; nothing
 //! the peer sends can make this crate panic or allocate more than it sent.
 
-// No unsafe code, except in two modules of the CURVE data phase (feature `fast-cipher`) that
-// allow it for themselves: mechanism/salsa20_lanes.rs calls its AVX2 functions after run-time
-// detection, and mechanism/wipe.rs wipes keystream with one volatile store.
+// No unsafe code, except in three modules that allow it for themselves: two of the CURVE data
+// phase (feature `fast-cipher`): mechanism/salsa20_lanes.rs calls its AVX2 functions after
+// run-time detection, and mechanism/wipe.rs wipes keystream with one volatile store; and
+// data/out.rs, which appends short frames to the send buffer with fixed-size copies.
 #![deny(unsafe_code)]
 #![deny(unused_must_use)]
 #![warn(missing_docs)]
 
 pub mod command;
 pub mod connection;
+pub mod data;
 pub mod error;
 pub mod frame;
 pub mod greeting;
 pub mod handshake;
+pub mod heartbeat;
 pub mod legacy;
 pub mod mechanism;
 pub mod metadata;
@@ -52,6 +58,7 @@ pub use frame::{
     FLAG_MORE,
 };
 pub use greeting::Greeting;
+pub use heartbeat::{Expired, HeartbeatConfig};
 pub use handshake::{Config, Handshake, Peer};
 pub use mechanism::{
     Cipher, CurveClientKeys, CurveKeyPair, CurveSecretKey, CurveServerKeys, Mechanism,

@@ -22,6 +22,8 @@
 //! The hot loops allocate nothing themselves: receivers reuse one [`Msg`]; senders clone one
 //! prepared body (a reference-count bump for large bodies, an inline copy for small ones).
 
+pub mod asynch;
+
 use oxmq::{opt, Context, Msg, SocketType};
 use std::fmt;
 use std::time::Instant;

@@ -21,9 +21,21 @@ use zmtp::{CurveKeyPair, CurveSecretKey};
 #[derive(Debug)]
 pub enum CertError {
     /// Reading or writing the file failed.
-    Io { path: PathBuf, error: io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What the operating system said.
+        error: io::Error,
+    },
     /// The text is not a valid certificate; `line` is 1-based (0: the file as a whole).
-    Format { path: PathBuf, line: usize, reason: &'static str },
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// The line at fault, 1-based (0: the file as a whole).
+        line: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for CertError {

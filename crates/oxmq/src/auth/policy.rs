@@ -71,12 +71,20 @@ pub struct Policy {
 /// One parsed ZAP request (RFC 27), without its address envelope.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZapRequest<'a> {
+    /// The ZAP version, "1.0".
     pub version: &'a [u8],
+    /// Opaque id the reply must echo.
     pub request_id: &'a [u8],
+    /// The socket's ZAP_DOMAIN.
     pub domain: &'a [u8],
+    /// The peer's IP address (text).
     pub address: &'a [u8],
+    /// The peer's routing id, if it announced one.
     pub identity: &'a [u8],
+    /// "NULL", "PLAIN" or "CURVE".
     pub mechanism: &'a [u8],
+    /// The mechanism's credentials: none (NULL), user name and password (PLAIN), the
+    /// client's 32-byte public key (CURVE).
     pub credentials: Vec<&'a [u8]>,
 }
 
@@ -85,6 +93,7 @@ pub struct ZapRequest<'a> {
 pub struct ZapReply {
     /// "200" accepted, "400" refused (RFC 27's other codes are not produced here).
     pub status_code: &'static str,
+    /// The status text sent with the code.
     pub status_text: &'static str,
     /// Empty unless accepted.
     pub user_id: Vec<u8>,

@@ -7,8 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::opt;
-use crate::socket::options::{bool_val, int_min, int_val};
-use crate::socket::SocketType;
+use crate::opt::value::{bool_val, int_min, int_val};
 use bytes::Bytes;
 
 #[derive(Clone, Debug)]
@@ -123,22 +122,6 @@ impl LinkOptions {
         }
     }
 
-    /// The HELLO_MSG a socket of `kind` sends first on each new connection, if any: ROUTER,
-    /// DEALER, CLIENT, SERVER and PEER send it, as libzmq 4.3's do.
-    pub(crate) fn hello(&self, kind: SocketType) -> Option<&Bytes> {
-        use SocketType as T;
-        let sends = matches!(kind, T::Router | T::Dealer | T::Client | T::Server | T::Peer);
-        (sends && !self.hello_msg.is_empty()).then_some(&self.hello_msg)
-    }
-
-    /// The DISCONNECT_MSG a socket of `kind` receives from a peer that goes, if any: ROUTER,
-    /// SERVER and PEER receive it, as libzmq 4.3's do.
-    pub(crate) fn disconnect_msg(&self, kind: SocketType) -> Option<&Bytes> {
-        use SocketType as T;
-        let takes = matches!(kind, T::Router | T::Server | T::Peer);
-        (takes && !self.disconnect_msg.is_empty()).then_some(&self.disconnect_msg)
-    }
-
     /// Milliseconds to wait for traffic after a PING (0: never give up).
     pub(crate) fn effective_timeout(&self) -> u64 {
         let t = if self.heartbeat_timeout < 0 { self.heartbeat_ivl } else { self.heartbeat_timeout };
@@ -195,29 +178,5 @@ mod tests {
         }
         assert_eq!(o.set(opt::RECONNECT_STOP, &[1, 0]), Err(Error::Invalid));
         assert_eq!(o.reconnect_stop, ReconnectStop(opt::RECONNECT_STOP_HANDSHAKE_FAILED), "a refused value changes nothing");
-    }
-
-    #[test]
-    fn hello_and_disconnect_msgs_apply_to_libzmqs_types() {
-        let mut o = LinkOptions::default();
-        assert_eq!(o.hello(SocketType::Dealer), None, "empty: none");
-        assert_eq!(o.set(opt::HELLO_MSG, b"hi"), Ok(true));
-        assert_eq!(o.set(opt::DISCONNECT_MSG, b"bye"), Ok(true));
-        for t in [SocketType::Router, SocketType::Dealer, SocketType::Client, SocketType::Server, SocketType::Peer] {
-            assert_eq!(o.hello(t).map(|b| &b[..]), Some(&b"hi"[..]), "{t:?}");
-        }
-        for t in [SocketType::Req, SocketType::Pub, SocketType::Stream, SocketType::Channel] {
-            assert_eq!(o.hello(t), None, "{t:?}");
-        }
-        for t in [SocketType::Router, SocketType::Server, SocketType::Peer] {
-            assert_eq!(o.disconnect_msg(t).map(|b| &b[..]), Some(&b"bye"[..]), "{t:?}");
-        }
-        for t in [SocketType::Dealer, SocketType::Client, SocketType::Rep] {
-            assert_eq!(o.disconnect_msg(t), None, "{t:?}");
-        }
-        assert_eq!(o.get(opt::HELLO_MSG), None, "write-only, as libzmq");
-        assert_eq!(o.get(opt::DISCONNECT_MSG), None);
-        assert_eq!(o.set(opt::HELLO_MSG, b""), Ok(true));
-        assert_eq!(o.hello(SocketType::Router), None, "an empty value clears it");
     }
 }

@@ -6,17 +6,24 @@
 //! when the queue goes from empty to non-empty), or a timer (reconnect, handshake, linger) is
 //! due. Everything it owns is single-threaded; the command queue is the only shared state.
 
+pub(crate) mod config;
+pub(crate) mod counters;
 mod link;
+pub(crate) mod monitor;
 pub(crate) mod pace;
-mod session;
+pub(crate) mod session;
+#[cfg(any(fuzzing, test))]
+mod sim;
+pub(crate) mod udp;
 mod zap;
 
+pub(crate) use config::SessionConfig;
 pub(crate) use link::LinkOptions;
 
+use crate::mailbox::{Command, Mailbox};
 use crate::pipe::{Owner, PipeEnd, PipeId, Wake};
-use crate::socket::options::Options;
-use crate::socket::SocketShared;
-use crate::transport::endpoint::Endpoint;
+use crate::transport::connect::{Connector, Role, Wrap};
+use crate::transport::filter::AcceptFilters;
 use crate::transport::listen::Listener;
 use crate::transport::stream::Stream;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -27,28 +34,82 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// What the I/O side knows of a socket: where new pipes and wake-ups go, its LINGER, its
+/// monitor and its sessions' counters. Shared by the socket and every session it has.
+pub(crate) struct SocketHandle {
+    pub id: u64,
+    pub mailbox: Arc<Mailbox>,
+    /// LINGER as of now: sessions read it when the socket closes.
+    pub linger: std::sync::atomic::AtomicI32,
+    /// The socket monitor's events and sink (`monitor.rs`).
+    pub monitor: monitor::Monitor,
+    /// The sessions' counters (`counters.rs`).
+    pub io_stats: counters::IoStats,
+    /// `disconnect` or `unbind` of a tcp or ipc endpoint was called while RECONNECT_STOP had
+    /// `RECONNECT_STOP_AFTER_DISCONNECT`: from then on, connecting sessions given that flag end
+    /// at a refused connect (`session/reconnect.rs`).
+    pub disconnected: std::sync::atomic::AtomicBool,
+}
+
+impl Owner for SocketHandle {
+    fn wake(&self, id: PipeId, what: Wake) {
+        self.mailbox.send(Command::Pipe(id, what));
+    }
+}
+
+/// How the context's I/O threads are named and scheduled (libzmq's thread options).
+#[derive(Clone, Default)]
+pub(crate) struct ThreadSetup {
+    /// `THREAD_NAME_PREFIX` (an int, or up to 16 bytes through `set_bytes`): threads are
+    /// named `<prefix>/oxmq-io-<n>`.
+    pub(crate) name_prefix: Option<String>,
+    /// `THREAD_AFFINITY_CPU_ADD`/`REMOVE`: the CPUs the threads may run on (empty: any).
+    pub(crate) cpus: std::collections::BTreeSet<usize>,
+    /// `THREAD_SCHED_POLICY` and `THREAD_PRIORITY`, applied with `pthread_setschedparam`.
+    pub(crate) policy: Option<i32>,
+    pub(crate) priority: Option<i32>,
+}
+
+
 /// What a socket (or a resolver thread) asks an I/O thread to do.
 pub(crate) enum IoCmd {
-    Listen { id: u64, listener: Listener, socket: Arc<SocketShared>, options: Box<Options> },
-    Connect {
-        id: u64,
-        endpoint: Endpoint,
-        given: String,
-        socket: Arc<SocketShared>,
-        options: Box<Options>,
-        pipe: Option<PipeEnd>,
-    },
+    /// `wrap`: the layer accepted connections carry (a transport over tcp or ipc).
+    Listen { id: u64, listener: Listener, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, filters: AcceptFilters, wrap: Option<Wrap> },
+    Connect { id: u64, dialer: Box<dyn Connector>, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, pipe: Option<PipeEnd> },
     /// A connection accepted by a listener on another I/O thread, handed to this one, the
     /// least loaded, to run its session (as libzmq spreads accepted connections).
-    Adopt { listener_id: u64, socket: Arc<SocketShared>, options: Box<Options>, stream: Stream },
+    Adopt { listener_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, stream: Stream },
     /// unbind or disconnect: close the listener or connection and its sessions now.
     CloseEndpoint { id: u64 },
     /// The socket closed: close its listeners, let its sessions linger.
     SocketClosed { socket_id: u64 },
     Pipe(PipeId, Wake),
+    /// An application thread waits while the I/O thread reads a session's input now (a
+    /// connection in its handshake, which only the I/O thread may drive; `Owner::catch_up`).
+    Turn(PipeId, Arc<Turned>),
     /// A resolver thread's answer for a connecting session's attempt.
     Resolved { token: usize, serial: u64, addrs: crate::error::Result<crate::transport::resolve::ConnectAddrs> },
     Stop,
+}
+
+/// The end of an [`IoCmd::Turn`], for the thread waiting for it.
+#[derive(Default)]
+pub(crate) struct Turned {
+    done: Mutex<bool>,
+    cv: std::sync::Condvar,
+}
+
+impl Turned {
+    fn set(&self) {
+        *self.done.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.cv.notify_all();
+    }
+
+    /// Waits for the turn, at most `limit` (the I/O thread may be stopping).
+    pub(crate) fn wait(&self, limit: std::time::Duration) {
+        let done = self.done.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = self.cv.wait_timeout_while(done, limit, |d| !*d);
+    }
 }
 
 pub(crate) struct IoThread {
@@ -72,6 +133,9 @@ pub(crate) struct IoThread {
     /// The context's I/O threads, this one among them (set once they have all started):
     /// where a listener may hand an accepted connection.
     siblings: std::sync::OnceLock<Vec<std::sync::Weak<IoThread>>>,
+    /// The commands posted and carried out, so that an application thread's direct writes
+    /// stay behind a write it handed over (`pace::write_pending`).
+    progress: Arc<pace::Progress>,
 }
 
 const WAKER: Token = Token(usize::MAX);
@@ -115,7 +179,34 @@ impl IoThread {
         self.siblings.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade).filter(|t| !std::ptr::eq(Arc::as_ptr(t), me)).collect()
     }
 
-    pub(crate) fn start(index: usize, setup: &crate::context::ThreadSetup) -> io::Result<Arc<IoThread>> {
+    /// An I/O thread's shared half with no thread running it: a test drives its sessions and
+    /// takes its commands itself (`sim.rs`). Returns the poll whose registry sessions register
+    /// with.
+    #[cfg(test)]
+    pub(crate) fn detached() -> io::Result<(Arc<IoThread>, Poll)> {
+        let poll = Poll::new()?;
+        let t = Arc::new(IoThread {
+            queue: Mutex::new(Vec::new()),
+            timers_pending: Default::default(),
+            sessions: Default::default(),
+            siblings: std::sync::OnceLock::new(),
+            progress: Default::default(),
+            waker: Waker::new(poll.registry(), WAKER)?,
+            sleeping: std::sync::atomic::AtomicBool::new(false),
+            registry: poll.registry().try_clone()?,
+            poll: Mutex::new(None),
+            handle: Mutex::new(None),
+        });
+        Ok((t, poll))
+    }
+
+    /// The commands posted to a detached thread since the last call (`sim.rs`).
+    #[cfg(test)]
+    pub(crate) fn take_commands(&self) -> Vec<IoCmd> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    pub(crate) fn start(index: usize, setup: &ThreadSetup) -> io::Result<Arc<IoThread>> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER)?;
         let registry = poll.registry().try_clone()?;
@@ -124,6 +215,7 @@ impl IoThread {
             timers_pending: Default::default(),
             sessions: Default::default(),
             siblings: std::sync::OnceLock::new(),
+            progress: Default::default(),
             waker,
             sleeping: std::sync::atomic::AtomicBool::new(false),
             registry,
@@ -149,16 +241,26 @@ impl IoThread {
 
     /// Posts a command; wakes the thread when the queue was empty and the thread sleeps (or
     /// is about to: see `Reactor::run`, which looks at the queue after saying so).
-    pub(crate) fn send(&self, cmd: IoCmd) {
+    /// Returns the command's number (see [`IoThread::handed_write`]).
+    pub(crate) fn send(&self, cmd: IoCmd) -> u64 {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let was_empty = q.is_empty();
         q.push(cmd);
+        let seq = self.progress.posted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         drop(q);
         // SeqCst after the push (published by the unlock), against the reactor's SeqCst store
         // before it looks at the queue: either it finds this command, or we see it sleeping.
         if was_empty && self.sleeping.load(std::sync::atomic::Ordering::SeqCst) {
             let _ = self.waker.wake();
         }
+        seq
+    }
+
+    /// Posts a write an application thread hands over, and records it as that thread's last
+    /// (see `pace`: its next writes stay behind it).
+    pub(crate) fn handed_write(&self, cmd: IoCmd) {
+        let seq = self.send(cmd);
+        pace::handed_write(&self.progress, seq);
     }
 
     /// Sets the events `fd` (registered under `token`) reports to this thread, edge-triggered
@@ -196,10 +298,10 @@ impl Owner for IoThread {
 
 pub(crate) enum Timer {
     Reconnect,
-    Handshake,
     Linger,
-    /// A heartbeat deadline of one connection (the number tells connections of a session apart).
-    Heartbeat(u64, session::heartbeat::Due),
+    /// The earliest deadline (handshake timeout, heartbeats) of one connection (the number
+    /// tells connections of a session apart).
+    Deadline(u64),
     /// A half-closed connection checks whether it may close (the number: this interval, ms).
     CloseCheck(u64),
 }
@@ -207,8 +309,10 @@ pub(crate) enum Timer {
 struct ListenerEntry {
     id: u64,
     listener: Listener,
-    socket: Arc<SocketShared>,
-    options: Box<Options>,
+    socket: Arc<SocketHandle>,
+    cfg: Box<SessionConfig>,
+    filters: AcceptFilters,
+    wrap: Option<Wrap>,
 }
 
 enum Entry {
@@ -237,12 +341,20 @@ pub(crate) struct Ctx<'a> {
     timer_seq: &'a mut u64,
     /// Sessions that stopped early (read budget) and want another turn without a new event.
     pub again: &'a mut Vec<usize>,
+    /// The time, when a test runs sessions on a simulated clock (`sim.rs`); None: the real one.
+    clock: Option<Instant>,
 }
 
 /// Names one timer, for [`Ctx::cancel_timer`].
 pub(crate) type TimerKey = (Instant, u64);
 
 impl Ctx<'_> {
+    /// The reactor's clock (a test's simulated one, in `sim.rs`).
+    #[inline]
+    pub(crate) fn now(&self) -> Instant {
+        self.clock.unwrap_or_else(Instant::now)
+    }
+
     pub(crate) fn add_timer(&mut self, at: Instant, token: usize, serial: u64, t: Timer) -> TimerKey {
         *self.timer_seq += 1;
         let key = (at, *self.timer_seq);
@@ -267,6 +379,11 @@ struct Reactor {
     serial: u64,
     stopping: bool,
     again: Vec<usize>,
+    /// By token: the session's input is subscriptions (a publisher's), handled before the
+    /// other input of the same turn (see `run`).
+    subscriptions: Vec<bool>,
+    /// The events of a turn left for after the publishers' (token, readable, writable).
+    later: Vec<(usize, bool, bool)>,
 }
 
 impl Reactor {
@@ -281,6 +398,8 @@ impl Reactor {
             serial: 0,
             stopping: false,
             again: Vec::new(),
+            subscriptions: Vec::new(),
+            later: Vec::new(),
         }
     }
 
@@ -317,19 +436,36 @@ impl Reactor {
                     break;
                 }
             }
+            // Subscriptions first: a subscription that reached the kernel before a message
+            // that makes an application publish is in the publisher's pipe before that
+            // message is in its socket's (as one libzmq I/O thread reading in order gives).
             for ev in events.iter() {
+                let t = ev.token().0;
                 if ev.token() == WAKER {
                     continue;
                 }
-                self.dispatch(ev.token().0, ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable());
+                let (r, w) = (ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable());
+                if self.subscriptions.get(t).copied().unwrap_or(false) {
+                    self.dispatch(t, r, w);
+                } else {
+                    self.later.push((t, r, w));
+                }
             }
-            {
+            let later = std::mem::take(&mut self.later);
+            for &(t, r, w) in &later {
+                self.dispatch(t, r, w);
+            }
+            self.later = later;
+            self.later.clear();
+            let upto = {
                 let mut q = self.io.queue.lock().unwrap_or_else(|p| p.into_inner());
                 std::mem::swap(&mut *q, &mut cmds);
-            }
+                self.io.progress.posted.load(std::sync::atomic::Ordering::Relaxed)
+            };
             for cmd in cmds.drain(..) {
                 self.command(cmd);
             }
+            self.io.progress.done.store(upto, std::sync::atomic::Ordering::Release);
             self.fire_timers();
             let again = std::mem::take(&mut self.again);
             for t in again {
@@ -349,6 +485,7 @@ impl Reactor {
             timers: &mut self.timers,
             timer_seq: &mut self.timer_seq,
             again: &mut self.again,
+            clock: None,
         }
     }
 
@@ -380,7 +517,7 @@ impl Reactor {
             let Some(Some(Entry::Listener(l))) = self.entries.get_mut(token) else { return };
             let stream = match &l.listener {
                 Listener::Tcp(tl) => match tl.accept() {
-                    Ok((s, _)) if !l.options.accept_filters.admit_tcp(s.peer_addr().ok().map(|a| a.ip())) => {
+                    Ok((s, _)) if !l.filters.admit_tcp(s.peer_addr().ok().map(|a| a.ip())) => {
                         // Refused by TCP_ACCEPT_FILTER: closed before any handshake.
                         drop(s);
                         continue;
@@ -392,10 +529,10 @@ impl Reactor {
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     // EMFILE and friends: stop for now; the listener stays registered.
-                    Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
+                    Err(e) => return monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
                 Listener::Ipc(ul, _) => match ul.accept() {
-                    Ok((s, _)) if !l.options.accept_filters.admit_ipc(std::os::fd::AsRawFd::as_raw_fd(&s)) => {
+                    Ok((s, _)) if !l.filters.admit_ipc(std::os::fd::AsRawFd::as_raw_fd(&s)) => {
                         // Refused by IPC_FILTER_UID/GID/PID.
                         drop(s);
                         continue;
@@ -406,22 +543,29 @@ impl Reactor {
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return crate::monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
+                    Err(e) => return monitor::accept_failed(&l.socket.monitor, &l.listener, &e),
                 },
             };
-            let (socket, options, listener_id) = (l.socket.clone(), l.options.clone(), l.id);
+            let stream = match &l.wrap {
+                Some(w) => match w(stream, Role::Server) {
+                    Ok(s) => s,
+                    Err(_) => continue, // the layer refused it: closed before any handshake
+                },
+                None => stream,
+            };
+            let (socket, cfg, listener_id) = (l.socket.clone(), l.cfg.clone(), l.id);
             let to = self.io.place();
             if Arc::ptr_eq(&to, &self.io) {
-                self.adopt(listener_id, socket, options, stream);
+                self.adopt(listener_id, socket, cfg, stream);
             } else {
-                to.send(IoCmd::Adopt { listener_id, socket, options, stream });
+                to.send(IoCmd::Adopt { listener_id, socket, cfg, stream });
             }
         }
     }
 
     /// Runs the session of an accepted connection (counted in this thread's load already).
-    fn adopt(&mut self, listener_id: u64, socket: Arc<SocketShared>, options: Box<Options>, stream: Stream) {
-        let made = self.add_session(|ctx, t, serial| Session::accepted(ctx, t, serial, listener_id, socket, options, stream));
+    fn adopt(&mut self, listener_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, stream: Stream) {
+        let made = self.add_session(|ctx, t, serial| Session::accepted(ctx, t, serial, listener_id, socket, cfg, stream));
         if made.is_none() {
             self.io.sessions.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -436,6 +580,10 @@ impl Reactor {
         let mut ctx = self.ctx();
         match make(&mut ctx, t, serial) {
             Some(s) => {
+                if self.subscriptions.len() <= t {
+                    self.subscriptions.resize(t + 1, false);
+                }
+                self.subscriptions[t] = s.reads_subscriptions();
                 self.entries[t] = Some(Entry::Session(share(s)));
                 Some(t)
             }
@@ -448,7 +596,7 @@ impl Reactor {
 
     fn command(&mut self, cmd: IoCmd) {
         match cmd {
-            IoCmd::Listen { id, mut listener, socket, options } => {
+            IoCmd::Listen { id, mut listener, socket, cfg, filters, wrap } => {
                 let t = self.alloc();
                 let reg = match &mut listener {
                     Listener::Tcp(l) => {
@@ -464,21 +612,19 @@ impl Reactor {
                     self.free.push(t);
                     return;
                 }
-                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, options }));
+                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, cfg, filters, wrap }));
                 // Connections may already be waiting in the backlog (edge-triggered epoll only
                 // reports new arrivals).
                 self.accept(t);
             }
-            IoCmd::Connect { id, endpoint, given, socket, options, pipe } => {
-                let made = self.add_session(|ctx, t, serial| {
-                    Some(Session::connecting(ctx, t, serial, id, endpoint, given, socket, options, pipe))
-                });
+            IoCmd::Connect { id, dialer, socket, cfg, pipe } => {
+                let made = self.add_session(|ctx, t, serial| Some(Session::connecting(ctx, t, serial, id, dialer, socket, cfg, pipe)));
                 if let Some(t) = made {
                     self.io.sessions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     self.with_session(t, |s, ctx| s.start_connect(ctx));
                 }
             }
-            IoCmd::Adopt { listener_id, socket, options, stream } => self.adopt(listener_id, socket, options, stream),
+            IoCmd::Adopt { listener_id, socket, cfg, stream } => self.adopt(listener_id, socket, cfg, stream),
             IoCmd::CloseEndpoint { id } => {
                 let mut listener = false;
                 for t in 0..self.entries.len() {
@@ -529,6 +675,14 @@ impl Reactor {
                         self.with_session(id.slot, |s, ctx| s.pipe_event(ctx, what));
                     }
                 }
+            }
+            IoCmd::Turn(id, turned) => {
+                if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
+                    if lock(s).serial() == id.serial {
+                        self.with_session(id.slot, |s, ctx| s.ready(ctx, true, false));
+                    }
+                }
+                turned.set();
             }
             IoCmd::Resolved { token, serial, addrs } => {
                 if let Some(Some(Entry::Session(s))) = self.entries.get(token) {
@@ -586,7 +740,7 @@ impl Reactor {
 /// Applies the context's affinity and scheduling options to the calling (I/O) thread. As in
 /// libzmq they are requests: a CPU the machine lacks or a policy the process may not use
 /// leaves the thread as it was rather than failing the bind or connect that started it.
-fn apply_thread_setup(setup: &crate::context::ThreadSetup) {
+fn apply_thread_setup(setup: &ThreadSetup) {
     if !setup.cpus.is_empty() {
         // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET only writes inside it
         // (indices past CPU_SETSIZE are skipped), and sched_setaffinity reads that many bytes.

@@ -28,9 +28,17 @@
 //! * and within one message's fan-out (a [`Round`]: a publisher waking the pipes of one
 //!   message), only the first connection may be written directly, however long the round
 //!   takes: a preemption in the middle of it does not make the thread sporadic.
+//!
+//! Whatever the rule says, a thread's writes leave in the order it made them, as they do in
+//! libzmq, whose I/O thread carries out one application thread's commands in order: while a
+//! write the thread handed over has not been carried out by the I/O thread ([`write_pending`]),
+//! its next writes are handed over too, behind it, rather than written directly ahead of it.
+//! (Issue 44: a subscription handed over, overtaken by a message written directly on another
+//! connection, reached the publisher after the message it should have selected.)
 
-use std::cell::Cell;
-use std::sync::OnceLock;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How long a connection, and its socket, must have been quiet for a direct write.
@@ -131,6 +139,43 @@ pub(crate) fn handed_over(at: Instant) {
     round_dealt_with();
 }
 
+/// An I/O thread's progress through the commands posted to it: how many were posted (counted
+/// under its queue's lock, so each command has a number), and how many it has carried out.
+#[derive(Default)]
+pub(crate) struct Progress {
+    pub(crate) posted: AtomicU64,
+    pub(crate) done: AtomicU64,
+}
+
+thread_local! {
+    /// The calling thread's last write handed over to an I/O thread: that thread's progress
+    /// and the command's number; None once it was carried out.
+    static HANDED: RefCell<Option<(Arc<Progress>, u64)>> = const { RefCell::new(None) };
+}
+
+/// The calling thread handed a write over to the I/O thread whose progress is `p`, as its
+/// command number `seq`.
+pub(crate) fn handed_write(p: &Arc<Progress>, seq: u64) {
+    HANDED.with(|h| *h.borrow_mut() = Some((p.clone(), seq)));
+}
+
+/// True while the calling thread's last handed-over write has not been carried out: its next
+/// write must not be made directly, ahead of it.
+#[inline]
+pub(crate) fn write_pending() -> bool {
+    HANDED.with(|h| {
+        let mut h = h.borrow_mut();
+        match &*h {
+            None => false,
+            Some((p, seq)) if p.done.load(Ordering::Acquire) < *seq => true,
+            Some(_) => {
+                *h = None;
+                false
+            }
+        }
+    })
+}
+
 /// The calling thread waited for input (a blocking receive or poll) and input came: its
 /// next write answers it.
 #[inline]
@@ -206,6 +251,26 @@ mod tests {
             let _round = Round::begin();
             handed_over(t0);
             assert!(rest_of_round());
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_write_waits_behind_the_threads_handed_over_write() {
+        std::thread::spawn(|| {
+            let p = Arc::new(Progress::default());
+            assert!(!write_pending());
+            p.posted.store(3, Ordering::Relaxed);
+            handed_write(&p, 3);
+            assert!(write_pending());
+            p.done.store(2, Ordering::Release);
+            assert!(write_pending());
+            // Another thread has its own record.
+            std::thread::spawn(|| assert!(!write_pending())).join().unwrap();
+            p.done.store(3, Ordering::Release);
+            assert!(!write_pending());
+            assert!(HANDED.with(|h| h.borrow().is_none()), "the record is let go once done");
         })
         .join()
         .unwrap();

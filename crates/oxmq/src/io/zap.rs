@@ -10,26 +10,15 @@
 //! gives no verdict: the handshake stays paused until HANDSHAKE_IVL or the peer leaves (fail
 //! closed; failing at once would let the client reconnect to a server with no handler).
 
+use super::config::HandshakeOptions;
 use super::{IoCmd, IoThread};
 use crate::msg::Msg;
 use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
-use crate::socket::options::Options;
-use crate::socket::SocketType;
 use bytes::Bytes;
 use std::sync::Arc;
-
-/// Handler socket types libzmq's `zap_connect` accepts (SERVER is a draft type we lack).
-const HANDLER_KINDS: [SocketType; 2] = [SocketType::Rep, SocketType::Router];
 /// Reply frames kept: one more than a valid reply has, so an overlong reply is still seen
 /// as one (and judged malformed) without holding whatever else a broken handler sends.
 const MAX_REPLY_FRAMES: usize = 8;
-
-/// True when a ZAP handler is bound in the context of the socket these options belong to.
-pub(super) fn handler_bound(options: &Options) -> bool {
-    options.security.zap_ctx.get().is_some_and(|ctx| {
-        crate::transport::inproc::bound_as(&ctx.inproc, zmtp::zap::ENDPOINT, &HANDLER_KINDS)
-    })
-}
 
 /// What polling the handler found.
 pub(super) enum Poll {
@@ -50,9 +39,8 @@ pub(super) struct ZapClient {
 impl ZapClient {
     /// Connects to the handler and sends `request`; `None` if no handler is bound (any more).
     /// Wake-ups for the reply arrive as a read activation of the session `id`.
-    pub(super) fn ask(options: &Options, request: &zmtp::ZapRequest, io: &Arc<IoThread>, id: PipeId) -> Option<ZapClient> {
-        let ctx = options.security.zap_ctx.get()?;
-        let mut pipe = crate::transport::inproc::attach_internal(&ctx.inproc, zmtp::zap::ENDPOINT, &HANDLER_KINDS)?;
+    pub(super) fn ask(h: &HandshakeOptions, request: &zmtp::ZapRequest, io: &Arc<IoThread>, id: PipeId) -> Option<ZapClient> {
+        let mut pipe = h.zap.as_ref()?.connect()?;
         pipe.set_owner(Arc::new(Waker { io: io.clone() }), id);
         let frames = request.frames();
         let last = frames.len() - 1;
@@ -105,13 +93,13 @@ const MAX_PAUSED_INPUT: usize = 64 * 1024;
 
 /// The ZAP part of the handshake in `ZapConfig` form: the handler check costs a registry look
 /// only for connections that could ask (servers, and NULL with a domain).
-pub(super) fn config(options: &Options, mechanism: &zmtp::Mechanism, peer_address: &str) -> zmtp::ZapConfig {
-    let sec = &options.security;
-    let may_ask = mechanism.is_server() || (mechanism.number() == 0 && !sec.zap_domain.is_empty());
+pub(super) fn config(h: &HandshakeOptions, peer_address: &str) -> zmtp::ZapConfig {
+    let mechanism = &h.mechanism;
+    let may_ask = mechanism.is_server() || (mechanism.number() == 0 && !h.zap_domain.is_empty());
     zmtp::ZapConfig {
-        handler: may_ask && handler_bound(options),
-        domain: sec.zap_domain.clone(),
-        enforce_domain: sec.zap_enforce_domain,
+        handler: may_ask && h.zap.as_ref().is_some_and(|z| z.bound()),
+        domain: h.zap_domain.clone(),
+        enforce_domain: h.zap_enforce_domain,
         peer_address: Bytes::copy_from_slice(peer_address.as_bytes()),
     }
 }
@@ -119,22 +107,22 @@ pub(super) fn config(options: &Options, mechanism: &zmtp::Mechanism, peer_addres
 /// Moves a paused handshake along: sends its request once, and feeds it the reply once one
 /// has arrived. Returns true when the handshake resumed (the caller feeds it input again).
 pub(super) fn step(
-    hs: &mut zmtp::Handshake,
+    conn: &mut zmtp::Connection,
     client: &mut Option<ZapClient>,
     buffered: usize,
-    options: &Options,
+    h: &HandshakeOptions,
     io: &Arc<IoThread>,
     id: PipeId,
-) -> Result<bool, zmtp::HandshakeError> {
-    let Some(request) = hs.zap_request() else { return Ok(false) };
+) -> Result<bool, zmtp::Error> {
+    let Some(request) = conn.zap_request() else { return Ok(false) };
     if buffered > MAX_PAUSED_INPUT {
-        return Err(zmtp::HandshakeError::UnexpectedMessage);
+        return Err(zmtp::HandshakeError::UnexpectedMessage.into());
     }
     if client.is_none() {
-        match ZapClient::ask(options, request, io, id) {
+        match ZapClient::ask(h, request, io, id) {
             Some(c) => *client = Some(c),
             // The handler was unbound since the connection started.
-            None => return Err(hs.zap_unavailable()),
+            None => return Err(conn.zap_unavailable()),
         }
     }
     let Some(c) = client else { return Ok(false) };
@@ -142,7 +130,7 @@ pub(super) fn step(
         Poll::Pending => Ok(false),
         Poll::Reply(frames) => {
             *client = None;
-            hs.handle_zap_reply(&frames).map(|()| true)
+            conn.handle_zap_reply(&frames).map(|()| true)
         }
         // No verdict is a refusal that never comes: the handshake stays paused (the client
         // kept on this connection, so it cannot reconnect into a server that has no handler
@@ -154,8 +142,5 @@ pub(super) fn step(
 
 /// The peer's address for ZAP and the Peer-Address property (libzmq: the IP, no port).
 pub(super) fn peer_address(stream: &crate::transport::stream::Stream) -> String {
-    match stream {
-        crate::transport::stream::Stream::Tcp(s) => crate::properties::peer_address(s.peer_addr().ok()),
-        crate::transport::stream::Stream::Ipc(_) => String::new(),
-    }
+    stream.peer_address()
 }

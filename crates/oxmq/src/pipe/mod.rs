@@ -56,6 +56,26 @@ pub(crate) trait Owner: Send + Sync {
     fn direct_read(&self, _id: PipeId) -> bool {
         false
     }
+
+    /// The descriptor the owner's input arrives on, for a thread about to act on what that
+    /// input says (a publisher about to send, `socket/catchup.rs`); None when the owner has
+    /// none, or its input is for its own thread only now (not in its data phase).
+    fn input_fd(&self, _id: PipeId) -> Option<std::os::fd::RawFd> {
+        None
+    }
+
+    /// Waits for the owner's thread if it is busy with its input (its turn is short: what it
+    /// read is then in the pipe), and with `read`, reads and decodes what the input holds now
+    /// on the calling thread, into the pipe. What the calling thread cannot finish is left to
+    /// the owner's thread, as by [`Owner::direct_read`].
+    fn catch_up(&self, _id: PipeId, _read: bool) {}
+
+    /// Writes what the pipe holds for the owner onto its connection on the calling thread,
+    /// waiting for the owner's thread if it is busy, so that it is in the kernel when this
+    /// returns (a subscription, before the subscriber's next action can make a publisher
+    /// send; see `socket/catchup.rs`). What the calling thread cannot finish (a full socket
+    /// buffer, a connection not yet up) stays with the owner's thread, already woken.
+    fn write_through(&self, _id: PipeId) {}
 }
 
 /// Identifies a pipe end to its owner: a slot plus a serial that makes stale wake-ups for a
@@ -137,6 +157,15 @@ pub(crate) enum Read {
     /// Nothing now; the end is asleep and will be woken on the peer's next flush.
     Empty,
     /// The peer is gone and everything it sent has been read.
+    Closed,
+}
+
+/// Why [`PipeEnd::front`] has no frame (nothing to drop, unlike a [`Read`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Absent {
+    /// Nothing now, as [`Read::Empty`].
+    Empty,
+    /// The peer is gone and everything it sent has been read, as [`Read::Closed`].
     Closed,
 }
 
@@ -241,7 +270,7 @@ impl PipeEnd {
 
     /// True when a new message may be written now (always true in the middle of a message).
     /// When false, the end registers for a write activation.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check_write(&mut self) -> bool {
         if self.out_mid || self.hwm == 0 || self.written_msgs - self.peer_read_cache < self.hwm {
             return true;
@@ -449,6 +478,15 @@ impl PipeEnd {
         }
     }
 
+    /// [`PipeEnd::flush`], then has the peer's owner write what it holds on the calling
+    /// thread ([`Owner::write_through`]).
+    pub(crate) fn flush_through(&mut self) {
+        self.flush();
+        if let Some((owner, id)) = self.peer_owner() {
+            owner.write_through(id);
+        }
+    }
+
     /// Tells the peer end's owner that this side reconnected (see [`Wake::Hiccup`]).
     pub(crate) fn hiccup(&self) {
         self.peer().wake(Wake::Hiccup);
@@ -527,18 +565,16 @@ impl PipeEnd {
         m
     }
 
-    /// CONFLATE for a socket of `kind` (see [`crate::socket::options::Options::conflates`]):
-    /// its data directions keep only the newest message, and their writers never wait for
-    /// room. Subscriptions are never conflated — a SUB's outbound and a PUB's inbound
-    /// direction carry them, and dropping one would silently change what is delivered.
-    pub(crate) fn conflate(kind: crate::socket::SocketType, socket_end: &mut PipeEnd, peer_end: &mut PipeEnd) {
-        use crate::socket::SocketType as T;
-        if kind != T::Pub {
+    /// CONFLATE on a pipe between a socket's end and its peer's: the directions `reads`
+    /// (towards the socket) and `writes` (from it) keep only the newest message, and their
+    /// writers never wait for room.
+    pub(crate) fn conflate((reads, writes): (bool, bool), socket_end: &mut PipeEnd, peer_end: &mut PipeEnd) {
+        if reads {
             socket_end.conflate = true;
             peer_end.conflate_out = true;
             peer_end.hwm = 0;
         }
-        if kind != T::Sub {
+        if writes {
             peer_end.conflate = true;
             socket_end.conflate_out = true;
             socket_end.hwm = 0;
@@ -589,11 +625,11 @@ impl PipeEnd {
     /// session chasing its sender spent most of both threads' time there (perf: 46% of the
     /// sender's samples at the flush's barrier) and wrote a few messages per system call.
     #[inline(always)]
-    pub(crate) fn front(&mut self, refresh: bool) -> Result<&mut Msg, Read> {
+    pub(crate) fn front(&mut self, refresh: bool) -> Result<&mut Msg, Absent> {
         debug_assert!(!self.conflate);
         if !self.inp.has_cached() {
             if !refresh {
-                return Err(Read::Empty);
+                return Err(Absent::Empty);
             }
             if !self.inp.has_data() {
                 self.front_empty()?;
@@ -612,18 +648,18 @@ impl PipeEnd {
     /// `front` found nothing: as `read_empty`, without taking the frame a closing peer left.
     #[cold]
     #[inline(never)]
-    fn front_empty(&mut self) -> Result<(), Read> {
+    fn front_empty(&mut self) -> Result<(), Absent> {
         if self.read_msgs != self.read_published {
             self.publish_read();
         }
         // `closed` is set after the peer's last flush: one more look finds what it published.
         if !self.peer().closed.load(Ordering::Acquire) {
-            return Err(Read::Empty);
+            return Err(Absent::Empty);
         }
         if self.inp.has_data() {
             Ok(())
         } else {
-            Err(Read::Closed)
+            Err(Absent::Closed)
         }
     }
 
@@ -825,6 +861,9 @@ impl Drop for PipeEnd {
         // A partly written message is never published: the reader would see half a message.
         // Publish whatever complete messages remain, then mark closed and wake the peer.
         self.out.flush_to(self.complete_upto);
+        // What this end read counts as taken, so the writer's `queued_out` of a closed pipe
+        // is what was never read (the socket's `dropped_disconnected`).
+        self.me().read_msgs.store(self.read_msgs, Ordering::Release);
         self.me().closed.store(true, Ordering::Release);
         let peer = self.peer();
         peer.wake(Wake::Closed);
@@ -916,7 +955,7 @@ mod tests {
         let (mut a, mut b) = pipe([0, 0]);
         let log = Arc::new(Log::default());
         b.set_owner(log.clone(), PipeId { slot: 1, serial: 0 });
-        fn next(b: &mut PipeEnd, refresh: bool) -> Result<Vec<u8>, Read> {
+        fn next(b: &mut PipeEnd, refresh: bool) -> Result<Vec<u8>, Absent> {
             let s = b.front(refresh)?.to_vec();
             // SAFETY: `front` returned a frame just now, and nothing was read since.
             unsafe { b.consume_front(&mut crate::chunk::Releases::new()) };
@@ -927,21 +966,21 @@ mod tests {
         assert_eq!(next(&mut b, true).unwrap(), b"x");
         a.write(m("y", false));
         a.flush();
-        assert!(matches!(next(&mut b, false), Err(Read::Empty)), "y was published after the last look");
+        assert!(matches!(next(&mut b, false), Err(Absent::Empty)), "y was published after the last look");
         a.write(m("z", false));
         a.flush();
         assert_eq!(log.0.lock().unwrap().len(), 1, "a reader that did not sleep is not woken");
         assert_eq!(next(&mut b, true).unwrap(), b"y");
         assert_eq!(next(&mut b, false).unwrap(), b"z", "z was published before that look");
-        assert!(matches!(next(&mut b, false), Err(Read::Empty)));
-        assert!(matches!(next(&mut b, true), Err(Read::Empty)));
+        assert!(matches!(next(&mut b, false), Err(Absent::Empty)));
+        assert!(matches!(next(&mut b, true), Err(Absent::Empty)));
         a.write(m("w", false));
         a.flush();
         assert_eq!(log.0.lock().unwrap().len(), 2, "a refreshing look that found nothing slept");
         drop(a);
         assert_eq!(next(&mut b, true).unwrap(), b"w");
-        assert!(matches!(next(&mut b, false), Err(Read::Empty)), "no look, so no news of the close");
-        assert!(matches!(next(&mut b, true), Err(Read::Closed)));
+        assert!(matches!(next(&mut b, false), Err(Absent::Empty)), "no look, so no news of the close");
+        assert!(matches!(next(&mut b, true), Err(Absent::Closed)));
     }
 
     #[test]
@@ -976,7 +1015,7 @@ mod tests {
     #[test]
     fn conflated_direction_holds_one_message_and_wakes_the_reader() {
         let (mut a, mut b) = pipe([1, 1]);
-        PipeEnd::conflate(crate::socket::SocketType::Push, &mut a, &mut b);
+        PipeEnd::conflate((false, true), &mut a, &mut b);
         let log = Arc::new(Log::default());
         b.set_owner(log.clone(), PipeId { slot: 3, serial: 0 });
         let mut id = Msg::from("peer");

@@ -9,7 +9,7 @@
 //! second frame with it, or a first frame that is not a literal address with a port is
 //! `Invalid`, and the message is not sent (a refused first frame leaves the socket expecting an
 //! address still, a refused body leaves it expecting the body). Like PAIR, the socket has one
-//! pipe, to its udp engine ([`crate::transport::udp`]): before a bind there is nowhere to send
+//! pipe, to its udp engine ([`crate::io::udp`]): before a bind there is nowhere to send
 //! and nothing to receive (`Again`: a blocking call waits), and a full pipe blocks a send
 //! (SNDHWM counts messages). Datagrams lost on the way are udp's, not errors.
 
@@ -17,7 +17,7 @@ use super::{Pattern, Pipes};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::pipe::Read;
-use crate::transport::udp::parse_peer;
+use crate::io::udp::parse_peer;
 
 pub(crate) struct Dgram {
     pipe: Option<usize>,

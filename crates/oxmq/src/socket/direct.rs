@@ -123,7 +123,7 @@ impl Socket {
         }
         self.check_term()?;
         self.wait_input(timeout.map(|t| Instant::now() + t), also)?;
-        crate::io::pace::waited_for_input();
+        crate::socket::catchup::waited_for_input();
         Ok(())
     }
 
@@ -173,7 +173,7 @@ impl Socket {
     /// at once; with the mailbox and `also` (at most [`WAIT_ALSO_MAX`]) beside them. None for
     /// a socket with more connections and nothing in `also`: it waits on its mailbox alone.
     fn watch(&mut self, also: &[RawFd]) -> Option<Watch> {
-        let mut w = Watch::new(self.ctx.clone());
+        let mut w = Watch::new(self.env.clone());
         for &fd in also {
             w.add_also(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
         }
@@ -186,7 +186,7 @@ impl Socket {
 
     /// An empty [`Watch`] in this socket's context (`poll`'s direct wait adds its sockets).
     pub(crate) fn new_watch(&self) -> Watch {
-        Watch::new(self.ctx.clone())
+        Watch::new(self.env.clone())
     }
 
     /// When a wait starting at `start` stops spinning, if it spins (`poll`'s direct wait).
@@ -290,7 +290,7 @@ pub(crate) enum Added {
 /// thread-safe socket's waiter runs it without the socket's lock; dropping it gives the
 /// connections' input back to the I/O thread.
 pub(crate) struct Watch {
-    ctx: crate::context::Context,
+    env: std::sync::Arc<super::env::Env>,
     mailboxes: [Option<Arc<crate::mailbox::Mailbox>>; WATCH_SOCKETS],
     /// Per mailbox: reads may leave its descriptor unsignalled (see [`Watch::read`]); not in
     /// level-triggered mode, where its state is the user's readiness.
@@ -314,10 +314,10 @@ pub(crate) struct Watch {
 }
 
 impl Watch {
-    pub(crate) fn new(ctx: crate::context::Context) -> Watch {
+    pub(crate) fn new(env: std::sync::Arc<super::env::Env>) -> Watch {
         let none = libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 };
         Watch {
-            ctx,
+            env,
             mailboxes: Default::default(),
             quiet: [false; WATCH_SOCKETS],
             s: 0,
@@ -464,7 +464,7 @@ impl Watch {
             if rc < 0 {
                 return Err(std::io::Error::last_os_error().into()); // EINTR is Error::Intr
             }
-            if self.ctx.inner.is_terminating() {
+            if self.env.is_terminating() {
                 return Err(Error::Term);
             }
             if self.fds[s..s + k].iter().any(|f| f.revents != 0) {

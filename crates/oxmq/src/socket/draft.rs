@@ -5,7 +5,7 @@
 //! types need nothing here beyond `send`/`recv`.
 
 use super::{hwm, EndpointRec, Socket, SocketType};
-use crate::transport::udp::{self, UdpEndpoint};
+use crate::io::udp::{self, UdpEndpoint};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::opt;
@@ -22,6 +22,7 @@ impl Socket {
         if flags & opt::SNDMORE != 0 {
             return Err(Error::Invalid);
         }
+        self.catch_up_before_send();
         msg.set_more(false);
         let r = self.pattern.send_group(&mut self.pipes, group, msg);
         self.reap();

@@ -18,6 +18,8 @@ pub(crate) struct Lb {
     more: bool,
     /// The pipe died mid-message: drop the remaining frames.
     dropping: bool,
+    /// Times a send found a pipe full (or its peer gone) and set it aside.
+    pub(crate) hwm_hits: u64,
 }
 
 impl Lb {
@@ -34,6 +36,21 @@ impl Lb {
                 self.pipes.swap(i, self.active);
                 self.active += 1;
             }
+        }
+    }
+
+    /// Whether `slot` is one of the pipes messages are spread over.
+    pub(crate) fn has(&self, slot: usize) -> bool {
+        self.pipes.position(slot).is_some()
+    }
+
+    /// Takes `slot` out of the rotation (`stop`) or puts it back, leaving its pipe alone
+    /// (OXMQ_DNS_FOLLOW's draining pipes, `Pattern::stop_sending`).
+    pub(crate) fn stop_sending(&mut self, slot: usize, stop: bool) {
+        if stop {
+            self.detach(slot);
+        } else if !self.has(slot) {
+            self.attach(slot);
         }
     }
 
@@ -55,6 +72,7 @@ impl Lb {
     }
 
     fn deactivate_current(&mut self) {
+        self.hwm_hits += 1;
         self.active -= 1;
         self.pipes.swap(self.current, self.active);
         if self.current == self.active {

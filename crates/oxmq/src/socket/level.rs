@@ -92,14 +92,15 @@ impl Socket {
 
 impl Socket {
     /// Sets `opt::OXMQ_FD_LEVEL`: with `events` = `opt::POLLIN` (and/or `opt::POLLOUT`),
-    /// [`Socket::fd`] is readable exactly while the socket can receive (send) without
-    /// blocking, so a level-triggered `epoll`/`poll` loop may handle one message per wake-up.
-    /// `0` restores libzmq's edge-triggered contract.
     /// The events `OXMQ_FD_LEVEL` makes the descriptor report (0: edge-triggered).
     pub(crate) fn fd_level(&self) -> i16 {
         self.level.mask
     }
 
+    /// Level-triggered readiness ([`opt::OXMQ_FD_LEVEL`]): with `opt::POLLIN` (`POLLOUT`),
+    /// [`Socket::fd`] is readable exactly while the socket can receive (send) without
+    /// blocking, so a level-triggered `epoll`/`poll` loop may handle one message per wake-up.
+    /// `0` restores libzmq's edge-triggered contract.
     pub fn set_fd_level(&mut self, events: i16) -> crate::Result<()> {
         self.setsockopt(opt::OXMQ_FD_LEVEL, &i32::from(events).to_ne_bytes())
     }

@@ -11,11 +11,16 @@
 
 mod dealer;
 mod dgram;
+pub(crate) mod env;
 pub(crate) mod direct;
 pub use direct::WAIT_ALSO_MAX;
 mod dist;
 mod fq;
+pub(crate) mod follow;
+pub(crate) mod inproc;
 mod lb;
+pub(crate) mod metrics;
+mod monitor;
 mod level;
 pub(crate) mod stats;
 pub(crate) mod options;
@@ -26,6 +31,8 @@ mod router;
 mod stream;
 mod trie;
 mod pipeline;
+pub(crate) mod catchup;
+pub(crate) mod policy;
 mod clientserver;
 mod draft;
 mod radiodish;
@@ -34,16 +41,17 @@ mod slots;
 mod threadsafe;
 pub use threadsafe::{SyncGuard, SyncSocket};
 
-use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::io::{IoCmd, IoThread};
+use crate::io::{IoCmd, IoThread, SocketHandle};
 use crate::mailbox::{Command, Mailbox};
 use crate::msg::Msg;
 use crate::opt;
-use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
+use crate::pipe::{PipeEnd, PipeId, Read, Wake};
+use crate::transport::connect::Dialer;
 use crate::transport::endpoint::Endpoint;
-use crate::transport::{inproc, listen, resolve};
+use crate::transport::{listen, resolve};
 use bytes::Bytes;
+use env::Env;
 use options::Options;
 pub use stats::{PeerStats, SocketStats};
 use std::os::fd::RawFd;
@@ -55,29 +63,49 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SocketType {
+    /// Exclusive pair: one peer, both directions (RFC 31).
     Pair = 0,
+    /// Publisher: each message to every subscriber whose subscription matches (RFC 29).
     Pub = 1,
+    /// Subscriber: receives what matches its subscriptions.
     Sub = 2,
+    /// Request: alternates send and receive with one of its peers at a time (RFC 28).
     Req = 3,
+    /// Reply: receives a request, then sends its reply to the requester.
     Rep = 4,
+    /// Dealer: round-robin sends, fair-queued receives, no envelope rules.
     Dealer = 5,
+    /// Router: each message carries the routing id of the peer it came from or goes to.
     Router = 6,
+    /// Pipeline receiver: fair-queues from its pushers (RFC 30).
     Pull = 7,
+    /// Pipeline sender: round robin over its pullers.
     Push = 8,
+    /// Publisher that receives its subscribers' subscriptions as messages.
     XPub = 9,
+    /// Subscriber that sends subscriptions as messages.
     XSub = 10,
+    /// Raw tcp: each message is a peer's routing id and bytes as they came, no ZMTP.
     Stream = 11,
     // Draft types (libzmq's draft API numbers). Single-part messages only; usable from
     // several threads through `SyncSocket`.
+    /// Draft: thread-safe ROUTER for single-part messages, peers addressed by a u32 routing id on the message.
     Server = 12,
+    /// Draft: thread-safe DEALER for single-part messages.
     Client = 13,
+    /// Draft: publisher to groups (udp or ZMTP), single-part.
     Radio = 14,
+    /// Draft: receives the groups it joined.
     Dish = 15,
+    /// Draft: thread-safe PULL for single-part messages.
     Gather = 16,
+    /// Draft: thread-safe PUSH for single-part messages.
     Scatter = 17,
     /// Raw udp datagrams as [address, body] messages (`dgram.rs`); not thread-safe, as libzmq.
     Dgram = 18,
+    /// Draft: thread-safe, connects to many peers and addresses each by routing id.
     Peer = 19,
+    /// Draft: thread-safe PAIR for single-part messages.
     Channel = 20,
 }
 
@@ -164,26 +192,19 @@ impl SocketType {
     }
 }
 
-/// What the I/O side and peers need to know about a socket.
+/// What the socket's other parts (its inproc peers, its followed endpoints, the metrics) need
+/// to know of it: the I/O side's handle (which it dereferences to), its type, its metrics.
 pub(crate) struct SocketShared {
-    pub id: u64,
+    pub io: Arc<SocketHandle>,
     pub kind: SocketType,
-    pub mailbox: Arc<Mailbox>,
-    /// LINGER as of now: sessions read it when the socket closes.
-    pub linger: AtomicI32,
-    /// The socket monitor's events and sink (see `crate::monitor`).
-    pub monitor: crate::monitor::Monitor,
-    /// The sessions' counters (`stats.rs`).
-    pub io_stats: stats::IoStats,
-    /// `disconnect` or `unbind` of a tcp or ipc endpoint was called while RECONNECT_STOP had
-    /// `RECONNECT_STOP_AFTER_DISCONNECT`: from then on, connecting sessions given that flag end
-    /// at a refused connect (`io/session/reconnect.rs`).
-    pub disconnected: std::sync::atomic::AtomicBool,
+    /// Labels and the last published counts for the metrics (`metrics/`).
+    pub metrics: metrics::SocketCell,
 }
 
-impl Owner for SocketShared {
-    fn wake(&self, id: PipeId, what: Wake) {
-        self.mailbox.send(Command::Pipe(id, what));
+impl std::ops::Deref for SocketShared {
+    type Target = SocketHandle;
+    fn deref(&self) -> &SocketHandle {
+        &self.io
     }
 }
 
@@ -358,6 +379,13 @@ impl Pipes {
         self.get(i).end.flush()
     }
 
+    /// [`PipeEnd::flush_through`]: for subscriptions and joins, which must be on the wire
+    /// before the caller's next action.
+    #[inline]
+    pub(crate) fn flush_through(&mut self, i: usize) {
+        self.get(i).end.flush_through()
+    }
+
     /// [`PipeEnd::publish`]: the first half of a flush split across many pipes.
     #[inline]
     pub(crate) fn publish(&mut self, i: usize) -> bool {
@@ -439,6 +467,19 @@ pub(crate) trait Pattern: Send {
     fn drops(&self) -> stats::Drops {
         stats::Drops::default()
     }
+    /// OXMQ_DNS_FOLLOW: send nothing new to the pipe in `slot` (`stop`), or send to it again
+    /// (its address came back), leaving the pipe attached for what it still has to deliver
+    /// or to receive. True when the pattern did (load balancers); false when it cannot, and
+    /// keeps using the pipe until the socket lets it go.
+    fn stop_sending(&mut self, _pipes: &mut Pipes, _slot: usize, _stop: bool) -> bool {
+        false
+    }
+    /// Fan-out types (PUB, XPUB, RADIO): the pipes subscribed to anything and the distinct
+    /// subscriptions (groups); receiving ones (SUB, XSUB, DISH): 0 and their own. For the
+    /// metrics; None for the other types.
+    fn fanout(&self) -> Option<(u64, u64)> {
+        None
+    }
     /// RADIO: sends a single-part message to a group's members. Others: `NotSup`.
     fn send_group(&mut self, _pipes: &mut Pipes, _group: &[u8], _msg: &mut Msg) -> Result<()> {
         Err(Error::NotSup)
@@ -492,6 +533,8 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
 enum EndpointRec {
     Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64, fd: RawFd },
     Connect { given: String, io: Arc<IoThread>, id: u64 },
+    /// A connect that follows DNS: its group's members are in `Socket::follow`.
+    Follow { given: String, group: u64 },
     InprocBind { name: String },
     InprocConnect { given: String },
     /// A udp endpoint (RADIO connect, DISH or DGRAM bind): its engine thread ends with its pipe.
@@ -500,7 +543,7 @@ enum EndpointRec {
 
 /// A ZeroMQ socket.
 pub struct Socket {
-    ctx: Context,
+    env: Arc<Env>,
     shared: Arc<SocketShared>,
     options: Options,
     pipes: Pipes,
@@ -521,31 +564,38 @@ pub struct Socket {
     /// next without a reference count up and down per message.
     /// Boxed, so taking it out for the call and putting it back moves a pointer, not a frame.
     recv_buf: Option<Box<Msg>>,
+    /// Connects that follow DNS (`follow.rs`).
+    follow: follow::Follow,
+    /// Publishers (PUB, XPUB, RADIO): the calling thread's last wait for input that the socket
+    /// caught up after (`catchup.rs`); None for the other types.
+    catch_up: Option<u64>,
 }
 
 
 impl Socket {
-    pub(crate) fn new(ctx: Context, kind: SocketType) -> Result<Socket> {
+    pub(crate) fn new(env: Arc<Env>, kind: SocketType) -> Result<Socket> {
         let pattern = pattern_for(kind)?;
         let mailbox = Arc::new(Mailbox::new().map_err(Error::from)?);
-        let id = ctx.inner.register_socket(mailbox.clone())?;
-        let mut options = Options::new(ctx.inner.ipv6_default());
-        options.ctx_max_msgsz = ctx.inner.max_msgsz() as i64;
-        options.security.zap_ctx = crate::security::CtxLink::new(&ctx);
-        if !ctx.inner.blocky() {
+        let id = env.register_socket(mailbox.clone())?;
+        let mut options = Options::new(env.ipv6_default());
+        options.ctx_max_msgsz = env.max_msgsz().map(|m| m.max(0) as u64);
+        options.security.zap = Some(inproc::ZapThroughContext::new(&env));
+        if !env.blocky() {
             options.linger = 0;
         }
+        let io = Arc::new(SocketHandle {
+            id,
+            mailbox,
+            linger: AtomicI32::new(options.linger),
+            monitor: crate::io::monitor::Monitor::new(),
+            io_stats: Default::default(),
+            disconnected: Default::default(),
+        });
+        let shared = Arc::new(SocketShared { io, kind, metrics: Default::default() });
+        env.metrics.add(&shared);
         Ok(Socket {
-            shared: Arc::new(SocketShared {
-                id,
-                kind,
-                mailbox,
-                linger: AtomicI32::new(options.linger),
-                monitor: crate::monitor::Monitor::new(),
-                io_stats: Default::default(),
-                disconnected: Default::default(),
-            }),
-            ctx,
+            shared,
+            env,
             options,
             pipes: Pipes::new(),
             pattern,
@@ -558,6 +608,8 @@ impl Socket {
             counters: Default::default(),
             spin: direct::Spin::new(),
             recv_buf: None,
+            follow: Default::default(),
+            catch_up: matches!(kind, SocketType::Pub | SocketType::XPub | SocketType::Radio).then_some(0),
         })
     }
 
@@ -567,7 +619,7 @@ impl Socket {
     }
 
     fn check_term(&self) -> Result<()> {
-        if self.ctx.inner.is_terminating() {
+        if self.env.is_terminating() {
             Err(Error::Term)
         } else {
             Ok(())
@@ -585,9 +637,10 @@ impl Socket {
         }
         let ep = Endpoint::parse(endpoint, true)?;
         self.check_stream_transport()?;
+        self.shared.metrics.note_endpoint(endpoint);
         match ep {
             Endpoint::Inproc(name) => {
-                inproc::bind(&self.ctx, &self.shared, &self.options, &name)?;
+                inproc::bind(&self.env, &self.shared.io, self.shared.kind, &self.options, &name)?;
                 self.endpoints.push(EndpointRec::InprocBind { name });
                 self.last_endpoint = endpoint.to_string();
                 // Take the pipes of sockets that connected before this bind now, as libzmq
@@ -596,17 +649,20 @@ impl Socket {
                 self.process_commands();
             }
             ep => {
-                let (listener, resolved) = listen::listen(&ep, &self.options)
-                    .inspect_err(|e| crate::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
+                let lo = policy::listen_options(&self.options);
+                let (listener, resolved) = listen::listen(&ep, &lo)
+                    .inspect_err(|e| crate::io::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
                 let fd = listener.fd();
-                self.shared.monitor.emit(crate::monitor::event::LISTENING, fd as u64, || crate::monitor::Addrs::bound(&resolved));
-                let io = self.ctx.inner.io_thread()?;
+                self.shared.monitor.emit(crate::io::monitor::event::LISTENING, fd as u64, || crate::io::monitor::Addrs::bound(&resolved));
+                let io = self.env.io_thread()?;
                 let id = self.next_id();
                 io.send(IoCmd::Listen {
                     id,
                     listener,
-                    socket: self.shared.clone(),
-                    options: Box::new(self.options.clone()),
+                    socket: self.shared.io.clone(),
+                    cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
+                    filters: lo.filters,
+                    wrap: None,
                 });
                 self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
                 self.last_endpoint = resolved;
@@ -642,51 +698,62 @@ impl Socket {
         self.check_stream_transport()?;
         match ep {
             Endpoint::Inproc(name) => {
-                let end = inproc::connect(&self.ctx, &self.shared, &self.options, &name)?;
+                let end = inproc::connect(&self.env, self.shared.kind, &self.options, &name)?;
                 self.attach(end, Some(endpoint.to_string()), true);
                 self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
             }
+            ep @ Endpoint::Tcp { host: crate::transport::endpoint::Host::Name(_), .. }
+                if self.follow.enabled && self.options.socks_proxy.is_empty() =>
+            {
+                self.connect_followed(endpoint, ep)?;
+            }
             ep => {
-                let io = self.ctx.inner.io_thread()?;
-                let id = self.next_id();
-                // The pipe exists from the start so messages sent before the peer is up are
-                // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
-                // a pipe per connection instead, created when the handshake completes, unless
-                // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
-                // name, so the application can route to it at once (as libzmq allows).
-                let named = self.options.link.connect_routing_id.clone();
-                let by_id = self.shared.kind.routes_by_id();
-                let pipe = if self.options.immediate || (by_id && named.is_none()) {
-                    None
-                } else {
-                    let (mut mine, mut theirs) = crate::pipe::pipe([hwm(self.options.sndhwm), hwm(self.options.rcvhwm)]);
-                    if self.options.conflates(self.shared.kind) {
-                        PipeEnd::conflate(self.shared.kind, &mut mine, &mut theirs);
-                    }
-                    if let (true, Some(id)) = (by_id, named) {
-                        let mut id = Msg::from(id);
-                        id.set_flags(crate::msg::ROUTING_ID);
-                        theirs.write(id);
-                        theirs.flush();
-                    }
-                    self.attach(mine, Some(endpoint.to_string()), true);
-                    Some(theirs)
-                };
-                io.send(IoCmd::Connect {
-                    id,
-                    endpoint: ep,
-                    given: endpoint.to_string(),
-                    socket: self.shared.clone(),
-                    options: Box::new(self.options.clone()),
-                    pipe,
-                });
+                let options = Box::new(self.options.clone());
+                let (io, id) = self.connect_session(ep, endpoint, options)?;
                 self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
             }
         }
+        self.shared.metrics.note_endpoint(endpoint);
         // CONNECT_ROUTING_ID names one connection only (libzmq clears it the same way).
         self.options.link.connect_routing_id = None;
         self.last_endpoint = endpoint.to_string();
         Ok(())
+    }
+
+    /// Starts a connecting session to `ep` (tcp or ipc), named `given` in its events and its
+    /// pipes, with `options`; returns its I/O thread and endpoint id (for `CloseEndpoint`).
+    fn connect_session(&mut self, ep: Endpoint, given: &str, options: Box<Options>) -> Result<(Arc<IoThread>, u64)> {
+        let io = self.env.io_thread()?;
+        let id = self.next_id();
+        // The pipe exists from the start so messages sent before the peer is up are
+        // queued — libzmq's behaviour unless IMMEDIATE. Types that route by peer id get
+        // a pipe per connection instead, created when the handshake completes, unless
+        // CONNECT_ROUTING_ID names the peer now: then the pipe is made here under that
+        // name, so the application can route to it at once (as libzmq allows).
+        let kind = self.shared.kind;
+        let named = options.link.connect_routing_id.clone();
+        let by_id = kind.routes_by_id();
+        let pipe = if options.immediate || (by_id && named.is_none()) {
+            None
+        } else {
+            let (mut mine, mut theirs) = crate::pipe::pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
+            let conflate = policy::conflate(kind, &options);
+            if conflate != (false, false) {
+                PipeEnd::conflate(conflate, &mut mine, &mut theirs);
+            }
+            if let (true, Some(id)) = (by_id, named) {
+                let mut id = Msg::from(id);
+                id.set_flags(crate::msg::ROUTING_ID);
+                theirs.write(id);
+                theirs.flush();
+            }
+            self.attach(mine, Some(given.to_string()), true);
+            Some(theirs)
+        };
+        let dialer = Dialer::new(ep, given.to_string(), policy::stream_options(&options));
+        let cfg = Box::new(policy::session_config(kind, &options));
+        io.send(IoCmd::Connect { id, dialer: Box::new(dialer), socket: self.shared.io.clone(), cfg, pipe });
+        Ok((io, id))
     }
 
     /// Stops accepting at an endpoint given to `bind` (or reported by LAST_ENDPOINT).
@@ -708,7 +775,7 @@ impl Socket {
         };
         match self.endpoints.remove(pos) {
             EndpointRec::Listener { io, id, fd, resolved, .. } => {
-                crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
+                crate::io::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
                 io.send(IoCmd::CloseEndpoint { id });
                 self.note_disconnect();
                 // The connections it accepted go now, with their inbound queues (zmq_unbind):
@@ -721,7 +788,7 @@ impl Socket {
                     self.pipes.remove(i);
                 }
             }
-            EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+            EndpointRec::InprocBind { name } => inproc::unbind(&self.env, self.shared.id, &name),
             EndpointRec::Datagram { given, .. } => self.detach_endpoint(&given),
             _ => {}
         }
@@ -734,6 +801,7 @@ impl Socket {
         let find = |endpoint: &str| {
             self.endpoints.iter().position(|e| match e {
                 EndpointRec::Connect { given, .. } | EndpointRec::InprocConnect { given } => given == endpoint,
+                EndpointRec::Follow { given, .. } => given == endpoint,
                 EndpointRec::Datagram { given, .. } => given == endpoint,
                 _ => false,
             })
@@ -749,6 +817,10 @@ impl Socket {
             }
             EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
                 self.detach_endpoint(&given)
+            }
+            EndpointRec::Follow { group, .. } => {
+                self.disconnect_followed(group);
+                self.note_disconnect();
             }
             _ => {}
         }
@@ -819,8 +891,8 @@ impl Socket {
         let slot = self.pipes.insert(end, endpoint);
         self.pipes.get(slot).listener = listener;
         let serial = self.pipes.get(slot).serial;
-        self.pipes.get(slot).end.set_owner(self.shared.clone(), PipeId { slot, serial });
-        if probe && self.options.probe_router && probes(self.shared.kind) {
+        self.pipes.get(slot).end.set_owner(self.shared.io.clone(), PipeId { slot, serial });
+        if probe && self.options.probe_router && self.shared.kind.probes() {
             // PROBE_ROUTER: an empty message announces us to a ROUTER peer, ahead of anything
             // else (libzmq writes it when the pipe attaches).
             let end = &mut self.pipes.get(slot).end;
@@ -902,6 +974,11 @@ impl Socket {
                     self.attach_from(pipe, endpoint, probe, listener);
                 }
                 Command::Stop => {}
+                Command::Follow { group } => self.follow_event(group),
+                Command::Snapshot => {
+                    let s = self.metrics_snapshot();
+                    self.shared.metrics.publish(s);
+                }
             }
         }
         self.cmds = cmds;
@@ -934,6 +1011,8 @@ impl Socket {
     fn reap_slow(&mut self) {
         while let Some(i) = self.pipes.retired.pop() {
             if self.pipes.slots.get(i).map(|s| s.is_some()) == Some(true) {
+                // The peer is gone for good: what it never took from the queue is lost.
+                self.counters.dropped_disconnected += self.pipes.get(i).end.queued_out();
                 self.pattern.detach(&mut self.pipes, i);
                 self.pipes.remove(i);
             }
@@ -957,6 +1036,22 @@ impl Socket {
         }
         self.process_commands_slow();
         self.check_term()
+    }
+
+    /// The async layer's wait (`crate::asynch`), after an attempt that could not proceed:
+    /// registers `waker` to be woken by the socket's next command (a pipe waking, a new peer,
+    /// shutdown) instead of the eventfd. Returns true, registering nothing, when a command is
+    /// queued already: the caller tries again at once.
+    #[cfg(feature = "async")]
+    pub(crate) fn register_waker(&mut self, slot: crate::mailbox::WakerSlot, waker: &std::task::Waker) -> bool {
+        self.pipes.waits += 1;
+        self.shared.mailbox.register_waker(slot, waker)
+    }
+
+    /// Forgets the async layer's wakers, so that blocking waits are signalled again.
+    #[cfg(feature = "async")]
+    pub(crate) fn clear_wakers(&mut self) {
+        self.shared.mailbox.clear_wakers();
     }
 
     // ----- sending and receiving -----
@@ -984,10 +1079,12 @@ impl Socket {
     fn send_msg_as(&mut self, msg: &mut Msg, flags: i32, lazy: bool) -> Result<()> {
         self.check_term()?;
         self.process_commands();
-        // A frame over the context's MAX_MSGSZ (INT_MAX unless lowered) is one no oxmq peer
-        // accepts: its decoder would drop the connection and the message with it. Refused
-        // here instead, so it is never silently lost (issue 19).
-        if msg.len() as u64 > self.options.ctx_max_msgsz.max(0) as u64 {
+        self.catch_up_before_send();
+        // A frame over the context's MAX_MSGSZ, once the application set one, is one no oxmq
+        // peer of that context accepts: its decoder would drop the connection and the message
+        // with it. Refused here instead, so it is never silently lost (issue 19). Unset, there
+        // is no bound, as in libzmq (issue 44).
+        if self.options.ctx_max_msgsz.is_some_and(|max| msg.len() as u64 > max) {
             return Err(Error::MsgSize);
         }
         msg.set_more(flags & opt::SNDMORE != 0);
@@ -1144,7 +1241,7 @@ impl Socket {
                 Err(Error::Again) => continue,
                 r => {
                     if r.is_ok() && waited {
-                        crate::io::pace::waited_for_input();
+                        catchup::waited_for_input();
                     }
                     return self.received(r);
                 }
@@ -1262,6 +1359,33 @@ impl Socket {
         if option == opt::OXMQ_RECV_SPIN {
             return self.spin.set(value);
         }
+        match option {
+            opt::OXMQ_DNS_FOLLOW => {
+                self.follow.enabled = match options::int_val(value)? {
+                    0 => false,
+                    1 => true,
+                    _ => return Err(Error::Invalid),
+                };
+                return Ok(());
+            }
+            opt::OXMQ_DNS_IVL => {
+                let v = options::int_val(value)?;
+                if !(100..=86_400_000).contains(&v) {
+                    return Err(Error::Invalid);
+                }
+                self.follow.ivl_ms = v;
+                return Ok(());
+            }
+            opt::OXMQ_NAME => {
+                let v = value.strip_suffix(&[0]).unwrap_or(value);
+                if !metrics::valid_name(v) {
+                    return Err(Error::Invalid);
+                }
+                self.shared.metrics.set_name(std::str::from_utf8(v).map_err(|_| Error::Invalid)?);
+                return Ok(());
+            }
+            _ => {}
+        }
         if let Some(r) = self.pattern.setsockopt(&mut self.pipes, option, value) {
             self.reap();
             return r;
@@ -1332,6 +1456,14 @@ impl Socket {
             opt::EVENTS => return i(self.events()? as i32),
             opt::OXMQ_FD_LEVEL => return i(self.level.mask as i32),
             opt::OXMQ_RECV_SPIN => return i(self.spin.micros()),
+            opt::OXMQ_DNS_FOLLOW => return i(self.follow.enabled as i32),
+            opt::OXMQ_DNS_IVL => return i(self.follow.ivl_ms),
+            opt::OXMQ_NAME => {
+                // NUL-terminated, as libzmq's string options.
+                let mut v = self.shared.metrics.name().into_bytes();
+                v.push(0);
+                return Ok(v);
+            }
             opt::LAST_ENDPOINT => {
                 let mut v = self.last_endpoint.clone().into_bytes();
                 v.push(0);
@@ -1369,7 +1501,7 @@ impl Socket {
     }
 
     /// Starts monitoring (as `zmq_socket_monitor`): version-1 events in `events` (a mask of
-    /// [`crate::monitor::event`]s, at most [`crate::monitor::event::ALL`]) are sent by a PAIR
+    /// [`crate::monitor::event`]s, at most [`crate::io::monitor::event::ALL`]) are sent by a PAIR
     /// socket bound at the inproc `endpoint`; connect a PAIR there to read them. `None` or
     /// `""` stops monitoring (MONITOR_STOPPED is sent if asked for). Starting again replaces
     /// the previous monitor. Errors: `ProtoNoSupport` for a transport other than inproc,
@@ -1386,15 +1518,15 @@ impl Socket {
         self.check_term()?;
         self.process_commands();
         let m = &self.shared.monitor;
-        if !m.wants(crate::monitor::event::PIPES_STATS) {
+        if !m.wants(crate::io::monitor::event::PIPES_STATS) {
             return Err(Error::Invalid);
         }
         let mut any = false;
         for sl in self.pipes.slots.iter().flatten() {
             let (local, remote) = sl.end.addrs().unwrap_or_else(|| (sl.endpoint.clone().unwrap_or_default(), String::new()));
-            let at = crate::monitor::Addrs { local, remote, bind_side: sl.listener.is_some(), routing_id: &[] };
+            let at = crate::io::monitor::Addrs { local, remote, bind_side: sl.listener.is_some(), routing_id: &[] };
             any = true;
-            if !m.emit_values(crate::monitor::event::PIPES_STATS, &[sl.end.queued_out(), sl.end.queued_in()], &at) {
+            if !m.emit_values(crate::io::monitor::event::PIPES_STATS, &[sl.end.queued_out(), sl.end.queued_in()], &at) {
                 return Err(Error::Invalid);
             }
         }
@@ -1411,7 +1543,7 @@ impl Socket {
     /// type (PAIR, PUB or PUSH), as `zmq_socket_monitor_versioned`.
     pub fn monitor_versioned(&mut self, endpoint: Option<&str>, events: u64, version: u8, kind: SocketType) -> Result<()> {
         self.check_term()?;
-        self.shared.monitor.start(&self.ctx, endpoint, events, version, kind)
+        monitor::start(&self.shared.monitor, &self.env, endpoint, events, version, kind)
     }
 
     /// Subscribes a SUB socket to a prefix (`""` for everything).
@@ -1430,6 +1562,9 @@ impl Drop for Socket {
         // Close: stop listening, hand lingering to the I/O sessions (they keep delivering
         // what is queued for up to LINGER ms), release the pipes, leave the context.
         self.shared.linger.store(self.options.linger, Ordering::Release);
+        // The final counts stay in the metrics' totals for this socket's labels.
+        let totals = self.metrics_totals();
+        self.env.metrics.retire(&self.shared, totals);
         let leftover = self.shared.mailbox.close();
         drop(leftover);
         let mut ios: Vec<Arc<IoThread>> = Vec::new();
@@ -1439,7 +1574,7 @@ impl Drop for Socket {
                 // must let them deliver what is queued (SocketClosed closes the listener and
                 // leaves its sessions lingering).
                 EndpointRec::Listener { io, fd, resolved, .. } => {
-                    crate::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
+                    crate::io::monitor::listener_closed(&self.shared.monitor, fd, &resolved);
                     if !ios.iter().any(|t| Arc::ptr_eq(t, &io)) {
                         ios.push(io);
                     }
@@ -1449,7 +1584,16 @@ impl Drop for Socket {
                         ios.push(io);
                     }
                 }
-                EndpointRec::InprocBind { name } => inproc::unbind(&self.ctx, self.shared.id, &name),
+                // Its members are connects like the above; the group's resolver stops with
+                // `self.follow`.
+                EndpointRec::Follow { .. } => {
+                    for io in self.follow.io_threads() {
+                        if !ios.iter().any(|t| Arc::ptr_eq(t, io)) {
+                            ios.push(io.clone());
+                        }
+                    }
+                }
+                EndpointRec::InprocBind { name } => inproc::unbind(&self.env, self.shared.id, &name),
                 // Dropping the pipes (below) ends a udp engine.
                 EndpointRec::InprocConnect { .. } | EndpointRec::Datagram { .. } => {}
             }
@@ -1461,7 +1605,7 @@ impl Drop for Socket {
         }
         // The last event: after it, sessions still lingering raise none.
         self.shared.monitor.stop();
-        self.ctx.inner.unregister_socket(self.shared.id);
+        self.env.unregister_socket(self.shared.id);
     }
 }
 
@@ -1479,9 +1623,4 @@ fn deadline(timeout_ms: i32) -> Option<Instant> {
     } else {
         Some(Instant::now() + Duration::from_millis(timeout_ms as u64))
     }
-}
-
-/// Socket types that send PROBE_ROUTER's probe when a pipe attaches.
-pub(crate) fn probes(kind: SocketType) -> bool {
-    matches!(kind, SocketType::Router | SocketType::Dealer | SocketType::Req)
 }

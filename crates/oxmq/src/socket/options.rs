@@ -45,9 +45,11 @@ pub(crate) struct Options {
     pub multicast_maxtpdu: i32,
     pub multicast_loop: bool,
     pub loopback_fastpath: bool,
-    /// The context's MAX_MSGSZ when the socket was created: the bound when MAXMSGSIZE is
-    /// unset, so no frame header can make us promise unbounded memory (libzmq: INT_MAX).
-    pub ctx_max_msgsz: i64,
+    /// The context's MAX_MSGSZ when the socket was created, if the application set one: a
+    /// bound on every frame sent and received, beside MAXMSGSIZE. Unset (the default), frames
+    /// are as large as memory allows, as in libzmq (whose MAX_MSGSZ bounds nothing); a header
+    /// claiming a huge frame costs memory only as its bytes arrive (`io/session.rs`).
+    pub ctx_max_msgsz: Option<u64>,
     /// MECHANISM, PLAIN_* and CURVE_* (see `crate::security`).
     pub security: crate::security::Security,
     /// INVERT_MATCHING (PUB/SUB types also keep their own copy).
@@ -112,7 +114,7 @@ impl Options {
             multicast_maxtpdu: 1500,
             multicast_loop: true,
             loopback_fastpath: false,
-            ctx_max_msgsz: i32::MAX as i64,
+            ctx_max_msgsz: None,
             security: Default::default(),
             invert_matching: false,
             conflate: false,
@@ -302,54 +304,42 @@ impl Options {
         }
     }
 
-    /// Whether CONFLATE applies: libzmq honours it on DEALER, PULL, PUSH, PUB and SUB only.
-    pub(crate) fn conflates(&self, kind: crate::socket::SocketType) -> bool {
-        use crate::socket::SocketType as T;
-        self.conflate && matches!(kind, T::Dealer | T::Pull | T::Push | T::Pub | T::Sub)
-    }
-
-    /// MAXMSGSIZE as the codec wants it.
+    /// MAXMSGSIZE as the codec wants it: the least of MAXMSGSIZE and the context's MAX_MSGSZ
+    /// where set, else what this machine could hold at all.
     pub(crate) fn max_msg_size(&self) -> Option<u64> {
-        let ctx = self.ctx_max_msgsz.max(0) as u64;
-        if self.maxmsgsize < 0 {
-            Some(ctx)
-        } else {
-            Some((self.maxmsgsize as u64).min(ctx))
+        let own = (self.maxmsgsize >= 0).then_some(self.maxmsgsize as u64);
+        match (own, self.ctx_max_msgsz) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (None, None) => Some(memory_bound()),
+            (a, b) => a.or(b),
         }
     }
 }
 
-/// A native-endian i32 option value (exactly 4 bytes, as libzmq requires).
-pub(crate) fn int_val(v: &[u8]) -> Result<i32> {
-    let a: [u8; 4] = v.try_into().map_err(|_| Error::Invalid)?;
-    Ok(i32::from_ne_bytes(a))
+/// The largest frame this machine could hold: its memory and swap. Unbounded (MAXMSGSIZE -1),
+/// libzmq allocates a frame's size when its header arrives, and a size beyond that fails
+/// (ENOMEM) and drops the connection. oxmq allocates only as the bytes arrive, so it refuses
+/// such a header itself, before any of them (a peer announcing 2^62 bytes).
+fn memory_bound() -> u64 {
+    static BOUND: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *BOUND.get_or_init(|| {
+        let mut si = std::mem::MaybeUninit::<libc::sysinfo>::zeroed();
+        // SAFETY: `si` is writable storage for one `sysinfo` struct.
+        if unsafe { libc::sysinfo(si.as_mut_ptr()) } != 0 {
+            return isize::MAX as u64;
+        }
+        // SAFETY: sysinfo succeeded and filled it.
+        let si = unsafe { si.assume_init() };
+        let unit = u64::from(si.mem_unit.max(1));
+        // `c_ulong`: 64 bits here, 32 on other targets.
+        #[allow(clippy::unnecessary_cast)]
+        let (ram, swap) = (si.totalram as u64, si.totalswap as u64);
+        ram.saturating_add(swap).saturating_mul(unit).min(isize::MAX as u64)
+    })
 }
 
-pub(crate) fn int_min(v: &[u8], min: i32) -> Result<i32> {
-    let n = int_val(v)?;
-    if n < min {
-        return Err(Error::Invalid);
-    }
-    Ok(n)
-}
-
-pub(crate) fn bool_val(v: &[u8]) -> Result<bool> {
-    match int_val(v)? {
-        0 => Ok(false),
-        1 => Ok(true),
-        _ => Err(Error::Invalid),
-    }
-}
-
-fn i64_val(v: &[u8]) -> Result<i64> {
-    let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
-    Ok(i64::from_ne_bytes(a))
-}
-
-fn u64_val(v: &[u8]) -> Result<u64> {
-    let a: [u8; 8] = v.try_into().map_err(|_| Error::Invalid)?;
-    Ok(u64::from_ne_bytes(a))
-}
+pub(crate) use crate::opt::value::{bool_val, int_min, int_val};
+use crate::opt::value::{i64_val, u64_val};
 
 #[cfg(test)]
 mod tests {
@@ -368,7 +358,12 @@ mod tests {
         assert!(o.set(opt::MAXMSGSIZE, &100i64.to_ne_bytes()).unwrap());
         assert_eq!(o.max_msg_size(), Some(100));
         o.set(opt::MAXMSGSIZE, &(-1i64).to_ne_bytes()).unwrap();
-        assert_eq!(o.max_msg_size(), Some(i32::MAX as u64), "bounded by the context's MAX_MSGSZ");
+        let all = o.max_msg_size().expect("what the machine holds");
+        assert!(all > 1 << 31 && all < 1 << 62, "as large as memory allows: {all}");
+        o.ctx_max_msgsz = Some(50);
+        assert_eq!(o.max_msg_size(), Some(50), "bounded by the context's MAX_MSGSZ once set");
+        o.set(opt::MAXMSGSIZE, &20i64.to_ne_bytes()).unwrap();
+        assert_eq!(o.max_msg_size(), Some(20));
         assert_eq!(o.set(opt::MAXMSGSIZE, &100i32.to_ne_bytes()), Err(Error::Invalid));
         assert_eq!(o.set(9999, &[0; 4]), Ok(false));
         assert_eq!(o.get(opt::LINGER), Some((-1i32).to_ne_bytes().to_vec()));

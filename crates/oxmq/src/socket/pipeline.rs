@@ -44,6 +44,13 @@ impl Pattern for Push {
     fn has_out(&mut self, pipes: &mut Pipes) -> bool {
         self.lb.has_out(pipes)
     }
+    fn stop_sending(&mut self, _pipes: &mut Pipes, slot: usize, stop: bool) -> bool {
+        self.lb.stop_sending(slot, stop);
+        true
+    }
+    fn drops(&self) -> super::stats::Drops {
+        super::stats::Drops { hwm_reached: self.lb.hwm_hits, ..Default::default() }
+    }
 }
 
 pub(crate) struct Pull {

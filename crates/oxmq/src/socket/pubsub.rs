@@ -322,7 +322,11 @@ impl Pattern for Pub {
         }
     }
     fn drops(&self) -> super::stats::Drops {
-        super::stats::Drops { hwm: self.dist.dropped, ..Default::default() }
+        super::stats::Drops { hwm: self.dist.dropped, hwm_reached: self.dist.dropped, ..Default::default() }
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        let (pipes, prefixes) = self.subs.counts();
+        Some((pipes, prefixes))
     }
 }
 
@@ -373,14 +377,16 @@ impl Sub {
     }
 
     /// Sends a message to every publisher (XSUB's upstream direction), regardless of HWM as
-    /// for subscriptions.
-    fn send_upstream(&mut self, pipes: &mut Pipes, mut msg: Msg) {
+    /// for subscriptions, which are on the wire when this returns (`Pipes::flush_through`).
+    fn send_upstream(&mut self, pipes: &mut Pipes, mut msg: Msg, subscription: bool) {
         let more = msg.more();
         msg.freeze(); // shared by every publisher's clone
         for &slot in &self.pipes {
             pipes.write(slot, msg.clone());
-            if !more {
-                pipes.flush(slot);
+            match (more, subscription) {
+                (true, _) => {}
+                (false, true) => pipes.flush_through(slot),
+                (false, false) => pipes.flush(slot),
             }
         }
         self.up_more = more;
@@ -393,7 +399,6 @@ impl Sub {
         // Subscriptions bypass the high-water mark: they are small and rare, and dropping one
         // would silently stop a stream (a known libzmq pitfall).
         pipes.write(slot, Msg::from(body));
-        pipes.flush(slot);
     }
 
     /// The next frame that passes the filter (a prefetched one first), by value.
@@ -448,6 +453,7 @@ impl Pattern for Sub {
         for p in self.subs.prefixes() {
             Sub::send_subscription(pipes, slot, true, p);
         }
+        pipes.flush_through(slot);
     }
     fn detach(&mut self, _pipes: &mut Pipes, slot: usize) {
         self.fq.detach(slot);
@@ -461,6 +467,7 @@ impl Pattern for Sub {
         for p in self.subs.prefixes() {
             Sub::send_subscription(pipes, slot, true, p);
         }
+        pipes.flush_through(slot);
     }
     fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<()> {
         if !self.xsub {
@@ -468,7 +475,8 @@ impl Pattern for Sub {
         }
         let m = std::mem::take(msg);
         let first = !self.up_more;
-        if is_subscription(&m, first, self.only_first, &mut self.subs_in_message) {
+        let subscription = is_subscription(&m, first, self.only_first, &mut self.subs_in_message);
+        if subscription {
             if m[0] == 1 {
                 // Always forwarded (XPUB_VERBOSE upstream must see duplicates), as libzmq.
                 self.subs.add(&m[1..]);
@@ -476,7 +484,7 @@ impl Pattern for Sub {
                 return Ok(()); // nothing left to cancel upstream (a whole message only)
             }
         }
-        self.send_upstream(pipes, m);
+        self.send_upstream(pipes, m, subscription);
         Ok(())
     }
     fn recv(&mut self, pipes: &mut Pipes) -> Result<Msg> {
@@ -499,6 +507,9 @@ impl Pattern for Sub {
     }
     fn has_out(&mut self, _pipes: &mut Pipes) -> bool {
         self.xsub
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        Some((0, self.subs.len() as u64))
     }
     fn setsockopt(&mut self, pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
         if option == opt::INVERT_MATCHING {
@@ -531,6 +542,7 @@ impl Pattern for Sub {
         if changed {
             for &slot in &self.pipes {
                 Sub::send_subscription(pipes, slot, subscribe, value);
+                pipes.flush_through(slot);
             }
         }
         Some(Ok(()))

@@ -122,7 +122,13 @@ impl Pattern for Radio {
         true
     }
     fn drops(&self) -> super::stats::Drops {
-        super::stats::Drops { hwm: self.dist.dropped, ..Default::default() }
+        super::stats::Drops { hwm: self.dist.dropped, hwm_reached: self.dist.dropped, ..Default::default() }
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        let mut slots: Vec<usize> = self.members.values().flatten().copied().chain(self.all.iter().copied()).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        Some((slots.len() as u64, self.members.len() as u64))
     }
 }
 
@@ -167,7 +173,7 @@ impl Dish {
             // silently stop a stream.
             pipes.write(slot, Dish::command(true, g));
         }
-        pipes.flush(slot);
+        pipes.flush_through(slot);
     }
 
     /// The next well-formed message of a joined group.
@@ -263,11 +269,14 @@ impl Pattern for Dish {
         }
         for &slot in &self.pipes {
             pipes.write(slot, Dish::command(join, group));
-            pipes.flush(slot);
+            pipes.flush_through(slot);
         }
         Ok(())
     }
     fn drops(&self) -> super::stats::Drops {
         super::stats::Drops { malformed: self.dropped, ..Default::default() }
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        Some((0, self.joined.len() as u64))
     }
 }

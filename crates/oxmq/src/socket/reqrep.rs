@@ -160,6 +160,14 @@ impl Pattern for Req {
     fn has_out(&mut self, pipes: &mut Pipes) -> bool {
         (!self.receiving || self.relaxed) && self.lb.has_out(pipes)
     }
+    fn stop_sending(&mut self, _pipes: &mut Pipes, slot: usize, stop: bool) -> bool {
+        // A reply to a request already sent there still comes back through `fq`.
+        self.lb.stop_sending(slot, stop);
+        true
+    }
+    fn drops(&self) -> super::stats::Drops {
+        super::stats::Drops { hwm_reached: self.lb.hwm_hits, ..Default::default() }
+    }
     fn setsockopt(&mut self, _pipes: &mut Pipes, option: i32, value: &[u8]) -> Option<Result<()>> {
         match option {
             // libzmq takes any value >= 0 as a boolean for both.

@@ -49,6 +49,8 @@ pub(crate) struct Router {
     out: Option<usize>,
     more_out: bool,
     dropped_hwm: u64,
+    /// Sends that found the peer's queue full (dropped, or EAGAIN under MANDATORY).
+    hwm_reached: u64,
     dropped_no_route: u64,
 }
 
@@ -76,6 +78,7 @@ impl Router {
             out: None,
             more_out: false,
             dropped_hwm: 0,
+            hwm_reached: 0,
             dropped_no_route: 0,
         }
     }
@@ -189,9 +192,11 @@ impl Pattern for Router {
                     let room = if self.mandatory { pipes.check_write_or_again(slot) } else { pipes.check_write(slot) };
                     if room {
                         self.out = Some(slot);
-                    } else if self.mandatory {
-                        return Err(Error::Again);
                     } else {
+                        self.hwm_reached += 1;
+                        if self.mandatory {
+                            return Err(Error::Again);
+                        }
                         self.dropped_hwm += 1;
                     }
                 }
@@ -301,7 +306,12 @@ impl Pattern for Router {
     }
 
     fn drops(&self) -> super::stats::Drops {
-        super::stats::Drops { hwm: self.dropped_hwm, no_route: self.dropped_no_route, ..Default::default() }
+        super::stats::Drops {
+            hwm: self.dropped_hwm,
+            no_route: self.dropped_no_route,
+            hwm_reached: self.hwm_reached,
+            ..Default::default()
+        }
     }
 }
 

@@ -93,6 +93,12 @@ impl<P: Pattern> Pattern for SinglePart<P> {
     fn getsockopt(&self, option: i32) -> Option<Vec<u8>> {
         self.inner.getsockopt(option)
     }
+    fn stop_sending(&mut self, pipes: &mut Pipes, slot: usize, stop: bool) -> bool {
+        self.inner.stop_sending(pipes, slot, stop)
+    }
+    fn fanout(&self) -> Option<(u64, u64)> {
+        self.inner.fanout()
+    }
     fn drops(&self) -> super::stats::Drops {
         let mut d = self.inner.drops();
         d.malformed += self.dropped;

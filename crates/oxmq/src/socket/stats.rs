@@ -15,8 +15,6 @@
 
 use super::Socket;
 use bytes::Bytes;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
 
 /// A snapshot of a socket's counters (all since the socket was created).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -79,6 +77,18 @@ pub struct SocketStats {
     /// Of those, writes made by a sending application thread itself (the direct send path,
     /// taken for a sporadic message or a reply) rather than by an I/O thread.
     pub direct_writes: u64,
+    /// Messages queued towards a peer that went away for good before taking them (an
+    /// accepted connection that ended, an inproc peer that closed, a connect that gave up
+    /// under RECONNECT_STOP), dropped with its queue. A connecting socket's queue outlives
+    /// its connection and is not dropped when it reconnects.
+    pub dropped_disconnected: u64,
+    /// Messages still queued to or from an address that left a followed name
+    /// (`opt::OXMQ_DNS_FOLLOW`) when its drain period ended.
+    pub dropped_vanished: u64,
+    /// Times a send found a peer's queue at its high-water mark: PUB, XPUB, RADIO and ROUTER
+    /// then drop the message (also in `dropped_hwm`); PUSH, DEALER and REQ pass the peer over
+    /// until it has room (the send waits, or fails with EAGAIN, when every peer is full).
+    pub hwm_reached: u64,
 }
 
 /// One attached peer (pipe) and its queues, as [`Socket::peer_stats`] reports it.
@@ -103,6 +113,8 @@ pub(crate) struct AppCounters {
     msgs_out: u64,
     bytes_out: u64,
     pub(crate) spun_waits: u64,
+    /// See `SocketStats::dropped_disconnected`.
+    pub(crate) dropped_disconnected: u64,
 }
 
 impl AppCounters {
@@ -134,146 +146,26 @@ pub(crate) struct Drops {
     /// Messages a peer sent that the socket type cannot take (multi-part to a single-part
     /// type, a DISH message without a group).
     pub malformed: u64,
+    /// Times a send found a peer's queue at its HWM (dropped or set aside until it has room).
+    pub hwm_reached: u64,
 }
 
-/// One session's counters. Written only by whoever drives the session (the I/O thread, or an
-/// application thread holding the session's lock for a direct write), read by anyone.
-#[derive(Default)]
-pub(crate) struct SessionCounters {
-    wire_in: AtomicU64,
-    wire_out: AtomicU64,
-    connections: AtomicU64,
-    reconnects: AtomicU64,
-    handshake_failures: AtomicU64,
-    protocol_errors: AtomicU64,
-    oversized: AtomicU64,
-    unsendable: AtomicU64,
-    direct_reads: AtomicU64,
-    direct_resumes: AtomicU64,
-    wire_writes: AtomicU64,
-    direct_writes: AtomicU64,
-    /// 1 while connected past the handshake.
-    connected: AtomicU64,
-}
-
-/// Adds to a counter that has a single writer: a plain load and store, no locked instruction.
-#[inline]
-fn bump(c: &AtomicU64, n: u64) {
-    c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
-}
-
-impl SessionCounters {
-    #[inline]
-    pub(crate) fn wire_in(&self, n: usize) {
-        bump(&self.wire_in, n as u64);
-    }
-    /// One write system call of `n` bytes, by an application thread (`direct`) or an I/O thread.
-    #[inline]
-    pub(crate) fn wire_out(&self, n: usize, direct: bool) {
-        bump(&self.wire_out, n as u64);
-        bump(&self.wire_writes, 1);
-        if direct {
-            bump(&self.direct_writes, 1);
-        }
-    }
-    pub(crate) fn connected(&self, again: bool) {
-        bump(&self.connections, 1);
-        if again {
-            bump(&self.reconnects, 1);
-        }
-        self.connected.store(1, Relaxed);
-    }
-    pub(crate) fn disconnected(&self) {
-        self.connected.store(0, Relaxed);
-    }
-    pub(crate) fn handshake_failed(&self) {
-        bump(&self.handshake_failures, 1);
-    }
-    pub(crate) fn oversized(&self) {
-        bump(&self.oversized, 1);
-    }
-    /// A udp engine's message that could not be sent (`SocketStats::dropped_unsendable`).
-    pub(crate) fn unsendable(&self) {
-        bump(&self.unsendable, 1);
-    }
-    pub(crate) fn protocol_error(&self) {
-        bump(&self.protocol_errors, 1);
-    }
-    #[inline]
-    pub(crate) fn direct_read(&self) {
-        bump(&self.direct_reads, 1);
-    }
-
-    pub(crate) fn direct_resume(&self) {
-        bump(&self.direct_resumes, 1);
-    }
-
-    fn add_to(&self, s: &mut SocketStats, live: bool) {
-        s.wire_bytes_in += self.wire_in.load(Relaxed);
-        s.wire_bytes_out += self.wire_out.load(Relaxed);
-        s.connections += self.connections.load(Relaxed);
-        s.reconnects += self.reconnects.load(Relaxed);
-        s.handshake_failures += self.handshake_failures.load(Relaxed);
-        s.protocol_errors += self.protocol_errors.load(Relaxed);
-        s.dropped_oversized += self.oversized.load(Relaxed);
-        s.dropped_unsendable += self.unsendable.load(Relaxed);
-        s.direct_reads += self.direct_reads.load(Relaxed);
-        s.direct_resumes += self.direct_resumes.load(Relaxed);
-        s.wire_writes += self.wire_writes.load(Relaxed);
-        s.direct_writes += self.direct_writes.load(Relaxed);
-        if live {
-            s.peers += self.connected.load(Relaxed);
-        }
-    }
-}
-
-/// A socket's sessions' counters: the live ones, and the sum of those that ended.
-#[derive(Default)]
-pub(crate) struct IoStats {
-    inner: Mutex<IoStatsInner>,
-}
-
-#[derive(Default)]
-struct IoStatsInner {
-    live: Vec<Arc<SessionCounters>>,
-    retired: SocketStats,
-}
-
-impl IoStats {
-    /// A new session's counters (once per connection or accept: rare).
-    pub(crate) fn register(&self) -> Arc<SessionCounters> {
-        let c = Arc::new(SessionCounters::default());
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).live.push(c.clone());
-        c
-    }
-
-    /// The session ended: keep its counts in the totals.
-    pub(crate) fn retire(&self, c: &Arc<SessionCounters>) {
-        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = g.live.iter().position(|x| Arc::ptr_eq(x, c)) {
-            g.live.swap_remove(i);
-            c.add_to(&mut g.retired, false);
-        }
-    }
-
-    fn add_to(&self, s: &mut SocketStats) {
-        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let r = &g.retired;
-        s.wire_bytes_in += r.wire_bytes_in;
-        s.wire_bytes_out += r.wire_bytes_out;
-        s.connections += r.connections;
-        s.reconnects += r.reconnects;
-        s.handshake_failures += r.handshake_failures;
-        s.protocol_errors += r.protocol_errors;
-        s.dropped_oversized += r.dropped_oversized;
-        s.direct_reads += r.direct_reads;
-        s.direct_resumes += r.direct_resumes;
-        s.wire_writes += r.wire_writes;
-        s.direct_writes += r.direct_writes;
-        for c in &g.live {
-            c.add_to(s, true);
-        }
-    }
+/// Adds the I/O side's counts of a socket's sessions, live and ended, to `s`.
+pub(crate) fn add_io(s: &mut SocketStats, io: &crate::io::counters::IoStats) {
+    let io = io.totals();
+    s.wire_bytes_in += io.wire_in;
+    s.wire_bytes_out += io.wire_out;
+    s.connections += io.connections;
+    s.reconnects += io.reconnects;
+    s.handshake_failures += io.handshake_failures;
+    s.protocol_errors += io.protocol_errors;
+    s.dropped_oversized += io.oversized;
+    s.dropped_unsendable += io.unsendable;
+    s.direct_reads += io.direct_reads;
+    s.direct_resumes += io.direct_resumes;
+    s.wire_writes += io.wire_writes;
+    s.direct_writes += io.direct_writes;
+    s.peers += io.peers;
 }
 
 impl Socket {
@@ -281,6 +173,14 @@ impl Socket {
     /// per tcp/ipc connection.
     pub fn stats(&mut self) -> SocketStats {
         self.process_commands();
+        let mut s = self.app_stats();
+        add_io(&mut s, &self.shared.io_stats);
+        self.level_hook();
+        s
+    }
+
+    /// The counts the application thread keeps (the I/O side's fields left zero).
+    fn app_stats(&self) -> SocketStats {
         let c = &self.counters;
         let drops = self.pattern.drops();
         let mut s = SocketStats {
@@ -291,6 +191,9 @@ impl Socket {
             dropped_hwm: drops.hwm,
             dropped_no_route: drops.no_route,
             dropped_malformed: drops.malformed,
+            dropped_disconnected: c.dropped_disconnected,
+            dropped_vanished: self.follow.vanished,
+            hwm_reached: drops.hwm_reached,
             spun_waits: c.spun_waits,
             ..Default::default()
         };
@@ -301,9 +204,50 @@ impl Socket {
             .flatten()
             .filter(|sl| sl.endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://")) && !sl.end.peer_closed())
             .count() as u64;
-        self.shared.io_stats.add_to(&mut s);
-        self.level_hook();
         s
+    }
+
+    /// What the metrics exporter asked for (`Command::Snapshot`): the application side's
+    /// counts and the pipes' queues, by the endpoint each pipe came through.
+    pub(crate) fn metrics_snapshot(&mut self) -> super::metrics::Snapshot {
+        use super::metrics::PipeGauge;
+        let mut pipes: Vec<PipeGauge> = Vec::new();
+        let vias = self.follow.vias();
+        for sl in self.pipes.slots.iter_mut().flatten() {
+            let via = match (sl.listener, &sl.endpoint) {
+                (Some(l), _) => self.endpoints.iter().find_map(|e| match e {
+                    super::EndpointRec::Listener { given, id, .. } if *id == l => Some(given.clone()),
+                    _ => None,
+                }),
+                (None, Some(ep)) => Some(vias.get(ep).cloned().unwrap_or_else(|| ep.clone())),
+                (None, None) => None,
+            }
+            .unwrap_or_default();
+            let out = sl.end.queued_out();
+            let inn = sl.end.queued_in();
+            let hwm = sl.end.hwm();
+            let g = match pipes.iter_mut().position(|p| p.via == via) {
+                Some(i) => &mut pipes[i],
+                None => {
+                    pipes.push(PipeGauge { via, ..Default::default() });
+                    pipes.last_mut().expect("just pushed")
+                }
+            };
+            g.pipes += 1;
+            g.queued_out += out;
+            g.queued_in += inn;
+            g.max_out = g.max_out.max(out);
+            g.max_in = g.max_in.max(inn);
+            g.full += u64::from(hwm != 0 && out >= hwm);
+        }
+        super::metrics::Snapshot { app: self.app_stats(), pipes, fanout: self.pattern.fanout(), dns: self.follow.groups() }
+    }
+
+    /// The counters a closing socket leaves to its labels' totals.
+    pub(crate) fn metrics_totals(&mut self) -> super::metrics::Totals {
+        let mut stats = self.app_stats();
+        add_io(&mut stats, &self.shared.io_stats);
+        super::metrics::Totals { stats, dns: self.follow.groups() }
     }
 
     /// Every attached peer with its queue depths.

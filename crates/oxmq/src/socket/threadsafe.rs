@@ -17,7 +17,7 @@
 //! Timeouts are the socket's SNDTIMEO/RCVTIMEO; `opt::DONTWAIT` never waits.
 
 use super::{Socket, SocketType};
-use crate::context::Context;
+use super::env::Env;
 use crate::error::{Error, Result};
 use crate::mailbox::{Command, Mailbox};
 use crate::msg::Msg;
@@ -56,11 +56,11 @@ pub struct SyncSocket {
 }
 
 impl SyncSocket {
-    pub(crate) fn new(ctx: &Context, kind: SocketType) -> Result<SyncSocket> {
+    pub(crate) fn new(env: &Arc<Env>, kind: SocketType) -> Result<SyncSocket> {
         if !kind.is_thread_safe() {
             return Err(Error::Invalid);
         }
-        let sock = Socket::new(ctx.clone(), kind)?;
+        let sock = Socket::new(env.clone(), kind)?;
         let mailbox = sock.shared.mailbox.clone();
         Ok(SyncSocket { state: Mutex::new(State { sock, poller: false, seq: 0, waiters: 0 }), changed: Condvar::new(), mailbox, kind })
     }
@@ -85,12 +85,30 @@ impl SyncSocket {
     }
 
     /// Runs `op` until it stops saying "would block", waiting as the module describes.
-    fn blocking<T>(&self, flags: i32, send: bool, mut op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+    fn blocking<T>(&self, flags: i32, send: bool, op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+        self.blocking_until(flags, send, None, op)
+    }
+
+    /// Runs `op`, a non-blocking call on the socket, until it stops saying `Again`, waiting
+    /// between attempts as the other calls do (a receiver, `send == false`, on its connections
+    /// directly), but no longer than `until`: then `Again`. For a binding that waits in slices
+    /// to look for signals in between; its own time limit is its business (SNDTIMEO and
+    /// RCVTIMEO are not read).
+    pub fn wait_until<T>(&self, send: bool, until: Instant, op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+        self.blocking_until(0, send, Some(until), op)
+    }
+
+    /// [`SyncSocket::blocking`] bounded by `until` instead of the socket's timeout.
+    fn blocking_until<T>(&self, flags: i32, send: bool, until: Option<Instant>, mut op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
         let mut g = self.lock_state();
-        let timeout = if send { g.sock.options.sndtimeo } else { g.sock.options.rcvtimeo };
+        let timeout = match until {
+            Some(_) => -1,
+            None if send => g.sock.options.sndtimeo,
+            None => g.sock.options.rcvtimeo,
+        };
         let nowait = flags & opt::DONTWAIT != 0 || timeout == 0;
         // The clock is read only once the call has to wait.
-        let mut deadline: Option<Option<Instant>> = None;
+        let mut deadline: Option<Option<Instant>> = until.map(Some);
         loop {
             match self.attempt(&mut g, &mut op) {
                 Err(Error::Again) => {}
@@ -209,27 +227,35 @@ impl SyncSocket {
         })
     }
 
+    /// [`Socket::bind`].
     pub fn bind(&self, endpoint: &str) -> Result<()> {
         self.with(|s| s.bind(endpoint))
     }
+    /// [`Socket::connect`].
     pub fn connect(&self, endpoint: &str) -> Result<()> {
         self.with(|s| s.connect(endpoint))
     }
+    /// PEER: [`Socket::connect_peer`], the new peer's routing id.
     pub fn connect_peer(&self, endpoint: &str) -> Result<u32> {
         self.with(|s| s.connect_peer(endpoint))
     }
+    /// DISH: [`Socket::join`].
     pub fn join(&self, group: impl AsRef<[u8]>) -> Result<()> {
         self.with(|s| s.join(group))
     }
+    /// DISH: [`Socket::leave`].
     pub fn leave(&self, group: impl AsRef<[u8]>) -> Result<()> {
         self.with(|s| s.leave(group))
     }
+    /// [`Socket::set_int`].
     pub fn set_int(&self, option: i32, v: i32) -> Result<()> {
         self.with(|s| s.set_int(option, v))
     }
+    /// [`Socket::get_int`].
     pub fn get_int(&self, option: i32) -> Result<i32> {
         self.with(|s| s.get_int(option))
     }
+    /// [`Socket::last_endpoint`].
     pub fn last_endpoint(&self) -> Result<String> {
         self.with(|s| s.last_endpoint())
     }
@@ -240,6 +266,36 @@ impl SyncSocket {
     /// Messages dropped by policy (see [`Socket::dropped_messages`]).
     pub fn dropped_messages(&self) -> u64 {
         self.lock_state().sock.dropped_messages()
+    }
+
+    /// The socket's readiness descriptor (`ZMQ_FD`, edge-triggered): for a caller that waits
+    /// on it itself (a binding's poll or event loop), between [`SyncSocket::watch`] and
+    /// [`SyncSocket::unwatch`]. libzmq gives thread-safe sockets none; oxmq's is the mailbox's.
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.mailbox.fd()
+    }
+
+    /// Says that the calling thread is about to wait on [`SyncSocket::fd`] itself: until
+    /// [`SyncSocket::unwatch`], a call from another thread that consumes the socket's commands
+    /// signals the descriptor again, as it does for a thread waiting in a blocking call, so
+    /// the watcher never sleeps through a change another thread drained. False when another
+    /// thread waits on the descriptor already (a blocking call's, or another watcher): then
+    /// this one may see a change only when that one acts on it.
+    pub fn watch(&self) -> bool {
+        let mut g = self.lock_state();
+        if g.poller {
+            return false;
+        }
+        g.poller = true;
+        true
+    }
+
+    /// Ends a wait begun with a successful [`SyncSocket::watch`]; a thread waiting in a
+    /// blocking call meanwhile takes the descriptor over.
+    pub fn unwatch(&self) {
+        let mut g = self.lock_state();
+        g.poller = false;
+        g.bump(&self.changed);
     }
 }
 
@@ -278,14 +334,6 @@ impl Drop for SyncGuard<'_> {
                 self.owner.mailbox.send(Command::Stop);
             }
         }
-    }
-}
-
-impl Context {
-    /// A thread-safe socket of a draft type (`Invalid` for the classic types, which libzmq
-    /// does not make thread-safe either).
-    pub fn sync_socket(&self, kind: SocketType) -> Result<SyncSocket> {
-        SyncSocket::new(self, kind)
     }
 }
 

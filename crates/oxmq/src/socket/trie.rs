@@ -103,6 +103,11 @@ impl Trie {
         false
     }
 
+    /// How many distinct prefixes are subscribed.
+    pub(crate) fn len(&self) -> usize {
+        self.all.len()
+    }
+
     /// Every distinct prefix (for resending to a new or reconnected publisher).
     pub(crate) fn prefixes(&self) -> impl Iterator<Item = &[u8]> {
         self.all.keys().map(|k| k.as_slice())
@@ -154,6 +159,25 @@ impl MTrie {
             }
         }
         rm(&mut self.root, prefix, slot)
+    }
+
+    /// The distinct pipes subscribed to anything, and the prefixes with a subscriber (a walk
+    /// of the whole trie: for the metrics, not for the message path).
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        fn walk(n: &Node<Vec<(usize, u32)>>, pipes: &mut Vec<usize>, prefixes: &mut u64) {
+            if !n.value.is_empty() {
+                *prefixes += 1;
+                pipes.extend(n.value.iter().map(|(s, _)| *s));
+            }
+            for (_, c) in &n.children {
+                walk(c, pipes, prefixes);
+            }
+        }
+        let (mut pipes, mut prefixes) = (Vec::new(), 0);
+        walk(&self.root, &mut pipes, &mut prefixes);
+        pipes.sort_unstable();
+        pipes.dedup();
+        (pipes.len() as u64, prefixes)
     }
 
     /// Removes every subscription of a pipe, calling `gone` with each prefix the pipe was

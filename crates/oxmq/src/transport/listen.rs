@@ -4,7 +4,7 @@ use super::endpoint::{Endpoint, Host};
 use super::interface;
 use super::resolve::pick;
 use crate::error::{Error, Result};
-use crate::socket::options::Options;
+use super::ListenOptions;
 use socket2::{Domain, Protocol, Socket as RawSocket, Type};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::os::unix::net::UnixListener;
@@ -47,23 +47,23 @@ impl Listener {
 
 /// Binds and listens; returns the listener and the endpoint it really bound (port and
 /// wildcards resolved), which becomes LAST_ENDPOINT.
-pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, String)> {
+pub(crate) fn listen(ep: &Endpoint, options: &ListenOptions) -> Result<(Listener, String)> {
     if options.use_fd >= 0 && !matches!(ep, Endpoint::Inproc(_)) {
         return adopt(ep, options);
     }
     match ep {
         Endpoint::Tcp { host, port, .. } => {
             let mut addr = match host {
-                Host::Any if options.ipv6 => SocketAddr::new(Ipv6Addr::UNSPECIFIED.into(), 0),
+                Host::Any if options.stream.ipv6 => SocketAddr::new(Ipv6Addr::UNSPECIFIED.into(), 0),
                 Host::Any => SocketAddr::new(Ipv4Addr::UNSPECIFIED.into(), 0),
                 Host::Ip(ip) => {
-                    if ip.is_ipv6() && !options.ipv6 {
+                    if ip.is_ipv6() && !options.stream.ipv6 {
                         // libzmq refuses an IPv6 address unless ZMQ_IPV6 is set.
                         return Err(Error::NoDev);
                     }
                     SocketAddr::new(*ip, 0)
                 }
-                Host::Name(name) => resolve_local(name, options.ipv6)?,
+                Host::Name(name) => resolve_local(name, options.stream.ipv6)?,
             };
             addr.set_port(*port);
             let sock = RawSocket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
@@ -73,9 +73,9 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
                 // "*" with IPv6 on: accept IPv4 too, as libzmq does.
                 let _ = sock.set_only_v6(false);
             }
-            super::set_buffer_sizes(&sock, options)?;
-            if !options.bound_device.is_empty() {
-                sock.bind_device(Some(&options.bound_device))?;
+            super::set_buffer_sizes(&sock, &options.stream)?;
+            if !options.stream.bound_device.is_empty() {
+                sock.bind_device(Some(&options.stream.bound_device))?;
             }
             sock.bind(&addr.into()).map_err(Error::from)?;
             sock.listen(options.backlog.max(1))?;
@@ -116,7 +116,7 @@ pub(crate) fn listen(ep: &Endpoint, options: &Options) -> Result<(Listener, Stri
 /// endpoint only picks the transport, LAST_ENDPOINT comes from the descriptor's own address,
 /// and an ipc path is never unlinked (we did not create it). A descriptor of the wrong family
 /// for the endpoint, or no socket at all, is `EINVAL`; the descriptor stays the caller's then.
-fn adopt(ep: &Endpoint, options: &Options) -> Result<(Listener, String)> {
+fn adopt(ep: &Endpoint, options: &ListenOptions) -> Result<(Listener, String)> {
     use std::os::fd::FromRawFd;
     let fd = options.use_fd;
     // SAFETY: only inspects the descriptor (getsockname) through a borrowed socket.
@@ -195,7 +195,8 @@ mod tests {
     use super::*;
 
     fn bound(endpoint: &str, ipv6: bool) -> Result<String> {
-        let options = Options::new(ipv6);
+        let stream = crate::transport::StreamOptions { ipv6, ..Default::default() };
+        let options = ListenOptions { stream, backlog: 100, use_fd: -1, filters: Default::default() };
         listen(&Endpoint::parse(endpoint, true)?, &options).map(|(_, resolved)| resolved)
     }
 

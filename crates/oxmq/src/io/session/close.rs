@@ -13,65 +13,64 @@
 //! ipc needs none of this: a Unix socket's bytes are in the peer's queue once written, and the
 //! peer reads them before it sees the close.
 
-use super::{Conn, Session, State};
+use super::conn::{Conn, Proto};
+use super::Link;
 use crate::io::{Ctx, Timer};
-use crate::transport::stream::Stream;
 use std::io;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The first check of the send queue after the half-close, and the longest interval between
 /// two checks (the interval doubles from the first to this).
 const FIRST_CHECK_MS: u64 = 1;
 const MAX_CHECK_MS: u64 = 100;
 
-impl Session {
-    /// True when the session is finished: closing, everything queued written, and (tcp) the
-    /// connection may close without losing any of it.
-    pub(super) fn finished(&mut self, ctx: &mut Ctx<'_>) -> bool {
-        self.closing && self.drained && self.tx_empty() && self.may_close(ctx)
-    }
-
+impl Conn {
     /// Whether the connection may close now; otherwise begins or continues the half-closed
-    /// wait. A session in that wait takes its events here instead of the data path.
-    pub(super) fn may_close(&mut self, ctx: &mut Ctx<'_>) -> bool {
-        let linger = self.socket.linger.load(Ordering::Acquire);
-        let (token, serial) = (self.token, self.serial);
-        let State::Connected(c) = &mut self.state else { return true };
-        if linger == 0 || c.handshake.is_some() || !matches!(c.stream, Stream::Tcp(_)) {
+    /// wait. A connection in that wait takes its events here instead of the data path.
+    pub(super) fn may_close(&mut self, link: &Link, ctx: &mut Ctx<'_>) -> bool {
+        let linger = link.socket.linger.load(Ordering::Acquire);
+        // Only a stream over tcp can lose what it wrote by closing (ipc's bytes are in the
+        // peer's queue once written).
+        if linger == 0 || !self.is_established() || self.stream.unacknowledged().is_none() {
             return true;
         }
-        if !discard_input(c) || unacknowledged(c) == 0 {
+        if !discard_input(self) || self.stream.unacknowledged() == Some(0) {
             return true;
         }
-        if !c.fin_sent {
-            c.fin_sent = true;
-            if let Stream::Tcp(s) = &c.stream {
-                if s.shutdown(std::net::Shutdown::Write).is_err() {
-                    return true;
+        if !self.fin_sent {
+            self.fin_sent = true;
+            if let Proto::Zmtp(z) = &mut self.proto {
+                if let Some(d) = z.data_mut() {
+                    d.stop_pinging(); // nothing more is written
                 }
             }
-            ctx.add_timer(Instant::now() + Duration::from_millis(FIRST_CHECK_MS), token, serial, Timer::CloseCheck(FIRST_CHECK_MS));
+            if self.stream.shutdown_write().is_err() {
+                return true;
+            }
+            let at = ctx.now() + Duration::from_millis(FIRST_CHECK_MS);
+            ctx.add_timer(at, link.token, link.serial, Timer::CloseCheck(FIRST_CHECK_MS));
         }
         false
     }
 
     /// The send-queue check after a half-close. Returns false when the session is finished.
-    pub(super) fn close_check(&mut self, ctx: &mut Ctx<'_>, ms: u64) -> bool {
-        if !self.in_close_wait() {
+    pub(super) fn close_check(&mut self, link: &mut Link, ctx: &mut Ctx<'_>, ms: u64) -> bool {
+        if !self.fin_sent {
             return true; // set for an earlier connection
         }
-        if self.may_close(ctx) {
+        if self.may_close(link, ctx) {
             return false;
         }
         let next = (ms * 2).min(MAX_CHECK_MS);
-        ctx.add_timer(Instant::now() + Duration::from_millis(next), self.token, self.serial, Timer::CloseCheck(next));
+        ctx.add_timer(ctx.now() + Duration::from_millis(next), link.token, link.serial, Timer::CloseCheck(next));
         true
     }
 
-    /// The session has half-closed its connection and waits to close it.
+    /// The connection has half-closed and waits to close.
+    #[inline]
     pub(super) fn in_close_wait(&self) -> bool {
-        matches!(&self.state, State::Connected(c) if c.fin_sent)
+        self.fin_sent
     }
 }
 
@@ -88,7 +87,7 @@ fn discard_input(c: &mut Conn) -> bool {
         match c.stream.read_plain(&mut buf) {
             Ok(0) => return false,
             Ok(n) => {
-                c.beat.reads += 1;
+                c.reads += 1;
                 budget = budget.saturating_sub(n);
                 if budget == 0 {
                     return true;
@@ -98,17 +97,5 @@ fn discard_input(c: &mut Conn) -> bool {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => return false,
         }
-    }
-}
-
-/// Bytes in the connection's send queue the peer has not acknowledged (0 if unknown).
-fn unacknowledged(c: &Conn) -> i32 {
-    let mut n: libc::c_int = 0;
-    // SAFETY: TIOCOUTQ (SIOCOUTQ) writes one int through a valid pointer.
-    let rc = unsafe { libc::ioctl(c.stream.fd(), libc::TIOCOUTQ, &mut n) };
-    if rc < 0 {
-        0
-    } else {
-        n
     }
 }

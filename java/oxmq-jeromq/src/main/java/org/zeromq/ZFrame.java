@@ -13,6 +13,10 @@ public class ZFrame {
 
     private byte[] data;
     private boolean more;
+    /** SERVER, PEER: the peer it came from or goes to (0: none). */
+    private int routingId;
+    /** RADIO, DISH: the group it came in or goes to (null: none). */
+    private String group;
 
     /** A frame with no data. */
     protected ZFrame() {
@@ -63,12 +67,39 @@ public class ZFrame {
         return more;
     }
 
-    /** Sends the frame ({@link #MORE}, {@link #REUSE}, {@link #DONTWAIT}). */
+    /** SERVER, PEER (draft): the peer this frame came from, or the one to send it to; 0 when none. */
+    public int getRoutingId() {
+        return routingId;
+    }
+
+    /** Addresses the frame to a SERVER's or PEER's peer. */
+    public void setRoutingId(int routingId) {
+        this.routingId = routingId;
+    }
+
+    /** RADIO, DISH (draft): the group this frame came in, or the one to send it to; null when none. */
+    public String getGroup() {
+        return group;
+    }
+
+    /** Sets the group a RADIO sends the frame to. */
+    public void setGroup(String group) {
+        this.group = group;
+    }
+
+    void received(boolean more, int routingId, String group) {
+        this.more = more;
+        this.routingId = routingId;
+        this.group = group;
+    }
+
+    /** Sends the frame ({@link #MORE}, {@link #REUSE}, {@link #DONTWAIT}), to its routing id
+     *  or group when it has one. */
     public boolean send(ZMQ.Socket socket, int flags) {
         byte[] d = data == null ? new byte[0] : data;
         int f = (flags & MORE) != 0 ? ZMQ.SNDMORE : 0;
         if ((flags & DONTWAIT) != 0) f |= ZMQ.DONTWAIT;
-        boolean ok = socket.send(d, f);
+        boolean ok = socket.sendFrame(d, routingId, group, f);
         if (ok && (flags & REUSE) == 0) destroy();
         return ok;
     }
@@ -100,6 +131,10 @@ public class ZFrame {
 
     /** Receives a frame; {@code null} with DONTWAIT and nothing waiting, or on timeout. */
     public static ZFrame recvFrame(ZMQ.Socket socket, int flags) {
+        SocketType t = socket.getSocketType();
+        if (t == SocketType.SERVER || t == SocketType.PEER || t == SocketType.DISH) {
+            return socket.recvFrame(flags);
+        }
         byte[] d = socket.recv(flags);
         if (d == null) return null;
         ZFrame f = new ZFrame(d);
@@ -109,7 +144,10 @@ public class ZFrame {
 
     /** A copy. */
     public ZFrame duplicate() {
-        return new ZFrame(data == null ? null : data.clone());
+        ZFrame f = new ZFrame(data == null ? null : data.clone());
+        f.routingId = routingId;
+        f.group = group;
+        return f;
     }
 
     /** Drops the data. */

@@ -550,6 +550,72 @@ public final class ZMQ {
             return s.hasReceiveMore();
         }
 
+        // -- draft types
+
+        /** DISH: joins {@code group}; false (with {@link #errno()}) when it cannot, as JeroMQ. */
+        public boolean join(String group) {
+            try {
+                s.join(group);
+                return true;
+            } catch (ZmqException e) {
+                errno = e.errno();
+                return false;
+            }
+        }
+
+        /** DISH: leaves {@code group}; false when not joined. */
+        public boolean leave(String group) {
+            try {
+                s.leave(group);
+                return true;
+            } catch (ZmqException e) {
+                errno = e.errno();
+                return false;
+            }
+        }
+
+        /** PEER: connects to {@code addr} and returns the peer's routing id (0 on failure). */
+        public int connectPeer(String addr) {
+            try {
+                return s.connectPeer(addr);
+            } catch (ZmqException e) {
+                errno = e.errno();
+                return 0;
+            }
+        }
+
+        /** Sends {@code data} as one frame to the peer {@code routingId} (SERVER, PEER; 0:
+         *  none) or the group {@code group} (RADIO; null: none): {@link ZFrame#send}'s path. */
+        boolean sendFrame(byte[] data, int routingId, String group, int flags) {
+            if (routingId == 0 && group == null) return send(data, flags);
+            try (io.oxmq.Frame f = io.oxmq.Frame.of(data)) {
+                if (routingId != 0) f.setRoutingId(routingId);
+                if (group != null) f.setGroup(group);
+                return again(s.send(f, flags));
+            } catch (AgainException | ZmqInterruptedException e) {
+                errno = e.errno();
+                return false;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
+        /** Receives one frame with its routing id (SERVER, PEER) and group (DISH), for
+         *  {@link ZFrame#recvFrame}; {@code null} as for {@link #recv(int)}. */
+        ZFrame recvFrame(int flags) {
+            try (io.oxmq.Frame f = new io.oxmq.Frame()) {
+                if (!again(s.recv(f, flags))) return null;
+                ZFrame z = new ZFrame(f.toByteArray());
+                z.received(f.hasMore(), f.routingId(), type == SocketType.DISH ? f.group() : null);
+                return z;
+            } catch (AgainException | ZmqInterruptedException e) {
+                errno = e.errno();
+                return null;
+            } catch (ZmqException e) {
+                throw wrap(e);
+            }
+        }
+
         // -- options
 
         private <T> boolean set(SocketOption<T> o, T v) {

@@ -87,6 +87,46 @@ public final class Context implements AutoCloseable {
         }
     }
 
+    /**
+     * Every socket's counters in the Prometheus text format, as the {@code /metrics} endpoint
+     * that {@code OXMQ_METRICS_ADDR=HOST:PORT} in the environment makes the process serve: for
+     * an application that serves metrics itself (oxmq's library only). Waits up to 100 ms for
+     * the sockets to publish fresh counts; see {@link #metrics(int)}.
+     */
+    public String metrics() {
+        return metrics(100);
+    }
+
+    /**
+     * {@link #metrics()} waiting up to {@code timeoutMs} (0: not at all) for fresh counts: a
+     * socket publishes them at its thread's next call into it, or at once while that thread
+     * waits in a blocking call or a poll; one that has not is reported from its last
+     * publication ({@code oxmq_socket_snapshot_age_seconds}). A thread that owns sockets
+     * itself passes 0.
+     *
+     * @throws UnsupportedOperationException on a libzmq other than oxmq's
+     */
+    public String metrics(int timeoutMs) {
+        checkOpen();
+        if (Native.oxmq_ctx_metrics == null) {
+            throw new UnsupportedOperationException("metrics need oxmq's libzmq.so.5, not " + Native.LIBRARY_DESCRIPTION);
+        }
+        if (timeoutMs < 0) throw new IllegalArgumentException("timeoutMs < 0");
+        try (Arena arena = Arena.ofConfined()) {
+            long size = 64 * 1024;
+            while (true) {
+                MemorySegment buf = arena.allocate(size);
+                int n = (int) Native.oxmq_ctx_metrics.invokeExact(handle.address(), buf.address(), size, timeoutMs);
+                if (n < 0) throw ZmqException.of("oxmq_ctx_metrics", Native.lastErrno());
+                if (n < size) return buf.getString(0);
+                size = n + 1L; // the text grew past the buffer: once more, at its size
+                timeoutMs = 0;
+            }
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     /** A new socket of {@code type}. */
     public Socket socket(SocketType type) {
         checkOpen();

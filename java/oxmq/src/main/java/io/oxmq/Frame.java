@@ -107,7 +107,8 @@ public final class Frame implements AutoCloseable {
     /** A receive into the frame returned {@code rc}. */
     void received(int rc) {
         bare = false;
-        knownSize = rc;
+        // zmq_msg_recv says INT_MAX for every frame from 2 GiB - 1 on: ask for those.
+        knownSize = rc == Integer.MAX_VALUE ? -1 : rc;
     }
 
     void sent() {
@@ -213,11 +214,14 @@ public final class Frame implements AutoCloseable {
         return n;
     }
 
-    /** The content as a new array. */
+    /** The content as a new array; {@link ZmqException} (EMSGSIZE) for a frame too large for
+     *  one (read it through {@link #data()}). */
     public byte[] toByteArray() {
         enter();
         try {
-            byte[] b = new byte[(int) sizeInside()];
+            long size = sizeInside();
+            if (size > Socket.MAX_ARRAY) throw Socket.tooLargeForArray("toByteArray", size);
+            byte[] b = new byte[(int) size];
             copyInside(b, 0);
             return b;
         } finally {
@@ -273,6 +277,64 @@ public final class Frame implements AutoCloseable {
             bare = false;
             knownSize = -1;
             return msg;
+        } finally {
+            exit();
+        }
+    }
+
+    /** SERVER, PEER (draft): the peer a received frame came from, or the one it is to be sent
+     *  to; 0 when none ({@code zmq_msg_routing_id}). */
+    public int routingId() {
+        enter();
+        try {
+            return (int) Native.zmq_msg_routing_id.invokeExact(msg.address());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Addresses the frame to a SERVER's or PEER's peer; 0 is refused (EINVAL), as
+     *  {@code zmq_msg_set_routing_id}. */
+    public Frame setRoutingId(int routingId) {
+        enter();
+        try {
+            int rc = (int) Native.zmq_msg_set_routing_id.invokeExact(msg.address(), routingId);
+            if (rc != 0) throw ZmqException.of("zmq_msg_set_routing_id", Native.lastErrno());
+            return this;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** RADIO, DISH (draft): the group a received frame came in, or the one it is to be sent
+     *  to; "" when none ({@code zmq_msg_group}). */
+    public String group() {
+        enter();
+        try {
+            long p = (long) Native.zmq_msg_group.invokeExact(msg.address());
+            return p == 0 ? "" : MemorySegment.ofAddress(p).reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Sets the group a RADIO sends the frame to (at most 255 bytes of UTF-8, else EINVAL, as
+     *  {@code zmq_msg_set_group}). */
+    public Frame setGroup(String group) {
+        Objects.requireNonNull(group, "group");
+        enter();
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) Native.zmq_msg_set_group.invokeExact(msg.address(), a.allocateFrom(group).address());
+            if (rc != 0) throw ZmqException.of("zmq_msg_set_group", Native.lastErrno());
+            return this;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
         } finally {
             exit();
         }

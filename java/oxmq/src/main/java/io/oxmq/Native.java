@@ -136,6 +136,8 @@ final class Native {
     static final MethodHandle zmq_ctx_shutdown = h("zmq_ctx_shutdown", FunctionDescriptor.of(JAVA_INT, PTR));
     static final MethodHandle zmq_ctx_set = h("zmq_ctx_set", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, JAVA_INT));
     static final MethodHandle zmq_ctx_get = h("zmq_ctx_get", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT));
+    /** oxmq's metrics text; null on another libzmq. */
+    static final MethodHandle oxmq_ctx_metrics = hOpt("oxmq_ctx_metrics", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_LONG, JAVA_INT));
 
     static final MethodHandle zmq_socket = h("zmq_socket", FunctionDescriptor.of(PTR, PTR, JAVA_INT));
     static final MethodHandle zmq_close = h("zmq_close", FunctionDescriptor.of(JAVA_INT, PTR));
@@ -170,6 +172,15 @@ final class Native {
     static final MethodHandle zmq_msg_recv_nb = h("zmq_msg_recv", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT), CRIT);
 
     static final MethodHandle zmq_poll = h("zmq_poll", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT, JAVA_LONG));
+
+    // Draft API (libzmq's ZMQ_BUILD_DRAFT_API): groups, routing ids, PEER's connect.
+    static final MethodHandle zmq_join = h("zmq_join", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_leave = h("zmq_leave", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_connect_peer = h("zmq_connect_peer", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_msg_set_routing_id = h("zmq_msg_set_routing_id", FunctionDescriptor.of(JAVA_INT, PTR, JAVA_INT), CRIT);
+    static final MethodHandle zmq_msg_routing_id = h("zmq_msg_routing_id", FunctionDescriptor.of(JAVA_INT, PTR), CRIT);
+    static final MethodHandle zmq_msg_set_group = h("zmq_msg_set_group", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
+    static final MethodHandle zmq_msg_group = h("zmq_msg_group", FunctionDescriptor.of(PTR, PTR));
     static final MethodHandle zmq_proxy = h("zmq_proxy", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR));
     static final MethodHandle zmq_proxy_steerable = h("zmq_proxy_steerable", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR, PTR));
     static final MethodHandle zmq_socket_monitor = h("zmq_socket_monitor", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_INT));

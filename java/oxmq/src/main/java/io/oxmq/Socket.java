@@ -56,8 +56,11 @@ public final class Socket implements AutoCloseable {
     private final Guard guard;
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment pollItem;
+    /** The socket's own {@code zmq_msg_t} and option buffer; for the thread-safe types, where
+     *  several threads may be inside at once, each thread's ({@link #perThread}). */
     private final MemorySegment recvMsg;
     private final MemorySegment scratch;
+    private final ThreadLocal<MemorySegment[]> perThread;
     private volatile boolean closed;
     private volatile int rcvTimeout = -1;
     private volatile int sndTimeout = -1;
@@ -76,16 +79,48 @@ public final class Socket implements AutoCloseable {
         this.guard = type.isThreadSafe() ? null : new Guard();
         this.pollItem = arena.allocate(Native.POLLITEM_SIZE, 8);
         this.pollItem.set(JAVA_LONG, Native.POLLITEM_SOCKET, handle);
-        this.recvMsg = arena.allocate(Native.MSG_T_SIZE, 8);
+        this.recvMsg = newMsg(arena);
         this.scratch = arena.allocate(512, 8);
+        this.perThread = type.isThreadSafe()
+                ? ThreadLocal.withInitial(() -> {
+                    Arena a = Arena.ofAuto();
+                    return new MemorySegment[] {newMsg(a), a.allocate(512, 8)};
+                })
+                : null;
+        setNativeInt(27, SLICE_MS);
+        setNativeInt(28, SLICE_MS);
+    }
+
+    private static MemorySegment newMsg(Arena a) {
+        MemorySegment m = a.allocate(Native.MSG_T_SIZE, 8);
         try {
-            int rc = (int) Native.zmq_msg_init.invokeExact(recvMsg.address());
+            int rc = (int) Native.zmq_msg_init.invokeExact(m.address());
             if (rc != 0) throw new IllegalStateException("zmq_msg_init failed");
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
-        setNativeInt(27, SLICE_MS);
-        setNativeInt(28, SLICE_MS);
+        return m;
+    }
+
+    /** The {@code zmq_msg_t} a receive into the socket's own message uses (the calling
+     *  thread's, for a thread-safe type). */
+    private MemorySegment ownMsg() {
+        return perThread == null ? recvMsg : perThread.get()[0];
+    }
+
+    /** The buffer options are set and read through (the calling thread's, for a thread-safe
+     *  type). */
+    private MemorySegment scratch() {
+        return perThread == null ? scratch : perThread.get()[1];
+    }
+
+    /** After a receive into {@link #ownMsg()} was copied out: a thread-safe type's per-thread
+     *  message lets its body go at once (a thread may never come back to release it). */
+    private void doneWithOwnMsg() throws Throwable {
+        if (perThread == null) return;
+        long m = perThread.get()[0].address();
+        int unused = (int) Native.zmq_msg_close.invokeExact(m);
+        unused = (int) Native.zmq_msg_init.invokeExact(m);
     }
 
     /** The socket's type. */
@@ -208,6 +243,36 @@ public final class Socket implements AutoCloseable {
         endpointCall(Native.zmq_disconnect, "zmq_disconnect", endpoint);
     }
 
+    /**
+     * PEER (draft): connects to {@code endpoint} and returns the routing id of that peer, to
+     * send to it through a {@link Frame#setRoutingId(int) Frame's routing id} at once
+     * ({@code zmq_connect_peer}).
+     */
+    public int connectPeer(String endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        enter();
+        try (Arena a = Arena.ofConfined()) {
+            int id = (int) Native.zmq_connect_peer.invokeExact(handle, a.allocateFrom(endpoint).address());
+            if (id == 0) throw fail("zmq_connect_peer " + endpoint, Native.lastErrno());
+            return id;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            exit();
+        }
+    }
+
+    /** DISH (draft): joins {@code group} (at most 255 bytes of UTF-8). Joining twice is
+     *  EINVAL; other types say ENOTSUP ({@code zmq_join}). */
+    public void join(String group) {
+        endpointCall(Native.zmq_join, "zmq_join", group);
+    }
+
+    /** DISH (draft): leaves {@code group}; EINVAL if not joined ({@code zmq_leave}). */
+    public void leave(String group) {
+        endpointCall(Native.zmq_leave, "zmq_leave", group);
+    }
+
     private void endpointCall(java.lang.invoke.MethodHandle mh, String op, String endpoint) {
         Objects.requireNonNull(endpoint, "endpoint");
         enter();
@@ -226,8 +291,8 @@ public final class Socket implements AutoCloseable {
 
     private void setNativeInt(int id, int value) {
         try {
-            scratch.set(JAVA_INT, 0, value);
-            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, id, scratch.address(), 4L);
+            scratch().set(JAVA_INT, 0, value);
+            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, id, scratch().address(), 4L);
             if (rc != 0) throw fail("zmq_setsockopt " + id, Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -248,9 +313,9 @@ public final class Socket implements AutoCloseable {
             }
             byte[] bytes;
             switch (option.kind) {
-                case INT -> { scratch.set(JAVA_INT, 0, (Integer) value); setRaw(option, 4); return; }
-                case BOOL -> { scratch.set(JAVA_INT, 0, ((Boolean) value) ? 1 : 0); setRaw(option, 4); return; }
-                case LONG -> { scratch.set(JAVA_LONG, 0, (Long) value); setRaw(option, 8); return; }
+                case INT -> { scratch().set(JAVA_INT, 0, (Integer) value); setRaw(option, 4); return; }
+                case BOOL -> { scratch().set(JAVA_INT, 0, ((Boolean) value) ? 1 : 0); setRaw(option, 4); return; }
+                case LONG -> { scratch().set(JAVA_LONG, 0, (Long) value); setRaw(option, 8); return; }
                 case BYTES -> bytes = (byte[]) value;
                 case STRING -> bytes = ((String) value).getBytes(StandardCharsets.UTF_8);
                 case KEY -> {
@@ -260,8 +325,8 @@ public final class Socket implements AutoCloseable {
                 }
                 default -> throw new AssertionError(option.kind);
             }
-            if (bytes.length > scratch.byteSize()) throw new IllegalArgumentException(option + ": value too long");
-            MemorySegment.copy(bytes, 0, scratch, JAVA_BYTE, 0, bytes.length);
+            if (bytes.length > scratch().byteSize()) throw new IllegalArgumentException(option + ": value too long");
+            MemorySegment.copy(bytes, 0, scratch(), JAVA_BYTE, 0, bytes.length);
             setRaw(option, bytes.length);
         } finally {
             exit();
@@ -270,7 +335,7 @@ public final class Socket implements AutoCloseable {
 
     private void setRaw(SocketOption<?> option, long len) {
         try {
-            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, option.id, scratch.address(), len);
+            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, option.id, scratch().address(), len);
             if (rc != 0) throw fail("zmq_setsockopt " + option, Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -285,22 +350,22 @@ public final class Socket implements AutoCloseable {
         if (option == SocketOption.SNDTIMEO) return (T) Integer.valueOf(sndTimeout);
         enter();
         try {
-            MemorySegment len = scratch.asSlice(504, 8);
+            MemorySegment len = scratch().asSlice(504, 8);
             long cap = 500;
             if (option.kind == SocketOption.Kind.KEY) cap = 41;
             len.set(JAVA_LONG, 0, cap);
-            int rc = (int) Native.zmq_getsockopt.invokeExact(handle, option.id, scratch.address(), len.address());
+            int rc = (int) Native.zmq_getsockopt.invokeExact(handle, option.id, scratch().address(), len.address());
             if (rc != 0) throw fail("zmq_getsockopt " + option, Native.lastErrno());
             long n = len.get(JAVA_LONG, 0);
             return (T) switch (option.kind) {
-                case INT -> Integer.valueOf(scratch.get(JAVA_INT, 0));
-                case BOOL -> Boolean.valueOf(scratch.get(JAVA_INT, 0) != 0);
-                case LONG -> Long.valueOf(n == 4 ? scratch.get(JAVA_INT, 0) : scratch.get(JAVA_LONG, 0));
-                case BYTES -> scratch.asSlice(0, n).toArray(JAVA_BYTE);
+                case INT -> Integer.valueOf(scratch().get(JAVA_INT, 0));
+                case BOOL -> Boolean.valueOf(scratch().get(JAVA_INT, 0) != 0);
+                case LONG -> Long.valueOf(n == 4 ? scratch().get(JAVA_INT, 0) : scratch().get(JAVA_LONG, 0));
+                case BYTES -> scratch().asSlice(0, n).toArray(JAVA_BYTE);
                 case STRING, KEY -> {
                     long l = n;
-                    while (l > 0 && scratch.get(JAVA_BYTE, l - 1) == 0) l--;
-                    yield new String(scratch.asSlice(0, l).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
+                    while (l > 0 && scratch().get(JAVA_BYTE, l - 1) == 0) l--;
+                    yield new String(scratch().asSlice(0, l).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
                 }
             };
         } catch (Throwable t) {
@@ -338,6 +403,7 @@ public final class Socket implements AutoCloseable {
     // ---- send ------------------------------------------------------------------------------
 
     private MemorySegment sendArrSeg(byte[] a) {
+        if (perThread != null) return MemorySegment.ofArray(a); // no cache shared by threads
         if (a != lastSendArr) {
             lastSendArr = a;
             lastSendArrSeg = MemorySegment.ofArray(a);
@@ -346,6 +412,7 @@ public final class Socket implements AutoCloseable {
     }
 
     private MemorySegment recvArrSeg(byte[] a) {
+        if (perThread != null) return MemorySegment.ofArray(a);
         if (a != lastRecvArr) {
             lastRecvArr = a;
             lastRecvArrSeg = MemorySegment.ofArray(a);
@@ -423,12 +490,12 @@ public final class Socket implements AutoCloseable {
     }
 
     /**
-     * Sends the bytes of {@code data} (native or heap) as one frame. Native memory is passed to
-     * the library as it is; a heap segment is read in place like an array.
+     * Sends the bytes of {@code data} (native or heap) as one frame, of any size (over 2 GiB
+     * too, as libzmq). Native memory is passed to the library as it is; a heap segment is read
+     * in place like an array.
      * Returns {@code false} only with {@link Zmq#DONTWAIT} when the frame cannot be queued now.
      */
     public boolean send(MemorySegment data, int flags) {
-        if (data.byteSize() > Integer.MAX_VALUE) throw new IllegalArgumentException("frame too large");
         enter();
         try {
             return sendSeg(data, flags);
@@ -492,7 +559,7 @@ public final class Socket implements AutoCloseable {
             ok = send(buf.array(), buf.arrayOffset() + pos, n, flags);
         } else {
             MemorySegment seg;
-            if (buf == lastSendBuf) {
+            if (buf == lastSendBuf && perThread == null) {
                 seg = lastSendBufSeg;
             } else {
                 seg = MemorySegment.ofBuffer(buf.duplicate().clear());
@@ -553,7 +620,7 @@ public final class Socket implements AutoCloseable {
      * is inside the socket.
      */
     private int recvIntoOwnMsg(int flags, String op) throws Throwable {
-        long msg = recvMsg.address();
+        long msg = ownMsg().address();
         int rc = (int) Native.zmq_msg_recv_nb.invokeExact(msg, handle, flags | Zmq.DONTWAIT);
         if (rc >= 0) return rc;
         int e = Native.lastErrno();
@@ -572,12 +639,12 @@ public final class Socket implements AutoCloseable {
 
     /** Copies the own message's bytes to {@code dst} (up to {@code cap}); returns the size. */
     private int copyOwnMsg(MemorySegment dst, long cap) throws Throwable {
-        long msg = recvMsg.address();
+        long msg = ownMsg().address();
         long size = (long) Native.zmq_msg_size.invokeExact(msg);
         long data = (long) Native.zmq_msg_data.invokeExact(msg);
         long n = Math.min(size, cap);
         if (n > 0) MemorySegment.copy(Native.ALL, data, dst, 0, n);
-        return (int) size;
+        return (int) Math.min(size, Integer.MAX_VALUE); // as zmq_recv: INT_MAX past 2 GiB
     }
 
     /** Receives a frame into all of {@code buf}; see {@link #recv(byte[], int, int, int)}. */
@@ -655,7 +722,9 @@ public final class Socket implements AutoCloseable {
             }
         }
         if (recvIntoOwnMsg(flags, "zmq_recv") < 0) return -1;
-        return copyOwnMsg(dst, cap);
+        int n = copyOwnMsg(dst, cap);
+        doneWithOwnMsg();
+        return n;
     }
 
     /**
@@ -671,7 +740,7 @@ public final class Socket implements AutoCloseable {
             rc = recv(buf.array(), buf.arrayOffset() + pos, n, flags);
         } else {
             MemorySegment seg;
-            if (buf == lastRecvBuf) {
+            if (buf == lastRecvBuf && perThread == null) {
                 seg = lastRecvBufSeg;
             } else {
                 seg = MemorySegment.ofBuffer(buf.duplicate().clear());
@@ -734,15 +803,31 @@ public final class Socket implements AutoCloseable {
         try {
             int n = recvIntoOwnMsg(flags, "zmq_msg_recv");
             if (n < 0) return null;
+            if (n == Integer.MAX_VALUE) {
+                // zmq_msg_recv says INT_MAX for any frame from 2 GiB - 1 on: look at its size.
+                long size = (long) Native.zmq_msg_size.invokeExact(ownMsg().address());
+                if (size > MAX_ARRAY) throw tooLargeForArray("zmq_msg_recv", size);
+            }
             byte[] out = new byte[n];
-            long data = (long) Native.zmq_msg_data.invokeExact(recvMsg.address());
+            long data = (long) Native.zmq_msg_data.invokeExact(ownMsg().address());
             if (n > 0) MemorySegment.copy(Native.ALL, JAVA_BYTE, data, out, 0, n);
+            doneWithOwnMsg();
             return out;
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
             exit();
         }
+    }
+
+    /** The longest array a JVM allocates. */
+    static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    /** A received frame of {@code size} bytes cannot be returned as an array: it is dropped and
+     *  the caller told to receive such frames into a {@link Frame}. */
+    static ZmqException tooLargeForArray(String op, long size) {
+        return new ZmqException(op + ": a frame of " + size + " bytes does not fit a Java array"
+                + " (receive it into a Frame)", ZmqException.EMSGSIZE);
     }
 
     /** Receives one frame, blocking. */

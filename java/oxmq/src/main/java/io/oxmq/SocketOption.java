@@ -97,6 +97,22 @@ public final class SocketOption<T> {
     /** ZMQ_DISCONNECT_MSG (draft, write only: received when a peer leaves). */ public static final SocketOption<byte[]> DISCONNECT_MSG = bytesW("DISCONNECT_MSG", 111);
     /** ZMQ_THREAD_SAFE (read only). */ public static final SocketOption<Boolean> THREAD_SAFE = new SocketOption<>("THREAD_SAFE", 81, Kind.BOOL, true, false);
 
+    /**
+     * ZMQ_OXMQ_DNS_FOLLOW (oxmq only): a tcp connect to a host name made while this is true
+     * connects to every address the name resolves to, as one endpoint the socket's pattern
+     * spreads over, and follows the name (looked up every {@link #OXMQ_DNS_IVL} and whenever
+     * a connection is lost): new addresses are connected, addresses that left are drained and
+     * disconnected. False (the default) is libzmq's behaviour. See zmq.h.
+     */
+    public static final SocketOption<Boolean> OXMQ_DNS_FOLLOW = b("OXMQ_DNS_FOLLOW", 0x4f580010);
+    /** ZMQ_OXMQ_DNS_IVL (oxmq only): ms between lookups of a followed name, 100 to 86400000 (30000). */
+    public static final SocketOption<Integer> OXMQ_DNS_IVL = i("OXMQ_DNS_IVL", 0x4f580011);
+    /**
+     * ZMQ_OXMQ_NAME (oxmq only): the socket's name in the metrics ({@link Context#metrics()}),
+     * at most 64 letters, digits and {@code _ - . : /}; empty for none.
+     */
+    public static final SocketOption<String> OXMQ_NAME = s("OXMQ_NAME", 0x4f580012);
+
     /** The option's name without the {@code ZMQ_} prefix. */
     public String name() {
         return name;

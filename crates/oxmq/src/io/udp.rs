@@ -30,7 +30,7 @@
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
-use crate::socket::stats::SessionCounters;
+use crate::io::counters::SessionCounters;
 use crate::transport::resolve::pick;
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token, Waker};

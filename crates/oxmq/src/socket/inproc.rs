@@ -8,24 +8,28 @@
 //! DISCONNECT_MSG, when its type takes one, once the connecting socket lets the pipe go (close
 //! or `disconnect`), as libzmq's inproc pipes do (see `io/session/hello.rs` for tcp and ipc).
 
-use crate::context::Context;
+use super::env::Env;
+use super::options::Options;
+use super::policy::{conflate, link_policy};
+use super::{hwm, SocketType};
 use crate::error::{Error, Result};
+use crate::io::config::ZapHandler;
+use crate::io::SocketHandle;
 use crate::mailbox::Command;
 use crate::msg::{Msg, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd};
-use crate::socket::options::Options;
-use crate::socket::{hwm, SocketShared};
 use bytes::Bytes;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 struct Bound {
-    shared: Arc<SocketShared>,
+    shared: Arc<SocketHandle>,
+    kind: SocketType,
     sndhwm: i32,
     rcvhwm: i32,
     routing_id: Bytes,
-    /// The binder's CONFLATE (for its type): pipes to it conflate both ways.
-    conflate: bool,
+    /// The binder's CONFLATE directions (for its type): pipes to it conflate as the binder's do.
+    conflate: (bool, bool),
     /// What the binder's type makes of its HELLO_MSG and DISCONNECT_MSG (None: nothing).
     hello: Option<Bytes>,
     disconnect_msg: Option<Bytes>,
@@ -82,8 +86,8 @@ fn peer_id<'a>(options: &'a Options, announced: &'a Bytes) -> &'a Bytes {
     options.link.connect_routing_id.as_ref().unwrap_or(announced)
 }
 
-pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options, name: &str) -> Result<()> {
-    let mut reg = ctx.inner.inproc.lock().unwrap_or_else(|p| p.into_inner());
+pub(crate) fn bind(env: &Env, shared: &Arc<SocketHandle>, kind: SocketType, options: &Options, name: &str) -> Result<()> {
+    let mut reg = env.inproc.lock().unwrap_or_else(|p| p.into_inner());
     if reg.bound.contains_key(name) {
         return Err(Error::AddrInUse);
     }
@@ -91,12 +95,13 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
         name.to_string(),
         Bound {
             shared: shared.clone(),
+            kind,
             sndhwm: options.sndhwm,
             rcvhwm: options.rcvhwm,
             routing_id: options.routing_id.clone(),
-            conflate: options.conflates(shared.kind),
-            hello: options.link.hello(shared.kind).cloned(),
-            disconnect_msg: options.link.disconnect_msg(shared.kind).cloned(),
+            conflate: conflate(kind, options),
+            hello: link_policy(kind, options).hello,
+            disconnect_msg: link_policy(kind, options).farewell,
         },
     );
     for mut p in reg.pending.remove(name).unwrap_or_default() {
@@ -104,14 +109,15 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
         // connector's writer may already be queueing (and be at its own HWM).
         p.end.set_hwm(sum(options.sndhwm, p.conn_rcvhwm));
         p.end.set_peer_hwm(sum(p.conn_sndhwm, options.rcvhwm));
-        if options.conflates(shared.kind) && shared.kind != crate::socket::SocketType::Pub {
+        if conflate(kind, options).0 {
             // The connecting end is already its socket's; our inbound direction conflates.
             p.end.set_conflate_reads();
         }
         let id = p.connect_routing_id.is_empty().then_some(&options.routing_id);
-        open(&mut p.end, id, options.link.hello(shared.kind));
-        if let Some(d) = options.link.disconnect_msg(shared.kind) {
-            p.end.set_farewell(Msg::from(d.clone()));
+        let binder = link_policy(kind, options);
+        open(&mut p.end, id, binder.hello.as_ref());
+        if let Some(d) = binder.farewell {
+            p.end.set_farewell(Msg::from(d));
         }
         // The endpoint marks the pipe as an inproc peer (for the peer count in `stats`).
         shared.mailbox.send(Command::Attach { pipe: p.end, endpoint: Some(p.endpoint), listener: None });
@@ -119,28 +125,29 @@ pub(crate) fn bind(ctx: &Context, shared: &Arc<SocketShared>, options: &Options,
     Ok(())
 }
 
-pub(crate) fn unbind(ctx: &Context, socket_id: u64, name: &str) {
-    let mut reg = ctx.inner.inproc.lock().unwrap_or_else(|p| p.into_inner());
+pub(crate) fn unbind(env: &Env, socket_id: u64, name: &str) {
+    let mut reg = env.inproc.lock().unwrap_or_else(|p| p.into_inner());
     if reg.bound.get(name).map(|b| b.shared.id) == Some(socket_id) {
         reg.bound.remove(name);
     }
 }
 
 /// Connects; returns the connecting socket's end.
-pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Options, name: &str) -> Result<PipeEnd> {
-    let mut reg = ctx.inner.inproc.lock().unwrap_or_else(|p| p.into_inner());
+pub(crate) fn connect(env: &Env, kind: SocketType, options: &Options, name: &str) -> Result<PipeEnd> {
+    let mut reg = env.inproc.lock().unwrap_or_else(|p| p.into_inner());
     let endpoint = format!("inproc://{name}");
     match reg.bound.get(name) {
         Some(b) => {
             let (mut mine, mut theirs) =
                 pipe([sum(options.sndhwm, b.rcvhwm), sum(b.sndhwm, options.rcvhwm)]);
-            if options.conflates(shared.kind) {
-                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
+            let conflate = conflate(kind, options);
+            if conflate != (false, false) {
+                PipeEnd::conflate(conflate, &mut mine, &mut theirs);
             }
-            if b.conflate {
-                PipeEnd::conflate(b.shared.kind, &mut theirs, &mut mine);
+            if b.conflate != (false, false) {
+                PipeEnd::conflate(b.conflate, &mut theirs, &mut mine);
             }
-            open(&mut mine, Some(&options.routing_id), options.link.hello(shared.kind));
+            open(&mut mine, Some(&options.routing_id), link_policy(kind, options).hello.as_ref());
             open(&mut theirs, Some(peer_id(options, &b.routing_id)), b.hello.as_ref());
             if let Some(d) = &b.disconnect_msg {
                 theirs.set_farewell(Msg::from(d.clone()));
@@ -150,10 +157,11 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
         }
         None => {
             let (mut mine, mut theirs) = pipe([hwm(options.sndhwm), hwm(options.rcvhwm)]);
-            if options.conflates(shared.kind) {
-                PipeEnd::conflate(shared.kind, &mut mine, &mut theirs);
+            let conflate = conflate(kind, options);
+            if conflate != (false, false) {
+                PipeEnd::conflate(conflate, &mut mine, &mut theirs);
             }
-            open(&mut mine, Some(&options.routing_id), options.link.hello(shared.kind));
+            open(&mut mine, Some(&options.routing_id), link_policy(kind, options).hello.as_ref());
             let connect_routing_id = options.link.connect_routing_id.clone().unwrap_or_default();
             if !connect_routing_id.is_empty() {
                 open(&mut theirs, Some(&connect_routing_id), None);
@@ -171,21 +179,17 @@ pub(crate) fn connect(ctx: &Context, shared: &Arc<SocketShared>, options: &Optio
 }
 
 /// True when a socket of one of `kinds` is bound at `name` (the ZAP handler check).
-pub(crate) fn bound_as(reg: &std::sync::Mutex<Registry>, name: &str, kinds: &[crate::socket::SocketType]) -> bool {
+fn bound_as(reg: &std::sync::Mutex<Registry>, name: &str, kinds: &[SocketType]) -> bool {
     let reg = reg.lock().unwrap_or_else(|p| p.into_inner());
-    reg.bound.get(name).is_some_and(|b| kinds.contains(&b.shared.kind))
+    reg.bound.get(name).is_some_and(|b| kinds.contains(&b.kind))
 }
 
 /// Joins an engine-internal pipe to the socket bound at `name`, if it is one of `kinds`, as
 /// an anonymous inproc peer (empty routing id) with no high-water mark (libzmq's ZAP pipe).
 /// Returns the caller's end; its first frame is the bound socket's routing id.
-pub(crate) fn attach_internal(
-    reg: &std::sync::Mutex<Registry>,
-    name: &str,
-    kinds: &[crate::socket::SocketType],
-) -> Option<PipeEnd> {
+fn attach_internal(reg: &std::sync::Mutex<Registry>, name: &str, kinds: &[SocketType]) -> Option<PipeEnd> {
     let reg = reg.lock().unwrap_or_else(|p| p.into_inner());
-    let b = reg.bound.get(name).filter(|b| kinds.contains(&b.shared.kind))?;
+    let b = reg.bound.get(name).filter(|b| kinds.contains(&b.kind))?;
     let (mut mine, mut theirs) = pipe([0, 0]);
     mine.write(routing_id_frame(&Bytes::new()));
     mine.flush();
@@ -193,6 +197,37 @@ pub(crate) fn attach_internal(
     theirs.flush();
     b.shared.mailbox.send(Command::Attach { pipe: theirs, endpoint: None, listener: None });
     Some(mine)
+}
+
+/// ZAP through a socket's context: the handler is the socket bound at
+/// `inproc://zeromq.zap.01`, if it is one of the types libzmq's `zap_connect` accepts (SERVER
+/// is a draft type it lacks). Weak: sessions live in I/O threads the context owns.
+pub(crate) struct ZapThroughContext(Weak<Env>);
+
+impl std::fmt::Debug for ZapThroughContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ZapThroughContext")
+    }
+}
+
+/// Handler socket types libzmq's `zap_connect` accepts.
+const ZAP_HANDLERS: [SocketType; 2] = [SocketType::Rep, SocketType::Router];
+
+impl ZapThroughContext {
+    pub(crate) fn new(env: &Arc<Env>) -> Arc<dyn ZapHandler> {
+        Arc::new(ZapThroughContext(Arc::downgrade(env)))
+    }
+}
+
+impl ZapHandler for ZapThroughContext {
+    fn bound(&self) -> bool {
+        self.0.upgrade().is_some_and(|env| bound_as(&env.inproc, zmtp::zap::ENDPOINT, &ZAP_HANDLERS))
+    }
+
+    fn connect(&self) -> Option<PipeEnd> {
+        let env = self.0.upgrade()?;
+        attach_internal(&env.inproc, zmtp::zap::ENDPOINT, &ZAP_HANDLERS)
+    }
 }
 
 #[cfg(test)]

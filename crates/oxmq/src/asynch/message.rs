@@ -1,0 +1,218 @@
+//! [`Message`]: the frames of one ZeroMQ message, sent and received whole.
+//!
+//! Most messages have one frame, so the first lives inline and only a multi-part message
+//! allocates a vector for the rest: receiving a single-frame message through the async API
+//! costs no allocation beyond the frame's own.
+
+use crate::msg::Msg;
+use bytes::Bytes;
+use std::ops::{Deref, DerefMut};
+
+/// A multi-part message: one or more frames ([`Msg`]s) that travel together.
+///
+/// It dereferences to a slice of frames, so `len`, indexing, `iter`, `first` and `last` work as
+/// on `[Msg]`. A message built with [`Message::new`] has no frame until one is pushed; sending it
+/// empty is [`Error::Invalid`](crate::Error::Invalid).
+///
+/// ```
+/// use oxmq::asynch::Message;
+/// let mut m = Message::from("key");
+/// m.push("value");
+/// assert_eq!(m.len(), 2);
+/// assert_eq!(m[0], "key");
+/// assert_eq!(m[1], "value");
+/// let frames: Vec<oxmq::Msg> = m.into();
+/// assert_eq!(frames.len(), 2);
+/// ```
+#[derive(Default, Debug, Clone)]
+pub struct Message {
+    frames: Frames,
+}
+
+#[derive(Default, Debug, Clone)]
+enum Frames {
+    #[default]
+    None,
+    One(Msg),
+    Many(Vec<Msg>),
+}
+
+impl Message {
+    /// A message with no frame yet.
+    pub fn new() -> Message {
+        Message::default()
+    }
+
+    /// Appends a frame.
+    pub fn push(&mut self, frame: impl Into<Msg>) {
+        let frame = frame.into();
+        self.frames = match std::mem::take(&mut self.frames) {
+            Frames::None => Frames::One(frame),
+            Frames::One(first) => Frames::Many(vec![first, frame]),
+            Frames::Many(mut v) => {
+                v.push(frame);
+                Frames::Many(v)
+            }
+        };
+    }
+
+    /// Builder form of [`Message::push`].
+    pub fn with(mut self, frame: impl Into<Msg>) -> Message {
+        self.push(frame);
+        self
+    }
+
+    /// The frames as a vector.
+    pub fn into_vec(self) -> Vec<Msg> {
+        match self.frames {
+            Frames::None => Vec::new(),
+            Frames::One(m) => vec![m],
+            Frames::Many(v) => v,
+        }
+    }
+
+    /// The frames' bodies as `Bytes` (shared where the frame's body is, copied where it is
+    /// small enough to live inside the frame).
+    pub fn to_bytes(&self) -> Vec<Bytes> {
+        self.iter().map(Msg::to_bytes).collect()
+    }
+
+    /// Takes the first frame out, leaving the rest (ROUTER's routing id, a DGRAM address).
+    /// None when the message has no frame.
+    pub fn pop_front(&mut self) -> Option<Msg> {
+        match std::mem::take(&mut self.frames) {
+            Frames::None => None,
+            Frames::One(m) => Some(m),
+            Frames::Many(mut v) => {
+                let first = v.remove(0);
+                self.frames = match v.len() {
+                    0 => Frames::None,
+                    1 => Frames::One(v.pop().expect("one frame")),
+                    _ => Frames::Many(v),
+                };
+                Some(first)
+            }
+        }
+    }
+}
+
+impl Deref for Message {
+    type Target = [Msg];
+
+    fn deref(&self) -> &[Msg] {
+        match &self.frames {
+            Frames::None => &[],
+            Frames::One(m) => std::slice::from_ref(m),
+            Frames::Many(v) => v,
+        }
+    }
+}
+
+impl DerefMut for Message {
+    fn deref_mut(&mut self) -> &mut [Msg] {
+        match &mut self.frames {
+            Frames::None => &mut [],
+            Frames::One(m) => std::slice::from_mut(m),
+            Frames::Many(v) => v,
+        }
+    }
+}
+
+impl From<Msg> for Message {
+    fn from(m: Msg) -> Message {
+        Message { frames: Frames::One(m) }
+    }
+}
+
+impl From<Vec<Msg>> for Message {
+    fn from(mut v: Vec<Msg>) -> Message {
+        let frames = match v.len() {
+            0 => Frames::None,
+            1 => Frames::One(v.pop().expect("one frame")),
+            _ => Frames::Many(v),
+        };
+        Message { frames }
+    }
+}
+
+impl From<Message> for Vec<Msg> {
+    fn from(m: Message) -> Vec<Msg> {
+        m.into_vec()
+    }
+}
+
+macro_rules! single_frame {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Message {
+            fn from(v: $t) -> Message {
+                Message::from(Msg::from(v))
+            }
+        }
+    )*};
+}
+single_frame!(&str, String, &[u8], Vec<u8>, Bytes, &Msg);
+
+impl<const N: usize> From<&[u8; N]> for Message {
+    fn from(v: &[u8; N]) -> Message {
+        Message::from(Msg::from(v))
+    }
+}
+
+impl<T: Into<Msg>, const N: usize> From<[T; N]> for Message {
+    /// The parts in order, one frame each.
+    fn from(parts: [T; N]) -> Message {
+        parts.into_iter().collect()
+    }
+}
+
+impl<T: Into<Msg>> FromIterator<T> for Message {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Message {
+        let mut m = Message::new();
+        for p in iter {
+            m.push(p);
+        }
+        m
+    }
+}
+
+impl IntoIterator for Message {
+    type Item = Msg;
+    type IntoIter = std::vec::IntoIter<Msg>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_vec().into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Message {
+    type Item = &'a Msg;
+    type IntoIter = std::slice::Iter<'a, Msg>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_grow_and_shrink() {
+        let mut m = Message::new();
+        assert!(m.is_empty());
+        m.push("a");
+        assert_eq!(m.len(), 1);
+        m.push("b");
+        m.push("c");
+        assert_eq!(m.iter().map(|f| f.as_slice().to_vec()).collect::<Vec<_>>(), [b"a", b"b", b"c"]);
+        assert_eq!(m.pop_front().unwrap(), "a");
+        assert_eq!(m.pop_front().unwrap(), "b");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m.pop_front().unwrap(), "c");
+        assert!(m.pop_front().is_none());
+        let m: Message = ["x", "y"].into();
+        assert_eq!(m.into_vec().len(), 2);
+        assert_eq!(Message::from(Vec::<Msg>::new()).len(), 0);
+    }
+}

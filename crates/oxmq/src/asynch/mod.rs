@@ -1,0 +1,381 @@
+//! Async sockets for any executor: [`AsyncSocket`].
+//!
+//! An [`AsyncSocket`] is a [`Socket`] whose sends and receives are futures. They are plain
+//! `std::future`s with no runtime of their own: when an attempt cannot proceed, the future
+//! registers its task's [`Waker`](std::task::Waker) in the socket's mailbox and returns
+//! `Pending`; the engine wakes it with the socket's next command (a pipe with new messages,
+//! room again below the high-water mark, a new peer, the context's shutdown), where a
+//! blocking call would have been woken through the socket's eventfd. No thread is added per
+//! socket, nothing polls on a timer, and the futures run on tokio (either flavour),
+//! async-std, smol, `futures::executor` or anything else that drives a `Future`.
+//!
+//! Messages are [`Message`]s, sent and received whole: a multi-part message is published to
+//! its peer in one step and read in one step. `AsyncSocket` is a
+//! [`Stream`](futures_core::Stream) of received messages and a [`Sink`](futures_sink::Sink)
+//! of messages to send.
+//!
+//! ```
+//! use oxmq::asynch::AsyncSocket;
+//! use oxmq::{Context, SocketType};
+//!
+//! # futures::executor::block_on(async {
+//! let ctx = Context::new();
+//! let mut rep = AsyncSocket::new(&ctx, SocketType::Rep)?;
+//! rep.bind("tcp://127.0.0.1:*")?;
+//! let mut req = AsyncSocket::new(&ctx, SocketType::Req)?;
+//! req.connect(&rep.last_endpoint()?)?;
+//!
+//! req.send("hello").await?;
+//! let request = rep.recv().await?;
+//! rep.send(request).await?;
+//! assert_eq!(req.recv().await?[0], "hello");
+//! # Ok::<(), oxmq::Error>(())
+//! # }).unwrap();
+//! ```
+//!
+//! # Cancellation
+//!
+//! Every future here is cancel safe, so `select!`, timeouts and dropped tasks lose nothing:
+//!
+//! * [`AsyncSocket::recv`]: a message is taken from the socket only in the poll that returns
+//!   it. Dropping the future before it completes leaves every message in the socket for the
+//!   next receive.
+//! * [`AsyncSocket::send`]: a message goes into the socket in one poll, all frames or none
+//!   (the high-water mark counts whole messages, so once its first frame is accepted the
+//!   others are too). Dropping the future before it completes drops the message unsent;
+//!   dropping it after completion changes nothing. The message is never sent in part.
+//! * The [`Sink`](futures_sink::Sink): `start_send` keeps the message in the socket's
+//!   one-message buffer, which `poll_ready`, `poll_flush` and `poll_close` send; so a
+//!   `SinkExt::send` future dropped after `start_send` leaves the message to be sent by the
+//!   socket's next sink call. Dropping the socket itself tries once more, without waiting.
+//!
+//! # Timeouts and options
+//!
+//! RCVTIMEO and SNDTIMEO are for the blocking API; an async caller uses its runtime's timer
+//! (`tokio::time::timeout`, `select!` with a sleep). Every other option works as on a
+//! [`Socket`]: the common calls are here, the rest through [`AsyncSocket::get_mut`].
+//!
+//! ```
+//! # use oxmq::asynch::AsyncSocket;
+//! # use oxmq::{Context, SocketType};
+//! # let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+//! # rt.block_on(async {
+//! let ctx = Context::new();
+//! let mut pull = AsyncSocket::new(&ctx, SocketType::Pull)?;
+//! pull.bind("inproc://timeout-example")?;
+//! let r = tokio::time::timeout(std::time::Duration::from_millis(10), pull.recv()).await;
+//! assert!(r.is_err(), "nothing was sent: the timeout fires, and no message is lost");
+//! # Ok::<(), oxmq::Error>(())
+//! # }).unwrap();
+//! ```
+//!
+//! # Sharing a context with blocking sockets
+//!
+//! An `AsyncSocket` is an ordinary socket of its [`Context`]: it talks to blocking sockets of
+//! the same context over inproc, and [`AsyncSocket::into_inner`] gives the blocking socket
+//! back. One socket is used by one task at a time (`&mut self`), as a [`Socket`] is used by
+//! one thread; a task receiving and another sending through the same socket share it with
+//! `futures::StreamExt::split`, which this socket supports (receives and sends register
+//! their wakers separately).
+//!
+//! # Costs
+//!
+//! A send or receive that can proceed is the blocking API's non-blocking call and nothing
+//! more. Only a future that goes pending takes the mailbox's lock to register its waker; the
+//! engine then wakes it in place of the eventfd it would have signalled, so a blocking
+//! socket (no waker registered) pays nothing for this module.
+
+mod message;
+mod stream;
+
+pub use message::Message;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::mailbox::WakerSlot;
+use crate::msg::Msg;
+use crate::opt;
+use crate::socket::{Socket, SocketType};
+use bytes::Bytes;
+use std::future::poll_fn;
+use std::task::{Context as TaskContext, Poll};
+use std::time::{Duration, Instant};
+
+/// A socket whose sends and receives are futures (see the [module documentation](self)).
+pub struct AsyncSocket {
+    sock: Socket,
+    /// The sink's message accepted by `start_send` and not yet in the socket.
+    out: Option<Message>,
+    /// [`AsyncSocket::set_recv_spin`]: zero (the default) never spins.
+    spin: Duration,
+    /// The last receive that went pending was woken within `spin`: the next one may spin.
+    hot: bool,
+    /// When the current receive went pending (kept only while `spin` is set).
+    pending_since: Option<Instant>,
+}
+
+impl AsyncSocket {
+    /// A new socket of `kind` in `ctx`.
+    pub fn new(ctx: &Context, kind: SocketType) -> Result<AsyncSocket> {
+        Ok(AsyncSocket::from(ctx.socket(kind)?))
+    }
+
+    /// The blocking socket inside, for options and calls this type does not forward. Its
+    /// blocking `send`/`recv` would block the executor's thread: use this type's futures.
+    pub fn get_mut(&mut self) -> &mut Socket {
+        &mut self.sock
+    }
+
+    /// The blocking socket inside.
+    pub fn get_ref(&self) -> &Socket {
+        &self.sock
+    }
+
+    /// The blocking socket back (a message the sink still holds is sent first if that needs
+    /// no wait, and dropped otherwise: flush the sink before to be sure).
+    pub fn into_inner(mut self) -> Socket {
+        self.flush_out_now();
+        self.sock.clear_wakers();
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never used or dropped again, so `sock` is moved out exactly once;
+        // the other field, `out`, is None after `flush_out_now` and owns nothing to leak.
+        unsafe { std::ptr::read(&this.sock) }
+    }
+
+    /// The socket's type.
+    pub fn socket_type(&self) -> SocketType {
+        self.sock.socket_type()
+    }
+
+    /// Accepts connections at `endpoint` ([`Socket::bind`]).
+    pub fn bind(&mut self, endpoint: &str) -> Result<()> {
+        self.sock.bind(endpoint)
+    }
+
+    /// Connects to `endpoint` ([`Socket::connect`]).
+    pub fn connect(&mut self, endpoint: &str) -> Result<()> {
+        self.sock.connect(endpoint)
+    }
+
+    /// Stops accepting at `endpoint` ([`Socket::unbind`]).
+    pub fn unbind(&mut self, endpoint: &str) -> Result<()> {
+        self.sock.unbind(endpoint)
+    }
+
+    /// Drops the connection to `endpoint` ([`Socket::disconnect`]).
+    pub fn disconnect(&mut self, endpoint: &str) -> Result<()> {
+        self.sock.disconnect(endpoint)
+    }
+
+    /// The endpoint of the last bind or connect, wildcards resolved.
+    pub fn last_endpoint(&mut self) -> Result<String> {
+        self.sock.last_endpoint()
+    }
+
+    /// SUB, XSUB: subscribes to a prefix (`""` for everything).
+    pub fn subscribe(&mut self, prefix: impl AsRef<[u8]>) -> Result<()> {
+        self.sock.subscribe(prefix)
+    }
+
+    /// SUB, XSUB: removes one subscription to a prefix.
+    pub fn unsubscribe(&mut self, prefix: impl AsRef<[u8]>) -> Result<()> {
+        self.sock.unsubscribe(prefix)
+    }
+
+    /// Sets an integer option ([`crate::opt`]).
+    pub fn set_int(&mut self, option: i32, value: i32) -> Result<()> {
+        self.sock.set_int(option, value)
+    }
+
+    /// Reads an integer option.
+    pub fn get_int(&mut self, option: i32) -> Result<i32> {
+        self.sock.get_int(option)
+    }
+
+    /// Sets a bytes option (ROUTING_ID, CURVE keys, ...).
+    pub fn set_bytes(&mut self, option: i32, value: &[u8]) -> Result<()> {
+        self.sock.set_bytes(option, value)
+    }
+
+    /// DISH: joins a group.
+    pub fn join(&mut self, group: impl AsRef<[u8]>) -> Result<()> {
+        self.sock.join(group)
+    }
+
+    /// DISH: leaves a group.
+    pub fn leave(&mut self, group: impl AsRef<[u8]>) -> Result<()> {
+        self.sock.leave(group)
+    }
+
+    // ----- receiving -----
+
+    /// Receives the next message, all its frames. Cancel safe: see the
+    /// [module documentation](self#cancellation).
+    ///
+    /// Ends with [`Error::Term`] once the context is shut down; a REQ that has not sent its
+    /// request gets [`Error::Fsm`], as with the blocking call.
+    pub async fn recv(&mut self) -> Result<Message> {
+        poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// DISH: receives the next message of a joined group, with its group. Cancel safe.
+    pub async fn recv_group(&mut self) -> Result<(Bytes, Msg)> {
+        poll_fn(|cx| {
+            self.poll_recv(cx).map(|r| {
+                let m = r?.pop_front().unwrap_or_default();
+                Ok((self.sock.last_group().unwrap_or_default(), m))
+            })
+        })
+        .await
+    }
+
+    /// The poll behind [`AsyncSocket::recv`], for hand-written futures and `Stream`s: a
+    /// message when one is queued, otherwise `Pending` with the task registered for the
+    /// socket's next wake-up.
+    pub fn poll_recv(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
+        let mut spun = false;
+        loop {
+            match self.try_recv() {
+                Err(Error::Again) => {}
+                r => {
+                    if let Some(t) = self.pending_since.take() {
+                        self.hot = t.elapsed() <= self.spin;
+                    }
+                    return Poll::Ready(r);
+                }
+            }
+            if !spun && self.hot && !self.spin.is_zero() {
+                // The opt-in spin: wait on this thread, reading the connections directly, for
+                // at most `spin` (see `set_recv_spin`), then go pending as usual.
+                spun = true;
+                match self.sock.wait_recv(Some(self.spin)) {
+                    Ok(()) => continue,
+                    Err(Error::Again) => self.hot = false,
+                    Err(e) => return Poll::Ready(Err(e)),
+                }
+            }
+            if !self.sock.register_waker(WakerSlot::Recv, cx.waker()) {
+                if !self.spin.is_zero() && self.pending_since.is_none() {
+                    self.pending_since = Some(Instant::now());
+                }
+                return Poll::Pending;
+            }
+        }
+    }
+
+    /// Lets a receive that finds nothing queued wait on the calling thread for up to `spin`
+    /// before it goes pending, reading the socket's connections itself as a blocking receive
+    /// does (its direct path and spin): a message that arrives meanwhile costs no wake-up of
+    /// the I/O thread nor of the task. This blocks the executor's thread for up to `spin` per
+    /// receive, so it is off (zero) by default and meant for a task that owns its thread and
+    /// answers requests as fast as it can (a request/reply loop on a current-thread runtime of
+    /// its own). It applies only while the socket's exchanges are that quick: a receive whose
+    /// message took longer than `spin` to come turns it off until one comes within it again.
+    pub fn set_recv_spin(&mut self, spin: Duration) {
+        self.spin = spin;
+        self.hot = true;
+    }
+
+    /// Receives a whole message if one is queued now; `Err(Again)` otherwise, with nothing
+    /// taken from the socket.
+    pub fn try_recv(&mut self) -> Result<Message> {
+        let first = self.sock.recv(opt::DONTWAIT)?;
+        if !first.more() {
+            return Ok(Message::from(first));
+        }
+        let mut m = Message::from(first);
+        while self.sock.rcvmore() {
+            // The rest of a message is queued with its first frame: messages are published
+            // whole, so this does not wait.
+            m.push(self.sock.recv(0)?);
+        }
+        Ok(m)
+    }
+
+    // ----- sending -----
+
+    /// Sends a message, all its frames. Cancel safe: the message is sent whole in the poll
+    /// that completes the future, or, if the future is dropped before, not at all.
+    ///
+    /// Waits while the peers are at their high-water mark (for the types that block there:
+    /// PUSH, DEALER, REQ, PAIR, ROUTER with ROUTER_MANDATORY, ...). An empty message (no frame)
+    /// is [`Error::Invalid`].
+    pub async fn send(&mut self, msg: impl Into<Message>) -> Result<()> {
+        let mut msg = msg.into();
+        poll_fn(|cx| self.poll_send(cx, &mut msg)).await
+    }
+
+    /// RADIO: sends a single-part message to the members of `group`. Never waits (a DISH at
+    /// its high-water mark misses it, counted), as the blocking call.
+    pub async fn send_group(&mut self, group: impl AsRef<[u8]>, data: impl Into<Msg>) -> Result<()> {
+        self.sock.send_group(group, data, opt::DONTWAIT)
+    }
+
+    /// The poll behind [`AsyncSocket::send`]: sends `msg` whole (its frames are taken, it is
+    /// left empty) or, `Pending`, leaves it untouched and registers the task for the socket's
+    /// next wake-up.
+    pub fn poll_send(&mut self, cx: &mut TaskContext<'_>, msg: &mut Message) -> Poll<Result<()>> {
+        loop {
+            match self.try_send(msg) {
+                Err(Error::Again) => {}
+                r => return Poll::Ready(r),
+            }
+            if !self.sock.register_waker(WakerSlot::Send, cx.waker()) {
+                return Poll::Pending;
+            }
+        }
+    }
+
+    /// Sends `msg` whole if that needs no wait (its frames are taken); `Err(Again)` with `msg`
+    /// untouched otherwise. Other errors leave untouched the frames not yet sent.
+    pub fn try_send(&mut self, msg: &mut Message) -> Result<()> {
+        let n = msg.len();
+        let Some((first, rest)) = msg.split_first_mut() else {
+            return Err(Error::Invalid);
+        };
+        let more = if n > 1 { opt::SNDMORE } else { 0 };
+        // The peers' progress read afresh, not the lazy view a DONTWAIT send takes: this
+        // caller waits for a wake-up after a refusal and must not see a full pipe with room.
+        self.sock.try_send_msg(first, more)?;
+        let last = rest.len().saturating_sub(1);
+        for (i, f) in rest.iter_mut().enumerate() {
+            // Frames after an accepted first one always have room (the high-water mark counts
+            // whole messages), so these never wait.
+            self.sock.send_msg(f, if i < last { opt::SNDMORE } else { 0 })?;
+        }
+        *msg = Message::new();
+        Ok(())
+    }
+
+    /// The sink's buffered message, sent now if that needs no wait.
+    fn flush_out_now(&mut self) {
+        if let Some(mut m) = self.out.take() {
+            if self.try_send(&mut m).is_err() && !m.is_empty() {
+                // Lost: documented (a sink must be flushed before it is dropped).
+                drop(m);
+            }
+        }
+    }
+}
+
+impl From<Socket> for AsyncSocket {
+    /// Wraps a blocking socket (any type, any options set so far).
+    fn from(sock: Socket) -> AsyncSocket {
+        AsyncSocket { sock, out: None, spin: Duration::ZERO, hot: true, pending_since: None }
+    }
+}
+
+impl Drop for AsyncSocket {
+    fn drop(&mut self) {
+        self.flush_out_now();
+    }
+}
+
+impl std::fmt::Debug for AsyncSocket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncSocket").field("type", &self.sock.socket_type()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests;

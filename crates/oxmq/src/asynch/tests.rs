@@ -1,0 +1,99 @@
+//! The engine hook under the async layer, without an executor: a counting waker.
+
+use super::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Wake, Waker};
+
+struct Count(AtomicUsize);
+
+impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn counting() -> (Arc<Count>, Waker) {
+    let c = Arc::new(Count(AtomicUsize::new(0)));
+    (c.clone(), Waker::from(c))
+}
+
+fn eventfd_readable(s: &Socket) -> bool {
+    let mut pfd = libc::pollfd { fd: s.fd(), events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, zero timeout.
+    unsafe { libc::poll(&mut pfd, 1, 0) == 1 }
+}
+
+#[test]
+fn a_pending_receive_is_woken_by_the_engine_not_the_eventfd() {
+    let ctx = Context::new();
+    let mut pull = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
+    pull.bind("inproc://hook-wake").unwrap();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect("inproc://hook-wake").unwrap();
+    let (count, waker) = counting();
+    let mut cx = TaskContext::from_waker(&waker);
+    // The attach command is queued: the poll processes it and then goes pending.
+    assert!(pull.poll_recv(&mut cx).is_pending());
+    assert_eq!(count.0.load(Ordering::SeqCst), 0);
+    push.send("a", opt::SNDMORE).unwrap();
+    push.send("b", 0).unwrap();
+    assert_eq!(count.0.load(Ordering::SeqCst), 1, "the flush's read activation woke the task");
+    assert!(!eventfd_readable(pull.get_ref()), "the eventfd was not signalled for a waker");
+    match pull.poll_recv(&mut cx) {
+        Poll::Ready(Ok(m)) => assert_eq!(m.to_bytes(), [Bytes::from("a"), Bytes::from("b")]),
+        other => panic!("expected the message, got {:?}", other.map(|r| r.map(|m| m.len()))),
+    }
+    // Pending again; the socket given back to blocking use is signalled through its eventfd.
+    assert!(pull.poll_recv(&mut cx).is_pending());
+    let mut blocking = pull.into_inner();
+    push.send("c", 0).unwrap();
+    assert_eq!(count.0.load(Ordering::SeqCst), 1, "the waker was forgotten");
+    assert!(eventfd_readable(&blocking));
+    assert_eq!(blocking.recv(0).unwrap(), "c");
+}
+
+#[test]
+fn a_queued_command_is_seen_at_registration() {
+    let ctx = Context::new();
+    let mut s = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
+    s.bind("inproc://hook-queued").unwrap();
+    let (count, waker) = counting();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect("inproc://hook-queued").unwrap(); // queues an attach command
+    assert!(s.sock.register_waker(WakerSlot::Recv, &waker), "a queued command means: try again");
+    assert_eq!(count.0.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn receive_and_send_wakers_are_kept_apart() {
+    let ctx = Context::new();
+    let mut s = AsyncSocket::new(&ctx, SocketType::Pair).unwrap();
+    s.bind("inproc://hook-apart").unwrap();
+    let (rc, rw) = counting();
+    let (sc, sw) = counting();
+    assert!(!s.sock.register_waker(WakerSlot::Recv, &rw));
+    assert!(!s.sock.register_waker(WakerSlot::Send, &sw));
+    let mut peer = ctx.socket(SocketType::Pair).unwrap();
+    peer.connect("inproc://hook-apart").unwrap();
+    assert_eq!((rc.0.load(Ordering::SeqCst), sc.0.load(Ordering::SeqCst)), (1, 1));
+}
+
+#[test]
+fn shutdown_wakes_a_pending_receive_with_term() {
+    let ctx = Context::new();
+    let mut s = AsyncSocket::new(&ctx, SocketType::Sub).unwrap();
+    let (count, waker) = counting();
+    let mut cx = TaskContext::from_waker(&waker);
+    assert!(s.poll_recv(&mut cx).is_pending());
+    ctx.shutdown();
+    assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    assert!(matches!(s.poll_recv(&mut cx), Poll::Ready(Err(Error::Term))));
+}
+
+#[test]
+fn an_empty_message_is_invalid() {
+    let ctx = Context::new();
+    let mut s = AsyncSocket::new(&ctx, SocketType::Pub).unwrap();
+    assert_eq!(s.try_send(&mut Message::new()).unwrap_err(), Error::Invalid);
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""oxmq's async API beside its blocking API and the async-first Rust peers, over tcp loopback:
+
+  oxmq             perf/rust's blocking tools (target/release/local_thr, ...)
+  oxmq async       the same tools on oxmq::asynch on a tokio current_thread runtime
+                   (target/release/async_local_thr, ...); with --multi also on tokio's
+                   multi-thread runtime (OXMQ_ASYNC_RT=multi)
+  async, spin      the async tools with the opt-in receive spin (AsyncSocket::set_recv_spin,
+                   50 µs, as the blocking API's default OXMQ_RECV_SPIN)
+  omq.rs           perf/omq (omq-tokio, I/O on the application thread, as omq's own benchmark)
+  zmq.rs           perf/zmqrs (crates.io `zeromq`, tokio multi-thread runtime)
+
+Throughput is PUSH -> PULL (msg/s, the clock of the receiving side as libzmq's local_thr), with
+CPU ns per message of both processes (user+sys by rusage, start-up included); latency is REQ/REP
+one-way (µs, remote_lat's clock) with CPU µs per round trip of both processes. Each
+implementation runs once per round in rotated order (interleaved), medians over the rounds.
+Then the issue's targets are judged on the medians: async >= 2x the best peer's throughput and
+<= 0.5x its latency; async >= 0.8x oxmq's blocking throughput and <= 1.2x its latency.
+
+    async_bench.py RESULT.md [--quick] [--rounds N] [--sizes 1,256] [--multi]
+
+A peer whose tools are missing (its build failed) is left out with the reason printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench  # noqa: E402  (ROOT, free_port, run_local_remote, THR_RE, LAT_RE)
+
+REL = bench.ROOT / "target" / "release"
+IMPLS = [
+    # (key, label, directory, tool prefix, extra environment)
+    ("oxmq", "oxmq blocking", REL, "", {}),
+    ("async", "oxmq async (tokio current_thread)", REL, "async_", {}),
+    ("async-spin", "oxmq async, recv spin 50 µs", REL, "async_", {"OXMQ_ASYNC_SPIN_US": "50"}),
+    ("async-mt", "oxmq async (tokio multi-thread)", REL, "async_", {"OXMQ_ASYNC_RT": "multi"}),
+    ("omq", "omq.rs (omq-tokio 0.33)", bench.ROOT / "perf" / "omq" / "target" / "release", "", {}),
+    ("zmqrs", "zmq.rs (zeromq 0.7)", bench.ROOT / "perf" / "zmqrs" / "target" / "release", "", {}),
+]
+PEERS = ("omq", "zmqrs")
+THR_COUNT = {1: 2_000_000, 256: 1_000_000}
+LAT_COUNT = 20_000
+RUN_TIMEOUT = 120
+
+
+class RunError(Exception):
+    pass
+
+
+def run_pair(impl, kind: str, size: int, count: int) -> tuple[str, float]:
+    """Runs local_KIND then remote_KIND of `impl` over a fresh port: (the output of the side that
+    prints, CPU seconds of both processes)."""
+    key, _, bindir, prefix, extra = impl
+    port = bench.free_port()
+    args = [f"tcp://127.0.0.1:{port}", str(size), str(count)]
+    try:
+        outs, cpu = bench.run_local_remote([str(bindir / f"{prefix}local_{kind}")] + args,
+                                           [str(bindir / f"{prefix}remote_{kind}")] + args,
+                                           port, RUN_TIMEOUT, dict(os.environ, **extra))
+    except RuntimeError as e:
+        raise RunError(f"{key} {kind} {size} B: {e}") from None
+    return (outs[0] if kind == "thr" else outs[1]), cpu
+
+
+def available(impls):
+    ok = []
+    for impl in impls:
+        missing = [f"{impl[3]}{t}" for t in ("local_thr", "remote_thr", "local_lat", "remote_lat")
+                   if not (impl[2] / f"{impl[3]}{t}").exists()]
+        if missing:
+            print(f"async section: {impl[1]} left out: missing {', '.join(missing)} in {impl[2]}", file=sys.stderr)
+        else:
+            ok.append(impl)
+    return ok
+
+
+def measure(impls, rounds: int, sizes: list[int]) -> dict:
+    res: dict = {}
+    jobs = [(i, "thr", s) for s in sizes for i in impls] + [(i, "lat", s) for s in sizes for i in impls]
+    for r in range(rounds):
+        k = (r * len(impls)) % len(jobs)
+        for impl, kind, size in jobs[k:] + jobs[:k]:
+            count = THR_COUNT.get(size, 200_000) if kind == "thr" else LAT_COUNT
+            out, cpu = run_pair(impl, kind, size, count)
+            m = (bench.THR_RE if kind == "thr" else bench.LAT_RE).search(out)
+            if not m:
+                raise RunError(f"{impl[0]} {kind} {size}: no result line in {out!r}")
+            row = (float(m.group(1)), cpu * (1e9 if kind == "thr" else 1e6) / count)
+            res.setdefault(f"{impl[0]}/{kind}/{size}", []).append(row)
+            print(f"  round {r + 1}: {impl[0]} {kind} {size} B: {row[0]:.3f}, CPU {row[1]:.1f}", file=sys.stderr)
+    return res
+
+
+def med(res, key, i=0):
+    rows = res.get(key)
+    return statistics.median(r[i] for r in rows) if rows else None
+
+
+def rate(v: float) -> str:
+    return f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.0f} k"
+
+
+def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
+    load = os.getloadavg()
+    keys = [i[0] for i in impls]
+    labels = [i[1] for i in impls]
+    out = [
+        "## The async API beside the blocking API and the async Rust peers (tcp)",
+        "",
+        f"PUSH → PULL throughput and REQ/REP one-way latency, one connection over tcp loopback, {rounds} "
+        "interleaved round(s), medians; CPU is user+sys of both processes (start-up included). Load average "
+        f"at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}. Command: "
+        "`bash perf/harness/sections.d/30-async.sh RESULT.md`.",
+        "",
+        "### Throughput (msg/s; CPU ns per message, both processes)",
+        "",
+        "| size | " + " | ".join(labels) + " |",
+        "|---|" + "---|" * len(labels),
+    ]
+    for size in sizes:
+        cells = []
+        for k in keys:
+            v, c = med(res, f"{k}/thr/{size}"), med(res, f"{k}/thr/{size}", 1)
+            cells.append(f"{rate(v)} ({c:.0f})" if v is not None else "")
+        out.append(f"| {size} B | " + " | ".join(cells) + " |")
+    out += ["", "### One-way latency (µs; CPU µs per round trip, both processes)", "",
+            "| size | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    for size in sizes:
+        cells = []
+        for k in keys:
+            v, c = med(res, f"{k}/lat/{size}"), med(res, f"{k}/lat/{size}", 1)
+            cells.append(f"{v:.1f} ({c:.1f})" if v is not None else "")
+        out.append(f"| {size} B | " + " | ".join(cells) + " |")
+    out += ["", "### Targets (oxmq async on tokio current_thread, without and with the receive spin)", "",
+            "| variant | size | thr / best peer (≥ 2) | lat / best peer (≤ 0.5) | thr / blocking (≥ 0.8) | lat / blocking (≤ 1.2) |",
+            "|---|---|---|---|---|---|"]
+    for variant in ("async", "async-spin"):
+        if variant not in keys:
+            continue
+        for size in sizes:
+            a_thr, a_lat = med(res, f"{variant}/thr/{size}"), med(res, f"{variant}/lat/{size}")
+            b_thr, b_lat = med(res, f"oxmq/thr/{size}"), med(res, f"oxmq/lat/{size}")
+            p_thr = max((v for v in (med(res, f"{p}/thr/{size}") for p in PEERS) if v is not None), default=None)
+            p_lat = min((v for v in (med(res, f"{p}/lat/{size}") for p in PEERS) if v is not None), default=None)
+
+            def judge(x, y, ok):
+                if x is None or y is None:
+                    return "n/a"
+                r = x / y
+                return f"{r:.2f}× {'met' if ok(r) else 'NOT met'}"
+
+            out.append(f"| {variant} | {size} B | {judge(a_thr, p_thr, lambda r: r >= 2)} | "
+                       f"{judge(a_lat, p_lat, lambda r: r <= 0.5)} | {judge(a_thr, b_thr, lambda r: r >= 0.8)} | "
+                       f"{judge(a_lat, b_lat, lambda r: r <= 1.2)} |")
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("result")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--sizes", default="1,256")
+    ap.add_argument("--multi", action="store_true", help="also oxmq async on tokio's multi-thread runtime")
+    args, _ = ap.parse_known_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    rounds = args.rounds or (1 if args.quick else 5)
+    if args.quick:
+        for k in THR_COUNT:
+            THR_COUNT[k] //= 10
+        global LAT_COUNT
+        LAT_COUNT //= 10
+    impls = [i for i in IMPLS if args.multi or i[0] != "async-mt"]
+    impls = available(impls)
+    if not any(i[0] == "async" for i in impls):
+        print("async section: oxmq's async tools are missing (cargo build --release -p oxmq-perf)", file=sys.stderr)
+        return 1
+    try:
+        res = measure(impls, rounds, sizes)
+    except RunError as e:
+        print(f"async section failed: {e}", file=sys.stderr)
+        return 1
+    text = tables(impls, res, rounds, sizes)
+    print(text)
+    result = Path(args.result)
+    with result.open("a") as f:
+        f.write("\n" + text)
+    result.with_name(result.stem + "-async.json").write_text(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
