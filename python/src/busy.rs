@@ -65,4 +65,3 @@ impl<T> Drop for BusyGuard<'_, T> {
         self.cell.busy.store(false, Ordering::Release);
     }
 }
-

@@ -30,10 +30,8 @@ pub fn _set_error_classes(
     intr: Bound<'_, PyType>,
 ) {
     let py = zmq_error.py();
-    let _ = CLASSES.set(
-        py,
-        Classes { zmq_error: zmq_error.unbind(), again: again.unbind(), term: term.unbind(), intr: intr.unbind() },
-    );
+    let _ = CLASSES
+        .set(py, Classes { zmq_error: zmq_error.unbind(), again: again.unbind(), term: term.unbind(), intr: intr.unbind() });
 }
 
 /// `zmq.strerror(errno)`.

@@ -17,7 +17,7 @@
 
 use crate::socket::{done_tracker, Socket};
 use crate::wiring::Wiring;
-use pyo3::exceptions::{PyTypeError, PySystemError};
+use pyo3::exceptions::{PySystemError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -84,8 +84,11 @@ pub fn _install_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResul
 pub fn _install_wiring_fast_methods(py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<bool> {
     install(cls, py.get_type::<Wiring>(), &WIRING_SLOW, &WIRING_DEFS, || {
         Defs([
-            def(c"receive", wiring_receive_fast,
-                c"receive(timeout=None)\n--\n\nThe next message from any queue of the handle, as bytes."),
+            def(
+                c"receive",
+                wiring_receive_fast,
+                c"receive(timeout=None)\n--\n\nThe next message from any queue of the handle, as bytes.",
+            ),
             def(c"send", wiring_send_fast, c"send(eid, message)\n--\n\nSends a message through exchange eid."),
         ])
     })
@@ -115,9 +118,8 @@ fn install(
     for d in &defs.0 {
         // SAFETY: `d` lives forever (a static) and `base` is a valid type object. The
         // descriptor checks that `self` is an instance of `base` before calling us.
-        let descr = unsafe {
-            Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewMethod(base.as_type_ptr(), d as *const _ as *mut _))?
-        };
+        let descr =
+            unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewMethod(base.as_type_ptr(), d as *const _ as *mut _))? };
         cls.setattr(name(d), descr)?;
     }
     Ok(true)

@@ -329,8 +329,7 @@ fn create_type(py: Python<'_>) -> PyResult<Py<PyType>> {
         ffi::PyType_Slot { slot: ffi::Py_tp_members, pfunc: members.as_mut_ptr() as *mut c_void },
         ffi::PyType_Slot {
             slot: ffi::Py_tp_doc,
-            pfunc: c"A message frame; exposes its body through the buffer protocol without copying.".as_ptr()
-                as *mut c_void,
+            pfunc: c"A message frame; exposes its body through the buffer protocol without copying.".as_ptr() as *mut c_void,
         },
         ffi::PyType_Slot { slot: 0, pfunc: ptr::null_mut() },
     ]));

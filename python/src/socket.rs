@@ -415,9 +415,7 @@ impl Socket {
         if self.shared.is_some() {
             return Ok(self.shared_recv(py, flags)?.0);
         }
-        self.with(py, |s| {
-            wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))
-        })
+        self.with(py, |s| wait_loop(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT)))
     }
 
     /// `recv()` as bytes, the call a messaging loop makes per message: the message is turned
@@ -433,9 +431,8 @@ impl Socket {
         match s.recv(opt::DONTWAIT) {
             Ok(m) => new_bytes(py, &m),
             Err(oxmq::Error::Again) => {
-                let m = wait_after_again(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| {
-                    s.recv(opt::DONTWAIT)
-                })?;
+                let m =
+                    wait_after_again(py, s, flags & opt::DONTWAIT == 0, Limit::Option(opt::RCVTIMEO), |s| s.recv(opt::DONTWAIT))?;
                 new_bytes(py, &m)
             }
             Err(e) => Err(to_py(py, e)),
@@ -477,9 +474,7 @@ impl Socket {
         let r = if block { s.try_send_msg(m, f) } else { s.send_msg(m, f) };
         match r {
             Ok(()) => Ok(()),
-            Err(oxmq::Error::Again) => {
-                wait_after_again(py, s, block, Limit::Option(opt::SNDTIMEO), |s| s.try_send_msg(m, f))
-            }
+            Err(oxmq::Error::Again) => wait_after_again(py, s, block, Limit::Option(opt::SNDTIMEO), |s| s.try_send_msg(m, f)),
             Err(e) => Err(to_py(py, e)),
         }
     }
@@ -625,9 +620,7 @@ impl Socket {
     #[pyo3(signature = (context, socket_type, **_kwargs))]
     fn new(context: &Bound<'_, PyAny>, socket_type: i32, _kwargs: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let py = context.py();
-        let ctx = context
-            .cast::<Context>()
-            .map_err(|_| PyTypeError::new_err("context must be an oxmq Context"))?;
+        let ctx = context.cast::<Context>().map_err(|_| PyTypeError::new_err("context must be an oxmq Context"))?;
         let kind = SocketType::from_raw(socket_type).ok_or_else(|| to_py(py, oxmq::Error::Invalid))?;
         if kind.is_thread_safe() {
             let s = ctx.get().inner.sync_socket(kind).py_err(py)?;
@@ -898,7 +891,10 @@ impl Socket {
             let p = p?;
             parts.push(msg_from_obj(&p).map_err(|e| {
                 if e.is_instance_of::<PyTypeError>(py) {
-                    PyTypeError::new_err(format!("Frame {i} ({}) does not support the buffer interface.", p.repr().map(|r| r.to_string()).unwrap_or_default()))
+                    PyTypeError::new_err(format!(
+                        "Frame {i} ({}) does not support the buffer interface.",
+                        p.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ))
                 } else {
                     e
                 }
@@ -923,7 +919,11 @@ impl Socket {
                 let f = opt::DONTWAIT | if i + 1 < n { opt::SNDMORE } else { flags & opt::SNDMORE };
                 let wait = block || i > 0;
                 wait_loop(py, s, wait, Limit::Option(opt::SNDTIMEO), |s| {
-                    if wait { s.try_send_msg(&mut m, f) } else { s.send_msg(&mut m, f) }
+                    if wait {
+                        s.try_send_msg(&mut m, f)
+                    } else {
+                        s.send_msg(&mut m, f)
+                    }
                 })?;
             }
             Ok(())
@@ -984,8 +984,7 @@ impl Socket {
                     if optval.is_instance_of::<PyString>() {
                         return Err(PyTypeError::new_err("unicode not allowed, use setsockopt_string"));
                     }
-                    let v = BufferView::get(optval, false)
-                        .map_err(|_| PyTypeError::new_err("expected bytes for this option"))?;
+                    let v = BufferView::get(optval, false).map_err(|_| PyTypeError::new_err("expected bytes for this option"))?;
                     s.setsockopt(option, v.as_slice())
                 }
                 OptKind::Int64 => s.setsockopt(option, &optval.extract::<i64>()?.to_ne_bytes()),
@@ -1060,7 +1059,9 @@ fn group_bytes(py: Python<'_>, g: &Bound<'_, PyAny>) -> PyResult<Bytes> {
     let b = if let Ok(s) = g.cast::<PyString>() {
         Bytes::copy_from_slice(s.to_cow()?.as_bytes())
     } else {
-        Bytes::copy_from_slice(BufferView::get(g, false).map_err(|_| PyTypeError::new_err("group must be str or bytes"))?.as_slice())
+        Bytes::copy_from_slice(
+            BufferView::get(g, false).map_err(|_| PyTypeError::new_err("group must be str or bytes"))?.as_slice(),
+        )
     };
     if b.len() > 255 {
         return Err(to_py(py, oxmq::Error::Invalid));
@@ -1169,7 +1170,12 @@ pub fn zmq_poll<'py>(py: Python<'py>, sockets: &Bound<'py, PyAny>, timeout: Opti
 /// socket's watcher (`SyncSocket::watch`) so that another thread's call does not leave its
 /// descriptor drained. The sockets' direct reads are not made here, as they are for a set of
 /// other sockets alone.
-fn poll_with_shared<'py>(py: Python<'py>, entries: &[Entry<'py>], objs: Vec<Bound<'py, PyAny>>, timeout: i64) -> PyResult<Bound<'py, PyList>> {
+fn poll_with_shared<'py>(
+    py: Python<'py>,
+    entries: &[Entry<'py>],
+    objs: Vec<Bound<'py, PyAny>>,
+    timeout: i64,
+) -> PyResult<Bound<'py, PyList>> {
     let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
     let look = |with_fds: bool| -> PyResult<Vec<i16>> {
         let mut rev = Vec::with_capacity(entries.len());
@@ -1280,7 +1286,12 @@ fn fd_revents(r: i16) -> i16 {
 /// raises ContextTerminated (as pyzmq does). Blocks with the GIL released.
 #[pyfunction]
 #[pyo3(signature = (frontend, backend, capture = None))]
-pub fn proxy(py: Python<'_>, frontend: &Bound<'_, Socket>, backend: &Bound<'_, Socket>, capture: Option<&Bound<'_, Socket>>) -> PyResult<()> {
+pub fn proxy(
+    py: Python<'_>,
+    frontend: &Bound<'_, Socket>,
+    backend: &Bound<'_, Socket>,
+    capture: Option<&Bound<'_, Socket>>,
+) -> PyResult<()> {
     proxy_steerable(py, frontend, backend, capture, None)
 }
 

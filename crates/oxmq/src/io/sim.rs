@@ -350,7 +350,8 @@ impl Net {
     pub fn connect(&mut self, sock: usize, name: &str, cfg: SessionConfig) {
         let connector = Box::new(MemConnector { name: name.to_string(), shared: self.shared.clone() });
         let handle = self.socks[sock].handle.clone();
-        let t = self.add(|ctx, token, serial| Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), None)));
+        let t = self
+            .add(|ctx, token, serial| Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), None)));
         if let Some(t) = t {
             self.with(t, |s, ctx| s.start_connect(ctx));
         }

@@ -11,34 +11,34 @@
 
 mod dealer;
 mod dgram;
-pub(crate) mod env;
 pub(crate) mod direct;
+pub(crate) mod env;
 pub use direct::WAIT_ALSO_MAX;
+pub(crate) mod catchup;
+mod clientserver;
 mod dist;
-mod fq;
+mod draft;
 pub(crate) mod follow;
+mod fq;
 pub(crate) mod inproc;
 mod lb;
+mod level;
 pub(crate) mod metrics;
 mod monitor;
-mod level;
-pub(crate) mod stats;
 pub(crate) mod options;
 mod pair;
+mod pipeline;
+pub(crate) mod policy;
 mod pubsub;
+mod radiodish;
 mod reqrep;
 mod router;
-mod stream;
-mod trie;
-mod pipeline;
-pub(crate) mod catchup;
-pub(crate) mod policy;
-mod clientserver;
-mod draft;
-mod radiodish;
 mod singlepart;
 mod slots;
+pub(crate) mod stats;
+mod stream;
 mod threadsafe;
+mod trie;
 pub use threadsafe::{SyncGuard, SyncSocket};
 
 use crate::error::{Error, Result};
@@ -241,7 +241,15 @@ pub(crate) struct Pipes {
 
 impl Pipes {
     fn new() -> Pipes {
-        Pipes { slots: Vec::new(), free: Vec::new(), next_serial: 1, retired: Vec::new(), nonblocking: false, waits: 0, route_to: 0 }
+        Pipes {
+            slots: Vec::new(),
+            free: Vec::new(),
+            next_serial: 1,
+            retired: Vec::new(),
+            nonblocking: false,
+            waits: 0,
+            route_to: 0,
+        }
     }
 
     fn insert(&mut self, end: PipeEnd, endpoint: Option<String>) -> usize {
@@ -531,14 +539,34 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
 
 /// Where a bind or connect went, for unbind/disconnect and close.
 enum EndpointRec {
-    Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64, fd: RawFd },
-    Connect { given: String, io: Arc<IoThread>, id: u64 },
+    Listener {
+        given: String,
+        resolved: String,
+        io: Arc<IoThread>,
+        id: u64,
+        fd: RawFd,
+    },
+    Connect {
+        given: String,
+        io: Arc<IoThread>,
+        id: u64,
+    },
     /// A connect that follows DNS: its group's members are in `Socket::follow`.
-    Follow { given: String, group: u64 },
-    InprocBind { name: String },
-    InprocConnect { given: String },
+    Follow {
+        given: String,
+        group: u64,
+    },
+    InprocBind {
+        name: String,
+    },
+    InprocConnect {
+        given: String,
+    },
     /// A udp endpoint (RADIO connect, DISH or DGRAM bind): its engine thread ends with its pipe.
-    Datagram { given: String, resolved: String },
+    Datagram {
+        given: String,
+        resolved: String,
+    },
 }
 
 /// A ZeroMQ socket.
@@ -570,7 +598,6 @@ pub struct Socket {
     /// caught up after (`catchup.rs`); None for the other types.
     catch_up: Option<u64>,
 }
-
 
 impl Socket {
     pub(crate) fn new(env: Arc<Env>, kind: SocketType) -> Result<Socket> {
@@ -653,7 +680,9 @@ impl Socket {
                 let (listener, resolved) = listen::listen(&ep, &lo)
                     .inspect_err(|e| crate::io::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
                 let fd = listener.fd();
-                self.shared.monitor.emit(crate::io::monitor::event::LISTENING, fd as u64, || crate::io::monitor::Addrs::bound(&resolved));
+                self.shared
+                    .monitor
+                    .emit(crate::io::monitor::event::LISTENING, fd as u64, || crate::io::monitor::Addrs::bound(&resolved));
                 let io = self.env.io_thread()?;
                 let id = self.next_id();
                 io.send(IoCmd::Listen {
@@ -664,7 +693,13 @@ impl Socket {
                     filters: lo.filters,
                     wrap: None,
                 });
-                self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
+                self.endpoints.push(EndpointRec::Listener {
+                    given: endpoint.to_string(),
+                    resolved: resolved.clone(),
+                    io,
+                    id,
+                    fd,
+                });
                 self.last_endpoint = resolved;
             }
         }
@@ -815,9 +850,7 @@ impl Socket {
                 self.detach_endpoint(&given);
                 self.note_disconnect();
             }
-            EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
-                self.detach_endpoint(&given)
-            }
+            EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => self.detach_endpoint(&given),
             EndpointRec::Follow { group, .. } => {
                 self.disconnect_followed(group);
                 self.note_disconnect();
