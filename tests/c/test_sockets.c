@@ -206,6 +206,51 @@ static void test_router_router (void)
     }
 }
 
+/* A ROUTER that connects with ZMQ_CONNECT_ROUTING_ID routes to that name at once, before
+   any handshake, whether the peer is bound already or binds later (libzmq names the pipe
+   when connect attaches it): under ROUTER_MANDATORY the send must not be EHOSTUNREACH. */
+static void test_router_connect_routing_id (void)
+{
+    for (int t = 0; t < N_TRANSPORTS; t++)
+        for (int late = 0; late < 2; late++) {
+            /* A tcp port cannot be known before its bind without a race: bound first only. */
+            if (late && strcmp (transports[t], "tcp") == 0)
+                continue;
+            void *ctx = zmq_ctx_new ();
+            void *router = new_socket (ctx, ZMQ_ROUTER), *peer = new_socket (ctx, ZMQ_DEALER);
+            set_int (router, ZMQ_ROUTER_MANDATORY, 1);
+            char ep[256];
+            size_t len = sizeof ep;
+            if (strcmp (transports[t], "tcp") == 0) {
+                CHECK_RC (zmq_bind (peer, "tcp://127.0.0.1:*"));
+                CHECK_RC (zmq_getsockopt (peer, ZMQ_LAST_ENDPOINT, ep, &len));
+            } else {
+                snprintf (ep, sizeof ep, "%s://%scrid-%d-%d", transports[t],
+                          strcmp (transports[t], "ipc") == 0 ? "/tmp/oxmq-ctest-" : "",
+                          (int) getpid (), late);
+                if (!late)
+                    CHECK_RC (zmq_bind (peer, ep));
+            }
+            CHECK_RC (zmq_setsockopt (router, ZMQ_CONNECT_ROUTING_ID, "remoteId", 8));
+            CHECK_RC (zmq_connect (router, ep));
+            if (zmq_send (router, "remoteId", 8, ZMQ_SNDMORE | ZMQ_DONTWAIT) != 8) {
+                fprintf (stderr, "  %s (%s): send to remoteId: %s\n", transports[t],
+                         late ? "bound later" : "bound first", zmq_strerror (zmq_errno ()));
+                t_failures++;
+            }
+            send_str (router, "hi", ZMQ_DONTWAIT);
+            if (late)
+                CHECK_RC (zmq_bind (peer, ep));
+            expect_str (peer, "hi");
+            send_str (peer, "back", 0);
+            expect_str (router, "remoteId");
+            expect_str (router, "back");
+            CHECK_RC (zmq_close (router));
+            CHECK_RC (zmq_close (peer));
+            CHECK_RC (zmq_ctx_term (ctx));
+        }
+}
+
 /* STREAM talks to a plain TCP peer: [routing id, data] frames; a connect shows as an empty
    frame. */
 static void test_stream (void)
@@ -419,6 +464,7 @@ int main (int argc, char **argv)
     RUN (test_dealer_rep);
     RUN (test_dealer_dealer);
     RUN (test_router_router);
+    RUN (test_router_connect_routing_id);
     /* STREAM (raw TCP peers) is not in oxmq yet: skip with the reason, and run the test
        again by itself as soon as the library can create the socket. */
     {

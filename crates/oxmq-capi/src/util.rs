@@ -2,7 +2,6 @@
 //! threads.
 
 use crate::guard::{guard, guard_void, last_errno, non_null};
-use oxmq::error::{EFSM, EMTHREAD, ENOCOMPATPROTO, ETERM};
 use std::ffi::{c_char, c_int, c_ulong, c_void};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -14,16 +13,13 @@ pub extern "C" fn zmq_errno() -> c_int {
 
 #[no_mangle]
 pub extern "C" fn zmq_strerror(errnum: c_int) -> *const c_char {
-    // libzmq's own texts for its own errno values; the C library's for the rest. Both are
-    // static strings the caller must not free.
-    match errnum {
-        EFSM => c"Operation cannot be accomplished in current state".as_ptr(),
-        ENOCOMPATPROTO => c"The protocol is not compatible with the socket type".as_ptr(),
-        ETERM => c"Context was terminated".as_ptr(),
-        EMTHREAD => c"No thread available".as_ptr(),
+    // libzmq's own texts where it has them; the C library's for the rest. Both are static
+    // strings the caller must not free.
+    match oxmq::error::libzmq_text(errnum) {
+        Some(t) => t.as_ptr(),
         // SAFETY: strerror returns a pointer to a static (or thread-local) string, as libzmq
         // returns it.
-        e => unsafe { libc::strerror(e) },
+        None => unsafe { libc::strerror(errnum) },
     }
 }
 

@@ -1,6 +1,7 @@
 //! The context: a handle on the state its sockets share (`socket::env`): I/O threads, the
 //! inproc endpoint registry, the live sockets and the context's options. I/O threads start
-//! lazily with the first bind or connect, so IO_THREADS may be set until then.
+//! lazily with the first bind or connect, so IO_THREADS takes effect until then (later it is
+//! kept and read back, as in libzmq).
 
 use crate::error::Result;
 use crate::socket::env::Env;

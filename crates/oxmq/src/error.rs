@@ -129,21 +129,31 @@ impl Error {
     }
 }
 
-/// libzmq's `zmq_strerror` text for its own errno values; the OS text for the rest.
+/// The texts libzmq 4.3's `zmq_strerror` gives itself rather than asking the C library
+/// (`src/err.cpp`, the same on every platform): its own errno values, and EHOSTUNREACH, which
+/// it names "Host unreachable" where glibc says "No route to host". None for every other
+/// errno (the C library's text applies).
+pub fn libzmq_text(errno: i32) -> Option<&'static std::ffi::CStr> {
+    Some(match errno {
+        EFSM => c"Operation cannot be accomplished in current state",
+        ENOCOMPATPROTO => c"The protocol is not compatible with the socket type",
+        ETERM => c"Context was terminated",
+        EMTHREAD => c"No thread available",
+        libc::EHOSTUNREACH => c"Host unreachable",
+        _ => return None,
+    })
+}
+
+/// libzmq's `zmq_strerror` text: [`libzmq_text`], or the OS text for the rest.
 pub fn strerror(errno: i32) -> String {
-    match errno {
-        EFSM => "Operation cannot be accomplished in current state".into(),
-        ENOCOMPATPROTO => "The protocol is not compatible with the socket type".into(),
-        ETERM => "Context was terminated".into(),
-        EMTHREAD => "No thread available".into(),
-        e => {
-            let s = io::Error::from_raw_os_error(e).to_string();
-            // std appends " (os error N)"; libzmq prints the bare strerror text.
-            match s.rfind(" (os error") {
-                Some(i) => s[..i].to_string(),
-                None => s,
-            }
-        }
+    if let Some(t) = libzmq_text(errno) {
+        return t.to_string_lossy().into_owned();
+    }
+    let s = io::Error::from_raw_os_error(errno).to_string();
+    // std appends " (os error N)"; libzmq prints the bare strerror text.
+    match s.rfind(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
     }
 }
 
@@ -219,5 +229,17 @@ mod tests {
         assert_eq!(ETERM, 156_384_765);
         assert_eq!(Error::Term.to_string(), "Context was terminated");
         assert_eq!(Error::Again.to_string(), "Resource temporarily unavailable");
+    }
+
+    #[test]
+    fn texts_are_libzmqs() {
+        // Every errno libzmq 4.3's src/err.cpp names on Linux, then two it leaves to libc.
+        assert_eq!(strerror(EFSM), "Operation cannot be accomplished in current state");
+        assert_eq!(strerror(ENOCOMPATPROTO), "The protocol is not compatible with the socket type");
+        assert_eq!(strerror(ETERM), "Context was terminated");
+        assert_eq!(strerror(EMTHREAD), "No thread available");
+        assert_eq!(Error::HostUnreach.to_string(), "Host unreachable");
+        assert_eq!(strerror(libc::ENOTSOCK), "Socket operation on non-socket");
+        assert_eq!(strerror(libc::EPIPE), "Broken pipe");
     }
 }

@@ -278,7 +278,8 @@ impl Mailbox {
         self.signaler.fd()
     }
 
-    /// Wakes a waiter without a command (used by the context on shutdown).
+    /// Wakes a waiter, and signals the descriptor, without a command of substance (used by
+    /// the context on shutdown, and by a socket that wants its user to look again).
     pub(crate) fn poke(&self) {
         self.send(Command::Stop);
     }

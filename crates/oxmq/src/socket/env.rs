@@ -81,13 +81,10 @@ impl Env {
     pub(crate) fn set(&self, option: i32, value: i32) -> Result<()> {
         let mut c = self.config.lock().unwrap_or_else(|p| p.into_inner());
         match option {
-            opt::IO_THREADS if value >= 0 => {
-                if self.io.get().is_some() {
-                    // Like libzmq, the thread count is fixed once the first socket exists.
-                    return Err(Error::Invalid);
-                }
-                c.io_threads = value;
-            }
+            // Read when the I/O threads start (the first bind or connect). Later it is kept and
+            // read back but changes nothing, as in libzmq, whose zmq_ctx_set accepts it at any
+            // time (zeromq.js sets it on its shared context whenever asked).
+            opt::IO_THREADS if value >= 0 => c.io_threads = value,
             opt::MAX_SOCKETS if value >= 1 => c.max_sockets = value,
             opt::MAX_MSGSZ if value >= 0 => c.max_msgsz = Some(value),
             opt::CTX_IPV6 if value == 0 || value == 1 => c.ipv6 = value == 1,

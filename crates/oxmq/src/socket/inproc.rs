@@ -41,7 +41,10 @@ struct Pending {
     endpoint: String,
     conn_sndhwm: i32,
     conn_rcvhwm: i32,
-    /// The connecting socket's CONNECT_ROUTING_ID: how it will know the binder.
+    /// The connecting socket's CONNECT_ROUTING_ID: how it will know the binder. Written into
+    /// `end` at connect already, so the connecting socket (a ROUTER) can route to the binder
+    /// by that name before it binds, as libzmq's connecting ROUTER names such a pipe when it
+    /// attaches it; empty: the binder's own routing id, written at bind.
     connect_routing_id: Bytes,
 }
 
@@ -66,9 +69,12 @@ fn routing_id_frame(id: &Bytes) -> Msg {
     m
 }
 
-/// Opens the direction `end` writes: the routing-id frame, then the hello if there is one.
-fn open(end: &mut PipeEnd, id: &Bytes, hello: Option<&Bytes>) {
-    end.write(routing_id_frame(id));
+/// Opens the direction `end` writes: the routing-id frame (unless written already: None),
+/// then the hello if there is one.
+fn open(end: &mut PipeEnd, id: Option<&Bytes>, hello: Option<&Bytes>) {
+    if let Some(id) = id {
+        end.write(routing_id_frame(id));
+    }
     if let Some(h) = hello {
         end.write(Msg::from(h.clone()));
     }
@@ -107,7 +113,7 @@ pub(crate) fn bind(env: &Env, shared: &Arc<SocketHandle>, kind: SocketType, opti
             // The connecting end is already its socket's; our inbound direction conflates.
             p.end.set_conflate_reads();
         }
-        let id = if p.connect_routing_id.is_empty() { &options.routing_id } else { &p.connect_routing_id };
+        let id = p.connect_routing_id.is_empty().then_some(&options.routing_id);
         let binder = link_policy(kind, options);
         open(&mut p.end, id, binder.hello.as_ref());
         if let Some(d) = binder.farewell {
@@ -140,8 +146,8 @@ pub(crate) fn connect(env: &Env, kind: SocketType, options: &Options, name: &str
             if b.conflate != (false, false) {
                 PipeEnd::conflate(b.conflate, &mut theirs, &mut mine);
             }
-            open(&mut mine, &options.routing_id, link_policy(kind, options).hello.as_ref());
-            open(&mut theirs, peer_id(options, &b.routing_id), b.hello.as_ref());
+            open(&mut mine, Some(&options.routing_id), link_policy(kind, options).hello.as_ref());
+            open(&mut theirs, Some(peer_id(options, &b.routing_id)), b.hello.as_ref());
             if let Some(d) = &b.disconnect_msg {
                 theirs.set_farewell(Msg::from(d.clone()));
             }
@@ -154,15 +160,18 @@ pub(crate) fn connect(env: &Env, kind: SocketType, options: &Options, name: &str
             if conflate != (false, false) {
                 PipeEnd::conflate(conflate, &mut mine, &mut theirs);
             }
-            open(&mut mine, &options.routing_id, link_policy(kind, options).hello.as_ref());
+            open(&mut mine, Some(&options.routing_id), link_policy(kind, options).hello.as_ref());
+            let connect_routing_id = options.link.connect_routing_id.clone().unwrap_or_default();
+            if !connect_routing_id.is_empty() {
+                open(&mut theirs, Some(&connect_routing_id), None);
+            }
             reg.pending.entry(name.to_string()).or_default().push(Pending {
                 end: theirs,
-                endpoint: endpoint.clone(),
+                endpoint,
                 conn_sndhwm: options.sndhwm,
                 conn_rcvhwm: options.rcvhwm,
-                connect_routing_id: options.link.connect_routing_id.clone().unwrap_or_default(),
+                connect_routing_id,
             });
-            let _ = endpoint;
             Ok(mine)
         }
     }
@@ -279,6 +288,33 @@ mod tests {
             assert_eq!(bye, "D");
             assert_eq!(bye.routing_id(), hello.routing_id());
             assert_eq!(server.recv(opt::DONTWAIT), Err(Error::Again));
+        }
+    }
+
+    /// A ROUTER that connects with CONNECT_ROUTING_ID routes to that name at once, whether the
+    /// peer is bound already or binds later (zeromq.js's "should allow setting routing id on
+    /// router"): MANDATORY finds the route, and the message waits for the binder.
+    #[test]
+    fn connect_routing_id_routes_before_the_bind() {
+        let ctx = Context::new();
+        for late in [false, true] {
+            let ep = format!("inproc://{}", unique("crid"));
+            let mut dealer = socket(&ctx, SocketType::Dealer);
+            if !late {
+                dealer.bind(&ep).unwrap();
+            }
+            let mut router = socket(&ctx, SocketType::Router);
+            router.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+            router.set_bytes(opt::CONNECT_ROUTING_ID, b"remoteId").unwrap();
+            router.connect(&ep).unwrap();
+            router.send("remoteId", opt::SNDMORE | opt::DONTWAIT).unwrap();
+            router.send("hi", opt::DONTWAIT).unwrap();
+            if late {
+                dealer.bind(&ep).unwrap();
+            }
+            assert_eq!(dealer.recv(0).unwrap(), "hi");
+            dealer.send("back", 0).unwrap();
+            assert_eq!(router.recv_multipart(0).unwrap(), [Msg::from("remoteId"), Msg::from("back")]);
         }
     }
 

@@ -906,12 +906,21 @@ impl Socket {
     /// Takes a pipe to a peer. `probe`: write PROBE_ROUTER's probe into it (false for pipes
     /// an I/O session made, which wrote the probe itself when the connection came up, so that
     /// it goes out at once rather than when this socket is next used).
+    /// Made by the user's own `connect`: a message already in the pipe (an inproc binder's
+    /// hello) is announced on the descriptor, since no command did (see [`Socket::arm`]).
     fn attach(&mut self, end: PipeEnd, endpoint: Option<String>, probe: bool) {
-        self.attach_from(end, endpoint, probe, None)
+        if let Some(slot) = self.attach_from(end, endpoint, probe, None) {
+            if self.pipes.has_data(slot) && self.level.mask == 0 {
+                // A command, not a bare signal: the next look at ZMQ_EVENTS drains it, so the
+                // descriptor does not stay readable for a level-triggered loop.
+                self.shared.mailbox.poke();
+            }
+        }
     }
 
     /// [`Socket::attach`] for a pipe accepted by the listener `listener`.
-    fn attach_from(&mut self, end: PipeEnd, endpoint: Option<String>, probe: bool, listener: Option<u64>) {
+    /// Returns the pipe's slot, None if the pattern refused it.
+    fn attach_from(&mut self, end: PipeEnd, endpoint: Option<String>, probe: bool, listener: Option<u64>) -> Option<usize> {
         let slot = self.pipes.insert(end, endpoint);
         self.pipes.get(slot).listener = listener;
         let serial = self.pipes.get(slot).serial;
@@ -924,7 +933,23 @@ impl Socket {
             end.flush();
         }
         self.pattern.attach(&mut self.pipes, slot);
+        let kept = self.arm(slot);
         self.reap();
+        (kept && matches!(self.pipes.slots.get(slot), Some(Some(_)))).then_some(slot)
+    }
+
+    /// A pipe may have been written before it had an owner (an inproc binder writes its
+    /// routing id, and its hello, into the connector's pipe during `connect`): those flushes
+    /// woke nobody, so its reader counts as awake, and the next message would not post a
+    /// wake-up either: the socket's ZMQ_FD would never signal it to an event loop that looked
+    /// at ZMQ_EVENTS before the connect. Looking at the pipe now puts an empty one's reader to
+    /// sleep, so that message does signal. Returns false if the pattern refused the pipe.
+    fn arm(&mut self, slot: usize) -> bool {
+        let kept = matches!(self.pipes.slots.get(slot), Some(Some(_)));
+        if kept {
+            self.pipes.has_data(slot);
+        }
+        kept
     }
 
     /// Handles every pending command. Cheap when there are none (one atomic load).
@@ -979,7 +1004,7 @@ impl Socket {
                     // Pipes from I/O sessions (tcp, ipc: a target or no endpoint) carry their
                     // probe already; inproc ones do not.
                     let probe = endpoint.as_deref().is_some_and(|e| e.starts_with("inproc://"));
-                    self.attach_from(pipe, endpoint, probe, listener)
+                    self.attach_from(pipe, endpoint, probe, listener);
                 }
                 Command::Stop => {}
                 Command::Follow { group } => self.follow_event(group),

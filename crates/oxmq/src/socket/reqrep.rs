@@ -106,6 +106,7 @@ impl Pattern for Req {
                 None => return Err(Error::Again),
             }
             self.request_begins = false;
+            self.drop_queued(pipes);
         }
         let more = msg.more();
         self.lb.send(pipes, msg)?;
@@ -185,6 +186,17 @@ impl Pattern for Req {
 }
 
 impl Req {
+    /// A request has begun: whatever is queued inbound now answers an earlier request (one
+    /// given up on with REQ_RELAXED, or from a peer since replaced), since this one is not
+    /// flushed yet. Dropped here, as libzmq's REQ does. Reading every pipe until it is empty
+    /// also puts their readers to sleep, so the reply's arrival posts a wake-up and signals
+    /// ZMQ_FD: an event loop that saw ZMQ_EVENTS without POLLIN before this send (REQ was not
+    /// receiving then, so no pipe was looked at) and waits on the descriptor after it,
+    /// without asking ZMQ_EVENTS again, would otherwise never hear of the reply.
+    fn drop_queued(&mut self, pipes: &mut Pipes) {
+        while self.fq.recv(pipes).is_ok() {}
+    }
+
     fn drain_rest(&mut self, pipes: &mut Pipes, first: &Msg) -> Result<()> {
         let mut more = first.more();
         while more {
