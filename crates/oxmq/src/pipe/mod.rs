@@ -15,6 +15,11 @@
 //! the owner's mailbox (a socket) or in an I/O thread's queue (a session). The high-water mark
 //! counts whole messages: frames of a multi-part message are flushed together when the last one
 //! is written, so a reader never sees half a message.
+//!
+//! One file for both ends and what they share, over the 800 lines the rest of the crate keeps to:
+//! every counter here is written by one end and read by the other, and the orderings that make
+//! a wake-up never lost (a store on one side, the fence and load on the other) read best side by
+//! side.
 
 pub mod ypipe;
 
