@@ -35,6 +35,8 @@ pub(crate) mod catchup;
 pub(crate) mod policy;
 mod clientserver;
 mod draft;
+#[cfg(test)]
+mod harness;
 mod radiodish;
 mod singlepart;
 mod slots;
