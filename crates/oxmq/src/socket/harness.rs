@@ -9,7 +9,7 @@
 //! for: whatever a peer does is in the pipe when its call returns.
 
 use super::{Pattern, Pipes};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::msg::{Msg, ROUTING_ID};
 use crate::pipe::{pipe, Owner, PipeEnd, PipeId, Read, Wake};
 use std::sync::{Arc, Mutex};
@@ -151,21 +151,36 @@ impl<P: Pattern> Bench<P> {
         Ok(())
     }
 
-    /// Receives one frame through `Pattern::recv` (by value).
+    /// Receives one frame through `Pattern::recv` (by value). As `Socket::recv_blocking`,
+    /// a receive that finds nothing detaches the pipes it found closed and tries again: that
+    /// may leave something to receive (ROUTER_NOTIFY's notice of a departure).
     pub fn recv_frame(&mut self) -> Result<Msg> {
         self.pump();
-        let r = self.pattern.recv(&mut self.pipes);
-        self.reap();
-        r
+        loop {
+            match self.pattern.recv(&mut self.pipes) {
+                Err(Error::Again) if !self.pipes.retired.is_empty() => self.reap(),
+                r => {
+                    self.reap();
+                    return r;
+                }
+            }
+        }
     }
 
-    /// Receives one frame through `Pattern::recv_into` (the path `Socket::recv_msg` takes).
+    /// Receives one frame through `Pattern::recv_into` (the path `Socket::recv_msg` takes),
+    /// trying again as [`Bench::recv_frame`] does.
     pub fn recv_frame_into(&mut self) -> Result<Msg> {
         self.pump();
         let mut m = Msg::new();
-        let r = self.pattern.recv_into(&mut self.pipes, &mut m);
-        self.reap();
-        r.map(|()| m)
+        loop {
+            match self.pattern.recv_into(&mut self.pipes, &mut m) {
+                Err(Error::Again) if !self.pipes.retired.is_empty() => self.reap(),
+                r => {
+                    self.reap();
+                    return r.map(|()| m);
+                }
+            }
+        }
     }
 
     /// Receives a whole message: its first frame through `recv_into`, the rest by value (both
@@ -180,9 +195,17 @@ impl<P: Pattern> Bench<P> {
         Ok(out)
     }
 
-    /// `Pattern::has_in` (POLLIN), after the pending wake-ups.
+    /// `Pattern::has_in` (POLLIN), after the pending wake-ups, as `Socket::has_in_now`
+    /// looks: again after detaching the pipes a first look found closed.
     pub fn has_in(&mut self) -> bool {
         self.pump();
+        if self.pattern.has_in(&mut self.pipes) {
+            return true;
+        }
+        if self.pipes.retired.is_empty() {
+            return false;
+        }
+        self.reap();
         self.pattern.has_in(&mut self.pipes)
     }
 
