@@ -217,7 +217,15 @@ impl<P: Pattern> Bench<P> {
 
     /// `Pattern::setsockopt` with an int value.
     pub fn set_int(&mut self, option: i32, v: i32) -> Option<Result<()>> {
-        self.pattern.setsockopt(&mut self.pipes, option, &v.to_ne_bytes())
+        self.set_bytes(option, &v.to_ne_bytes())
+    }
+
+    /// `Pattern::setsockopt` with a binary value.
+    pub fn set_bytes(&mut self, option: i32, v: &[u8]) -> Option<Result<()>> {
+        self.pump();
+        let r = self.pattern.setsockopt(&mut self.pipes, option, v);
+        self.reap();
+        r
     }
 
     /// `Pattern::getsockopt` of an int option.
@@ -284,6 +292,11 @@ impl<P: Pattern> Bench<P> {
     pub fn peer_sees_close(&mut self, p: usize) -> bool {
         let end = &mut self.peers[p].1;
         end.peer_closed() && matches!(end.read(), Read::Closed)
+    }
+
+    /// Peer `p`'s end of its pipe, for what the other calls do not cover.
+    pub fn peer(&mut self, p: usize) -> &mut PipeEnd {
+        &mut self.peers[p].1
     }
 
     /// Peer `p` goes away (its end of the pipe is dropped).
