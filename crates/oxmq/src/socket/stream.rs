@@ -191,3 +191,6 @@ impl Pattern for Stream {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;
