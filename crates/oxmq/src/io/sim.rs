@@ -428,7 +428,7 @@ impl Net {
         let mut g = s.lock().unwrap_or_else(|p| p.into_inner());
         let mut ctx = self.ctx_parts();
         if !f(&mut g, &mut ctx) {
-            g.shutdown(self.poll.registry());
+            g.shutdown(&mut ctx);
             drop(g);
             self.sessions[token] = None;
         }
