@@ -138,9 +138,8 @@ fn connecting_side_drops_a_frozen_peer_and_reconnects() {
     assert_eq!(py.recv_must()[1], b"one");
 
     py.signal("STOP");
-    let took = wait_for("the link to the frozen peer to drop", Duration::from_secs(10), || {
-        ox.events().unwrap() & opt::POLLOUT == 0
-    });
+    let took =
+        wait_for("the link to the frozen peer to drop", Duration::from_secs(10), || ox.events().unwrap() & opt::POLLOUT == 0);
     assert!(took < Duration::from_millis(8 * TIMEOUT as u64), "detection took {took:?}");
 
     py.signal("CONT");
@@ -278,9 +277,7 @@ fn cut_link_is_detected_and_reconnected() {
     assert!(took < Duration::from_millis(8 * TIMEOUT as u64), "detection took {took:?}");
 
     net.link(true);
-    wait_for("a new connection over the restored link", Duration::from_secs(20), || {
-        ox.events().unwrap() & opt::POLLOUT != 0
-    });
+    wait_for("a new connection over the restored link", Duration::from_secs(20), || ox.events().unwrap() & opt::POLLOUT != 0);
     ox.send("two", 0).unwrap();
     let m = py.recv_must();
     assert_eq!(m[1], b"two");

@@ -277,7 +277,8 @@ fn libzmq_dealer_oxmq_rep(setup: Setup) {
 
 fn oxmq_dealer_libzmq_router_ids(setup: Setup) {
     let ctx = Context::new();
-    let (mut ox, mut py, _) = link(setup, &ctx, T::Dealer, "ROUTER", |s| s.set_bytes(opt::ROUTING_ID, b"ox-dealer").unwrap(), noop);
+    let (mut ox, mut py, _) =
+        link(setup, &ctx, T::Dealer, "ROUTER", |s| s.set_bytes(opt::ROUTING_ID, b"ox-dealer").unwrap(), noop);
     ox_send(&mut ox, &[b"hi", b""]);
     assert_eq!(py.recv_must(), vec![b"ox-dealer".to_vec(), b"hi".to_vec(), vec![]]);
     py.send(&[b"ox-dealer", b"back", b"2"]);
@@ -286,7 +287,14 @@ fn oxmq_dealer_libzmq_router_ids(setup: Setup) {
 
 fn libzmq_dealer_oxmq_router_ids(setup: Setup) {
     let ctx = Context::new();
-    let (mut ox, mut py, _) = link(setup, &ctx, T::Router, "DEALER", |s| s.set_int(opt::ROUTER_MANDATORY, 1).unwrap(), |p| p.set_bytes("ROUTING_ID", b"py-dealer"));
+    let (mut ox, mut py, _) = link(
+        setup,
+        &ctx,
+        T::Router,
+        "DEALER",
+        |s| s.set_int(opt::ROUTER_MANDATORY, 1).unwrap(),
+        |p| p.set_bytes("ROUTING_ID", b"py-dealer"),
+    );
     py.send(&[b"hi"]);
     assert_eq!(ox_recv(&mut ox), vec![b"py-dealer".to_vec(), b"hi".to_vec()]);
     ox_send(&mut ox, &[b"py-dealer", b"back"]);
@@ -419,9 +427,7 @@ fn reconnect_after_libzmq_restarts(setup: Setup) {
     assert_eq!(ox_recv(&mut ox), vec![b"first".to_vec()]);
     py.kill();
     let mut py2 = Peer::spawn("ROUTER");
-    let ep2 = eventually("the endpoint can be bound again", || {
-        py2.try_cmd(&format!("bind {ep}")).ok()
-    });
+    let ep2 = eventually("the endpoint can be bound again", || py2.try_cmd(&format!("bind {ep}")).ok());
     assert_eq!(ep2, ep);
     py2.start("serve 3000");
     let mut n = 0;

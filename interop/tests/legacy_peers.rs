@@ -41,10 +41,7 @@ fn m2(rel: &str) -> PathBuf {
 }
 
 fn netty_jars() -> [PathBuf; 2] {
-    [
-        m2("io/netty/netty-all/4.0.56.Final/netty-all-4.0.56.Final.jar"),
-        m2("com/spotify/netty4-zmtp/0.4.0/netty4-zmtp-0.4.0.jar"),
-    ]
+    [m2("io/netty/netty-all/4.0.56.Final/netty-all-4.0.56.Final.jar"), m2("com/spotify/netty4-zmtp/0.4.0/netty4-zmtp-0.4.0.jar")]
 }
 
 fn root() -> PathBuf {
@@ -82,16 +79,16 @@ fn need(cp: &'static Result<String, String>) -> String {
 
 fn jeromq() -> String {
     static CP: OnceLock<Result<String, String>> = OnceLock::new();
-    need(CP.get_or_init(|| {
-        compile("legacy-jeromq", "LegacyPeer.java", &[JEROMQ_JAR.into()], "apt-get install libjeromq-java")
-    }))
+    need(CP.get_or_init(|| compile("legacy-jeromq", "LegacyPeer.java", &[JEROMQ_JAR.into()], "apt-get install libjeromq-java")))
 }
 
 fn jzmq() -> String {
     static CP: OnceLock<Result<String, String>> = OnceLock::new();
-    need(CP.get_or_init(|| {
-        compile("legacy-jzmq", "LegacyPeer.java", &[JZMQ_JAR.into()], "apt-get install libzmq-java libzmq-jni")
-    }))
+    need(
+        CP.get_or_init(|| {
+            compile("legacy-jzmq", "LegacyPeer.java", &[JZMQ_JAR.into()], "apt-get install libzmq-java libzmq-jni")
+        }),
+    )
 }
 
 fn netty() -> String {
@@ -113,11 +110,7 @@ fn netty() -> String {
 /// oxmq's libzmq.so.5 for jzmq, or a panic saying how to build it.
 fn dist_lib() -> PathBuf {
     let lib = root().join("dist/lib");
-    assert!(
-        lib.join("libzmq.so.5").exists(),
-        "{}/libzmq.so.5 is missing: run `bash scripts/build-dist.sh` first",
-        lib.display()
-    );
+    assert!(lib.join("libzmq.so.5").exists(), "{}/libzmq.so.5 is missing: run `bash scripts/build-dist.sh` first", lib.display());
     lib
 }
 
@@ -140,12 +133,7 @@ impl JPeer {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn java");
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("spawn java");
         let out = child.stdout.take().expect("stdout");
         let stdin = child.stdin.take();
         let (tx, rx) = mpsc::channel();
@@ -245,11 +233,8 @@ fn oxmq_dealer_asks(cp: &str, class: &str, proto: &str, id: &str) {
     let port = free_port();
     let ep = format!("tcp://127.0.0.1:{port}");
     let hp = format!("127.0.0.1:{port}");
-    let args: Vec<&str> = if class == "NettyZmtpPeer" {
-        vec!["router-bind", proto, &hp, id]
-    } else {
-        vec!["router-bind", &ep, id]
-    };
+    let args: Vec<&str> =
+        if class == "NettyZmtpPeer" { vec!["router-bind", proto, &hp, id] } else { vec!["router-bind", &ep, id] };
     let mut peer = JPeer::start(cp, class, &args, &[]);
     peer.expect("READY");
     let ctx = Context::new();

@@ -49,7 +49,11 @@ fn libzmq(scenario: &str) -> Vec<Line> {
     let out = Command::new(python()).arg(script()).arg(scenario).arg(&dir).output().expect("run monitor_peer.py");
     let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.lines().last() == Some("end"), "peer failed: {text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && text.lines().last() == Some("end"),
+        "peer failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     text.lines()
         .filter(|l| *l != "end")
         .map(|l| {
@@ -294,7 +298,9 @@ fn compare(scenario: &str) {
     require_pyzmq!();
     let theirs = libzmq(scenario);
     let ours = oxmq(scenario);
-    let show = |v: &[Line]| v.iter().map(|l| format!("{} {} {} {}", l.side, l.name, l.value, l.endpoint)).collect::<Vec<_>>().join("\n  ");
+    let show = |v: &[Line]| {
+        v.iter().map(|l| format!("{} {} {} {}", l.side, l.name, l.value, l.endpoint)).collect::<Vec<_>>().join("\n  ")
+    };
     let msg = format!("scenario {scenario}\nlibzmq:\n  {}\noxmq:\n  {}", show(&theirs), show(&ours));
     assert_eq!(theirs.len(), ours.len(), "{msg}");
     for (a, b) in theirs.iter().zip(&ours) {
@@ -372,7 +378,8 @@ fn plain_refusal_seen_by_a_libzmq_client() {
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "monitor_peer.py failed: {text}\n{}", String::from_utf8_lossy(&out.stderr));
     let events: Vec<&str> = text.lines().map(|l| l.split_whitespace().nth(1).unwrap_or(l)).collect();
-    let failed = events.iter().position(|e| e.starts_with("HANDSHAKE_FAILED")).unwrap_or_else(|| panic!("no handshake failure: {text}"));
+    let failed =
+        events.iter().position(|e| e.starts_with("HANDSHAKE_FAILED")).unwrap_or_else(|| panic!("no handshake failure: {text}"));
     assert!(matches!(events[failed], "HANDSHAKE_FAILED_PROTOCOL" | "HANDSHAKE_FAILED_AUTH"), "{text}");
     assert_eq!(events[failed + 1], "DISCONNECTED", "{text}");
     assert_eq!(&events[failed + 2..], ["end"], "the refused client retried: {text}");

@@ -7,9 +7,9 @@
 mod common;
 
 use common::*;
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::io::{BufRead, BufReader};
 
 const COUNT: u64 = 5000;
 

@@ -199,8 +199,7 @@ fn oxmq_xpub_welcome_reaches_libzmq_sub(setup: Setup) {
 
 fn oxmq_xpub_manual_with_libzmq_sub(setup: Setup) {
     let ctx = Context::new();
-    let (mut ox, mut py, _) =
-        link(setup, &ctx, T::XPub, "SUB", |s| s.set_int(opt::XPUB_MANUAL, 1).unwrap(), noop);
+    let (mut ox, mut py, _) = link(setup, &ctx, T::XPub, "SUB", |s| s.set_int(opt::XPUB_MANUAL, 1).unwrap(), noop);
     py.set_bytes("SUBSCRIBE", b"");
     // A bound libzmq SUB attaches the new peer (and sends it the subscription) only when the
     // application calls into it: keep it busy while waiting.

@@ -70,11 +70,7 @@ pub unsafe extern "C" fn zmq_connect_peer(s: *mut c_void, addr: *const c_char) -
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn zmq_socket_get_peer_state(
-    s: *mut c_void,
-    routing_id: *const c_void,
-    routing_id_size: usize,
-) -> c_int {
+pub unsafe extern "C" fn zmq_socket_get_peer_state(s: *mut c_void, routing_id: *const c_void, routing_id_size: usize) -> c_int {
     guard(-1, || {
         // SAFETY: C contract.
         let sock = unsafe { sock_mut(s)? };
@@ -92,12 +88,7 @@ pub unsafe extern "C" fn zmq_socket_get_peer_state(
 /// Context options through the extended interface: `ZMQ_THREAD_NAME_PREFIX` as text (at most
 /// 16 bytes), the integer options as 4-byte values.
 #[no_mangle]
-pub unsafe extern "C" fn zmq_ctx_set_ext(
-    context: *mut c_void,
-    option: c_int,
-    optval: *const c_void,
-    optvallen: usize,
-) -> c_int {
+pub unsafe extern "C" fn zmq_ctx_set_ext(context: *mut c_void, option: c_int, optval: *const c_void, optvallen: usize) -> c_int {
     guard(-1, || {
         let ctx = ctx::lookup(context)?;
         non_null(optval)?;

@@ -6,8 +6,8 @@
 
 use oxmq::{Error, Socket, SyncGuard};
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 thread_local! {
     /// Locks on thread-safe sockets taken during the current export (see [`hold`]).

@@ -132,11 +132,7 @@ pub unsafe extern "C" fn zmq_msg_init_size(m: *mut zmq_msg_t, size: usize) -> c_
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn zmq_msg_init_buffer(
-    m: *mut zmq_msg_t,
-    buf: *const c_void,
-    size: usize,
-) -> c_int {
+pub unsafe extern "C" fn zmq_msg_init_buffer(m: *mut zmq_msg_t, buf: *const c_void, size: usize) -> c_int {
     guard_unlocked(-1, || {
         // SAFETY: C promises `size` readable bytes at `buf`.
         let data = unsafe { crate::socket::in_slice(buf, size)? };

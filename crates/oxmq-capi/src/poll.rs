@@ -235,12 +235,7 @@ pub unsafe extern "C" fn zmq_poller_size(p: *mut c_void) -> c_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn zmq_poller_add(
-    p: *mut c_void,
-    s: *mut c_void,
-    user_data: *mut c_void,
-    events: c_short,
-) -> c_int {
+pub unsafe extern "C" fn zmq_poller_add(p: *mut c_void, s: *mut c_void, user_data: *mut c_void, events: c_short) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: poller and socket handles.
         let pl = unsafe { poller(p)? };
@@ -274,12 +269,7 @@ pub unsafe extern "C" fn zmq_poller_remove(p: *mut c_void, s: *mut c_void) -> c_
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn zmq_poller_add_fd(
-    p: *mut c_void,
-    fd: c_int,
-    user_data: *mut c_void,
-    events: c_short,
-) -> c_int {
+pub unsafe extern "C" fn zmq_poller_add_fd(p: *mut c_void, fd: c_int, user_data: *mut c_void, events: c_short) -> c_int {
     guard(-1, || {
         // SAFETY: C contract.
         let pl = unsafe { poller(p)? };
@@ -390,12 +380,7 @@ pub unsafe extern "C" fn zmq_poller_wait(p: *mut c_void, event: *mut zmq_poller_
     if rc < 0 && !event.is_null() {
         // SAFETY: non-null event owned by the caller.
         unsafe {
-            *event = zmq_poller_event_t {
-                socket: std::ptr::null_mut(),
-                fd: -1,
-                user_data: std::ptr::null_mut(),
-                events: 0,
-            };
+            *event = zmq_poller_event_t { socket: std::ptr::null_mut(), fd: -1, user_data: std::ptr::null_mut(), events: 0 };
         }
     }
     if rc >= 0 {

@@ -198,12 +198,7 @@ unsafe fn put_int(v: i32, optval: *mut c_void, optvallen: *mut usize) -> Result<
 }
 
 #[no_mangle]
-pub extern "C" fn zmq_setsockopt(
-    s: *mut c_void,
-    option: c_int,
-    optval: *const c_void,
-    optvallen: usize,
-) -> c_int {
+pub extern "C" fn zmq_setsockopt(s: *mut c_void, option: c_int, optval: *const c_void, optvallen: usize) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
@@ -224,12 +219,7 @@ pub extern "C" fn zmq_setsockopt(
 }
 
 #[no_mangle]
-pub extern "C" fn zmq_getsockopt(
-    s: *mut c_void,
-    option: c_int,
-    optval: *mut c_void,
-    optvallen: *mut usize,
-) -> c_int {
+pub extern "C" fn zmq_getsockopt(s: *mut c_void, option: c_int, optval: *mut c_void, optvallen: *mut usize) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
@@ -269,11 +259,7 @@ pub extern "C" fn zmq_getsockopt(
 }
 
 /// Runs one endpoint operation (`bind`, `connect`, ...).
-fn endpoint_op(
-    s: *mut c_void,
-    addr: *const c_char,
-    op: fn(&mut Socket, &str) -> Result<()>,
-) -> c_int {
+fn endpoint_op(s: *mut c_void, addr: *const c_char, op: fn(&mut Socket, &str) -> Result<()>) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
@@ -355,12 +341,7 @@ impl AsRef<[u8]> for ConstBuf {
 }
 
 #[no_mangle]
-pub extern "C" fn zmq_send_const(
-    s: *mut c_void,
-    buf: *const c_void,
-    len: usize,
-    flags: c_int,
-) -> c_int {
+pub extern "C" fn zmq_send_const(s: *mut c_void, buf: *const c_void, len: usize, flags: c_int) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
@@ -401,12 +382,7 @@ pub extern "C" fn zmq_recv(s: *mut c_void, buf: *mut c_void, len: usize, flags: 
 }
 
 #[no_mangle]
-pub extern "C" fn zmq_sendiov(
-    s: *mut c_void,
-    iov: *mut libc::iovec,
-    count: usize,
-    flags: c_int,
-) -> c_int {
+pub extern "C" fn zmq_sendiov(s: *mut c_void, iov: *mut libc::iovec, count: usize, flags: c_int) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };
@@ -431,12 +407,7 @@ pub extern "C" fn zmq_sendiov(
 }
 
 #[no_mangle]
-pub extern "C" fn zmq_recviov(
-    s: *mut c_void,
-    iov: *mut libc::iovec,
-    count: *mut usize,
-    flags: c_int,
-) -> c_int {
+pub extern "C" fn zmq_recviov(s: *mut c_void, iov: *mut libc::iovec, count: *mut usize, flags: c_int) -> c_int {
     guard(-1, || {
         // SAFETY: C contract: `s` is a socket handle used by this thread only.
         let sock = unsafe { sock_mut(s)? };

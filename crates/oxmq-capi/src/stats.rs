@@ -94,10 +94,8 @@ pub unsafe extern "C" fn oxmq_socket_peer_stats(s: *mut c_void, peers: *mut oxmq
         for (i, p) in all.iter().take(n as usize).enumerate() {
             // SAFETY: C promises `n` writable entries at `peers`; i < n.
             unsafe {
-                *peers.add(i) = oxmq_socket_peer_stats_t {
-                    queued_out: p.queued_out,
-                    queued_in: p.queued_in.map_or(-1, |q| q as i64),
-                };
+                *peers.add(i) =
+                    oxmq_socket_peer_stats_t { queued_out: p.queued_out, queued_in: p.queued_in.map_or(-1, |q| q as i64) };
             }
         }
         Ok(all.len() as c_int)

@@ -164,7 +164,12 @@ pub unsafe extern "C" fn czmq_destroy(obj: *mut c_void) {
 /// `int czmq_create_exchange (void *obj, const char *exchange, int scope, const char *nic)`:
 /// the exchange id, or -1 and errno.
 #[no_mangle]
-pub unsafe extern "C" fn czmq_create_exchange(obj: *mut c_void, exchange: *const c_char, scope_: c_int, nic: *const c_char) -> c_int {
+pub unsafe extern "C" fn czmq_create_exchange(
+    obj: *mut c_void,
+    exchange: *const c_char,
+    scope_: c_int,
+    nic: *const c_char,
+) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { czmq_create_exchange_ex(obj, exchange, scope_, nic, 0) }
 }
@@ -250,7 +255,13 @@ impl Drop for CallerBuf {
 /// -1 and errno. With `ffn` the library owns `data` from now on (even on failure) and calls
 /// `ffn(data)` when done with it; without, `data` is copied.
 #[no_mangle]
-pub unsafe extern "C" fn czmq_send_ex(obj: *mut c_void, eid: c_int, data: *mut c_void, size: usize, ffn: Option<czmq_free_fn>) -> c_int {
+pub unsafe extern "C" fn czmq_send_ex(
+    obj: *mut c_void,
+    eid: c_int,
+    data: *mut c_void,
+    size: usize,
+    ffn: Option<czmq_free_fn>,
+) -> c_int {
     wguard(-1, || {
         let mut msg = if data.is_null() {
             if size != 0 {
@@ -534,7 +545,13 @@ pub unsafe extern "C" fn czmq_receive_ex(
 /// in `*size`, and the next receive returns it (into a larger buffer). One call and one copy
 /// per message, where `czmq_receive` costs a copy or a loan and a call of the free function.
 #[no_mangle]
-pub unsafe extern "C" fn czmq_receive_into(obj: *mut c_void, buf: *mut c_void, len: usize, size: *mut usize, timeout_ms: c_int) -> c_int {
+pub unsafe extern "C" fn czmq_receive_into(
+    obj: *mut c_void,
+    buf: *mut c_void,
+    len: usize,
+    size: *mut usize,
+    timeout_ms: c_int,
+) -> c_int {
     wguard(-1, || {
         if size.is_null() || (buf.is_null() && len != 0) {
             return Err(WiringError::Socket(oxmq::Error::Fault));
@@ -566,7 +583,12 @@ pub unsafe extern "C" fn czmq_receive_into(obj: *mut c_void, buf: *mut c_void, l
 /// `void czmq_receive (void *obj, void **data, size_t *size, czmq_free_fn **ffn)`: waits
 /// forever; errno 0 on success.
 #[no_mangle]
-pub unsafe extern "C" fn czmq_receive(obj: *mut c_void, data: *mut *mut c_void, size: *mut usize, ffn: *mut Option<czmq_free_fn>) {
+pub unsafe extern "C" fn czmq_receive(
+    obj: *mut c_void,
+    data: *mut *mut c_void,
+    size: *mut usize,
+    ffn: *mut Option<czmq_free_fn>,
+) {
     // SAFETY: forwarded contract.
     clear_errno_on(unsafe { czmq_receive_ex(obj, data, size, ffn, -1) });
 }

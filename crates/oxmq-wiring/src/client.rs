@@ -168,7 +168,9 @@ impl NameClient {
     /// What `name` is and where it lives: one round trip. `UnknownName` when nobody owns it.
     pub fn lookup(&self, name: &str) -> Result<Record> {
         match self.inner.request(&Request::Lookup { name: name.to_string() })? {
-            Reply::Ok(res) => protocol::record_from_results(&res).ok_or_else(|| WiringError::Protocol("bad LOOKUP answer".into())),
+            Reply::Ok(res) => {
+                protocol::record_from_results(&res).ok_or_else(|| WiringError::Protocol("bad LOOKUP answer".into()))
+            }
             Reply::Err(ErrCode::NotFound, _) => Err(WiringError::UnknownName(name.to_string())),
             Reply::Err(code, why) => Err(reply_error(code, why)),
         }

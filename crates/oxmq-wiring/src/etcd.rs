@@ -278,7 +278,15 @@ mod tests {
 
     #[test]
     fn base64_round_trips_and_matches_the_rfc() {
-        for (plain, enc) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (plain, enc) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(b64(plain.as_bytes()), enc);
             assert_eq!(unb64(enc).as_deref(), Some(plain));
         }
@@ -287,7 +295,12 @@ mod tests {
 
     #[test]
     fn values_round_trip() {
-        let r = Record { kind: Kind::Exchange, endpoint: "tcp://10.0.0.1:5555".into(), style: Style::LoadBalance, link: "tcp://10.0.0.1:5556".into() };
+        let r = Record {
+            kind: Kind::Exchange,
+            endpoint: "tcp://10.0.0.1:5555".into(),
+            style: Style::LoadBalance,
+            link: "tcp://10.0.0.1:5556".into(),
+        };
         assert_eq!(decode_value(&encode_value("abc", &r)), Some(("abc".into(), r)));
         assert_eq!(decode_value("abc\nthing\nx\nfanout"), None);
     }

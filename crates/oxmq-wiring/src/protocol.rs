@@ -210,7 +210,11 @@ pub fn decode_request(frames: &[Vec<u8>]) -> Result<(u64, Request), (Option<u64>
         ("BYE", [session]) => Request::Bye { session: session.to_string() },
         _ => return Err(bad("unknown verb or wrong number of arguments")),
     };
-    if let Request::Register { session, .. } | Request::Ping { session, .. } | Request::Withdraw { session, .. } | Request::Bye { session } = &req {
+    if let Request::Register { session, .. }
+    | Request::Ping { session, .. }
+    | Request::Withdraw { session, .. }
+    | Request::Bye { session } = &req
+    {
         if session.is_empty() || session.len() > 64 {
             return Err(bad("bad session id"));
         }
@@ -269,7 +273,12 @@ mod tests {
     use super::*;
 
     fn rec() -> Record {
-        Record { kind: Kind::Queue, endpoint: "tcp://127.0.0.1:5555".into(), style: Style::FanOut, link: "tcp://127.0.0.1:5556".into() }
+        Record {
+            kind: Kind::Queue,
+            endpoint: "tcp://127.0.0.1:5555".into(),
+            style: Style::FanOut,
+            link: "tcp://127.0.0.1:5556".into(),
+        }
     }
 
     #[test]
@@ -320,8 +329,14 @@ mod tests {
         assert_eq!(decode_request(&f(&[TAG, "4", "LOOKUP", ""])).unwrap_err().0, Some(4));
         assert_eq!(decode_request(&f(&[TAG, "4", "LOOKUP", "a/b"])).unwrap_err().0, Some(4));
         assert_eq!(decode_request(&f(&[TAG, "4", "PING", "s", "soon"])).unwrap_err().0, Some(4));
-        assert_eq!(decode_request(&f(&[TAG, "4", "REGISTER", "s", "1", "Q", "thing", "tcp://x:1", "fanout"])).unwrap_err().0, Some(4));
-        assert_eq!(decode_request(&f(&[TAG, "4", "REGISTER", "s", "1", "Q", "queue", "tcp://x:1", "fanout", "l", "x"])).unwrap_err().0, Some(4));
+        assert_eq!(
+            decode_request(&f(&[TAG, "4", "REGISTER", "s", "1", "Q", "thing", "tcp://x:1", "fanout"])).unwrap_err().0,
+            Some(4)
+        );
+        assert_eq!(
+            decode_request(&f(&[TAG, "4", "REGISTER", "s", "1", "Q", "queue", "tcp://x:1", "fanout", "l", "x"])).unwrap_err().0,
+            Some(4)
+        );
         assert_eq!(decode_request(&f(&[TAG, "4", "BYE", ""])).unwrap_err().0, Some(4));
         assert!(decode_request(&[vec![0xff, 0xfe]]).is_err());
         assert!(decode_reply(&f(&[TAG, "1", "ERR", "WHAT", "x"])).is_none());

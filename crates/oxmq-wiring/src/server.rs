@@ -198,7 +198,9 @@ impl State {
                 }
                 match &mut self.dir {
                     Directory::Memory(names) => match names.get(&name) {
-                        Some((owner, _)) if *owner != session => Reply::Err(ErrCode::Taken, format!("'{name}' is owned by another session")),
+                        Some((owner, _)) if *owner != session => {
+                            Reply::Err(ErrCode::Taken, format!("'{name}' is owned by another session"))
+                        }
                         _ => {
                             names.insert(name, (session, record));
                             Reply::Ok(vec![])

@@ -47,8 +47,8 @@ use crate::{Result, WiringError};
 use oxmq::monitor::event;
 use oxmq::{opt, Context, Msg, PollItem, Socket, SocketType};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::os::fd::RawFd;
 use std::net::{IpAddr, Ipv4Addr, ToSocketAddrs, UdpSocket};
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -801,7 +801,11 @@ impl Wiring {
                     self.exchanges[eid].link_legs.push(rid);
                     if let Some(rec) = rec {
                         self.client.watch(queue, &rec);
-                        self.wires.push(Wire { name: queue.to_string(), endpoint: link_ep.clone(), from: WireFrom::LinkLeg(eid, rid) });
+                        self.wires.push(Wire {
+                            name: queue.to_string(),
+                            endpoint: link_ep.clone(),
+                            from: WireFrom::LinkLeg(eid, rid),
+                        });
                     }
                     return Ok(());
                 }
@@ -830,9 +834,7 @@ impl Wiring {
                         // Neither end is ours: tell apart "unknown" from "not ours".
                         self.resolve(exchange, Kind::Exchange)?;
                         self.resolve(queue, Kind::Queue)?;
-                        return Err(WiringError::Invalid(format!(
-                            "neither '{exchange}' nor '{queue}' belongs to this handle"
-                        )));
+                        return Err(WiringError::Invalid(format!("neither '{exchange}' nor '{queue}' belongs to this handle")));
                     }
                 }
                 let (ep, rec, link) = self.resolve_linked(exchange, Kind::Exchange)?;
@@ -1396,7 +1398,10 @@ mod tests {
 
     fn linked_pair() -> (crate::NameServer, Wiring, usize, Wiring, usize) {
         let ns = crate::NameServer::start("tcp://127.0.0.1:*", crate::Backend::Memory).expect("name server");
-        let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+        let opts = Options {
+            timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) },
+            ..Options::default()
+        };
         let mut owner = Wiring::with_options(ns.endpoint(), opts.clone()).unwrap();
         owner.create_queue("QG", Scope::Global, "").unwrap();
         let eg = owner.create_exchange("EG", Scope::Global, "").unwrap();
@@ -1471,7 +1476,10 @@ mod tests {
         let (host, link_ep) = owner.link.as_ref().unwrap().bound.iter().next().map(|(h, e)| (h.clone(), e.clone())).unwrap();
         drop(owner);
 
-        let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+        let opts = Options {
+            timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) },
+            ..Options::default()
+        };
         let mut owner = Wiring::with_options(ns.endpoint(), opts).unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
         while owner.link().unwrap().sock.bind(&link_ep).is_err() {
@@ -1502,7 +1510,10 @@ mod tests {
     #[test]
     fn a_sending_handle_keeps_a_bounded_inbox() {
         let ns = crate::NameServer::start("tcp://127.0.0.1:*", crate::Backend::Memory).expect("name server");
-        let opts = Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() };
+        let opts = Options {
+            timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) },
+            ..Options::default()
+        };
         for with_queue in [false, true] {
             let mut h = Wiring::with_options(ns.endpoint(), opts.clone()).unwrap();
             let name = if with_queue { "EQ" } else { "E" };

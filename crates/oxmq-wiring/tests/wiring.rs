@@ -11,10 +11,7 @@ fn server() -> NameServer {
 }
 
 fn opts() -> Options {
-    Options {
-        timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) },
-        ..Options::default()
-    }
+    Options { timing: Timing { request_timeout: Duration::from_secs(2), ttl: Duration::from_millis(600) }, ..Options::default() }
 }
 
 fn handle(ns: &NameServer) -> Wiring {

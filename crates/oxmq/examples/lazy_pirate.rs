@@ -46,7 +46,9 @@ fn fresh(ctx: &Context, endpoint: &str, old: oxmq::Socket) -> oxmq::Result<oxmq:
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
         match s.bind(endpoint) {
-            Err(oxmq::Error::AddrInUse) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(10)),
+            Err(oxmq::Error::AddrInUse) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
             r => return r.map(|()| s),
         }
     }

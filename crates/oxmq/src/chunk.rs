@@ -46,8 +46,7 @@ struct Header {
 }
 
 fn layout(cap: usize) -> Layout {
-    Layout::from_size_align(std::mem::size_of::<Header>() + cap, std::mem::align_of::<Header>())
-        .expect("chunk size overflows")
+    Layout::from_size_align(std::mem::size_of::<Header>() + cap, std::mem::align_of::<Header>()).expect("chunk size overflows")
 }
 
 /// A new chunk with `cap` uninitialised bytes and `refs` references.

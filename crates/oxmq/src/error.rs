@@ -186,10 +186,27 @@ mod tests {
     #[test]
     fn errno_round_trips() {
         for e in [
-            Error::Again, Error::Invalid, Error::Fault, Error::Fsm, Error::Term, Error::NotSock,
-            Error::HostUnreach, Error::NotSup, Error::ProtoNoSupport, Error::NoCompatProto,
-            Error::AddrInUse, Error::AddrNotAvail, Error::NoDev, Error::NoEnt, Error::MFile,
-            Error::Intr, Error::MsgSize, Error::NoMem, Error::MThread, Error::ConnRefused, Error::NameTooLong,
+            Error::Again,
+            Error::Invalid,
+            Error::Fault,
+            Error::Fsm,
+            Error::Term,
+            Error::NotSock,
+            Error::HostUnreach,
+            Error::NotSup,
+            Error::ProtoNoSupport,
+            Error::NoCompatProto,
+            Error::AddrInUse,
+            Error::AddrNotAvail,
+            Error::NoDev,
+            Error::NoEnt,
+            Error::MFile,
+            Error::Intr,
+            Error::MsgSize,
+            Error::NoMem,
+            Error::MThread,
+            Error::ConnRefused,
+            Error::NameTooLong,
             Error::Os(libc::EPIPE),
         ] {
             assert_eq!(Error::from_errno(e.errno()), e, "{e:?}");

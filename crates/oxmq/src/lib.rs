@@ -214,8 +214,8 @@
 mod arena;
 #[cfg(feature = "async")]
 pub mod asynch;
-mod chunk;
 pub mod auth;
+mod chunk;
 mod context;
 pub mod error;
 mod io;
@@ -225,8 +225,8 @@ pub mod monitor;
 mod msg;
 pub mod opt;
 mod pipe;
-pub mod properties;
 mod poll;
+pub mod properties;
 pub mod proxy;
 pub mod security;
 mod socket;
@@ -236,9 +236,9 @@ pub use context::Context;
 pub use error::{Error, Result};
 pub use monitor::MonitorEvent;
 pub use msg::{Msg, INLINE_CAP};
-pub use properties::Properties;
 pub use poll::{poll, PollItem};
 pub use poll::{AsSocket, PollEvent, Poller};
+pub use properties::Properties;
 pub use socket::{PeerStats, Socket, SocketStats, SocketType, SyncGuard, SyncSocket, WAIT_ALSO_MAX};
 
 /// Entry points for the fuzz targets (`fuzz/`), built only under cargo-fuzz's `--cfg fuzzing`.
@@ -254,6 +254,6 @@ pub mod fuzzing {
 #[cfg(test)]
 mod smoke_tests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod tests;

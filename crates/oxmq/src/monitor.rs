@@ -61,7 +61,14 @@ impl MonitorEvent {
                 }
                 let ev = u16::from_ne_bytes([head[0], head[1]]) as u64;
                 let value = u32::from_ne_bytes([head[2], head[3], head[4], head[5]]) as u64;
-                Ok(MonitorEvent { event: ev, value, values: vec![value], local: text(ep), remote: String::new(), routing_id: Vec::new() })
+                Ok(MonitorEvent {
+                    event: ev,
+                    value,
+                    values: vec![value],
+                    local: text(ep),
+                    remote: String::new(),
+                    routing_id: Vec::new(),
+                })
             }
             2 | 3 => {
                 let extra = (version == 3) as usize;

@@ -32,7 +32,10 @@ pub(crate) const ROUTING_ID: u8 = 0x40;
 pub(crate) const COMMAND: u8 = 0x02;
 
 enum Body {
-    Inline { len: u8, buf: [u8; INLINE_CAP] },
+    Inline {
+        len: u8,
+        buf: [u8; INLINE_CAP],
+    },
     Shared(Bytes),
     /// Bytes of a counted chunk (`chunk.rs`): bodies the application builds (cut from its
     /// thread's chunk, or a chunk of their own when large) and mid-size bodies decoded off
@@ -40,7 +43,10 @@ enum Body {
     /// bytes, so they may be written in place (`with_size`, `zmq_msg_init_size`,
     /// `zmq_msg_data` on a received frame). Fan-out freezes a body (`Msg::freeze`: the flag
     /// goes) before cloning it, so the clones share it; a clone of a unique body is a copy.
-    Piece { piece: Piece, unique: bool },
+    Piece {
+        piece: Piece,
+        unique: bool,
+    },
 }
 
 impl Clone for Body {
@@ -614,8 +620,14 @@ impl fmt::Debug for Msg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let body = self.as_slice();
         let shown = &body[..body.len().min(32)];
-        write!(f, "Msg({} B{}, {:?}{})", body.len(), if self.more() { ", more" } else { "" },
-            String::from_utf8_lossy(shown), if body.len() > 32 { "…" } else { "" })
+        write!(
+            f,
+            "Msg({} B{}, {:?}{})",
+            body.len(),
+            if self.more() { ", more" } else { "" },
+            String::from_utf8_lossy(shown),
+            if body.len() > 32 { "…" } else { "" }
+        )
     }
 }
 
@@ -725,7 +737,7 @@ mod tests {
         let props = Arc::new(Properties::default());
         let bodies = [
             Msg::copy_from(b"small"),
-            Msg::copy_from(&[3u8; 300]),                  // a counted piece
+            Msg::copy_from(&[3u8; 300]),                   // a counted piece
             Msg::from_bytes(Bytes::from(vec![4u8; 9000])), // a shared buffer
         ];
         for mut m in bodies {
@@ -790,4 +802,3 @@ mod tests {
         assert!(!m.more());
     }
 }
-

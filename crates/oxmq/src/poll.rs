@@ -127,7 +127,11 @@ fn poll_items(items: &mut [PollItem<'_>], timeout_ms: i64) -> Result<usize> {
                 None => -1,
                 Some(d) => {
                     let now = Instant::now();
-                    if d <= now { 0 } else { (d - now).as_millis().min(i32::MAX as u128) as i32 + 1 }
+                    if d <= now {
+                        0
+                    } else {
+                        (d - now).as_millis().min(i32::MAX as u128) as i32 + 1
+                    }
                 }
             }
         };
@@ -504,7 +508,11 @@ impl<S: AsSocket> Poller<S> {
                 None => -1,
                 Some(d) => {
                     let now = Instant::now();
-                    if d <= now { 0 } else { ((d - now).as_micros().div_ceil(1000)).min(i32::MAX as u128) as i32 }
+                    if d <= now {
+                        0
+                    } else {
+                        ((d - now).as_micros().div_ceil(1000)).min(i32::MAX as u128) as i32
+                    }
                 }
             };
             // SAFETY: `buf` holds `buf.len()` writable epoll_event structs.

@@ -151,9 +151,7 @@ impl Security {
             // Both lengths were checked when set, so the credentials fit.
             (PLAIN, false) => PlainCredentials::new(&self.plain_username, self.plain_password.expose())
                 .map_or(Mechanism::Null, Mechanism::PlainClient),
-            (CURVE, true) => Mechanism::CurveServer(CurveServerKeys {
-                secret: self.curve_secret.clone(),
-            }),
+            (CURVE, true) => Mechanism::CurveServer(CurveServerKeys { secret: self.curve_secret.clone() }),
             (CURVE, false) => Mechanism::CurveClient(CurveClientKeys {
                 public: self.curve_public,
                 secret: self.curve_secret.clone(),

@@ -438,7 +438,8 @@ fn stream_and_sink() {
             push
         };
         let receiver = async move {
-            let got: Vec<u32> = (&mut pull).take(1000).map(|m| u32::from_be_bytes(m.unwrap()[0][..].try_into().unwrap())).collect().await;
+            let got: Vec<u32> =
+                (&mut pull).take(1000).map(|m| u32::from_be_bytes(m.unwrap()[0][..].try_into().unwrap())).collect().await;
             assert_eq!(got, (0..1000).collect::<Vec<u32>>());
             pull
         };

@@ -38,7 +38,8 @@ fn client(ctx: &Context) -> Socket {
 /// Sends one request (delimiter first, as a DEALER must) and returns the reply without the
 /// delimiter: [version, request id, status code, status text, user id, metadata].
 fn ask(s: &mut Socket, id: &str, domain: &str, address: &str, mechanism: &str, creds: &[&[u8]]) -> Vec<Vec<u8>> {
-    let mut frames: Vec<Vec<u8>> = vec![vec![], b"1.0".to_vec(), id.into(), domain.into(), address.into(), b"ID".to_vec(), mechanism.into()];
+    let mut frames: Vec<Vec<u8>> =
+        vec![vec![], b"1.0".to_vec(), id.into(), domain.into(), address.into(), b"ID".to_vec(), mechanism.into()];
     frames.extend(creds.iter().map(|c| c.to_vec()));
     s.send_multipart(frames, 0).unwrap();
     reply(s)
@@ -218,7 +219,8 @@ fn req_client_and_several_servers() {
     req.connect(ZAP_ENDPOINT).unwrap();
     let mut dealers: Vec<Socket> = (0..3).map(|_| client(&ctx)).collect();
     for (i, d) in dealers.iter_mut().enumerate() {
-        let frames: Vec<Vec<u8>> = vec![vec![], b"1.0".to_vec(), format!("d{i}").into(), vec![], b"127.0.0.1".to_vec(), vec![], b"NULL".to_vec()];
+        let frames: Vec<Vec<u8>> =
+            vec![vec![], b"1.0".to_vec(), format!("d{i}").into(), vec![], b"127.0.0.1".to_vec(), vec![], b"NULL".to_vec()];
         d.send_multipart(frames, 0).unwrap();
     }
     req.send_multipart([&b"1.0"[..], b"req", b"", b"127.0.0.1", b"", b"NULL"], 0).unwrap();

@@ -100,7 +100,8 @@ fn pair_every_body_size_across_storage_boundaries(t: Transport) {
     let ctx = ctx();
     let (mut a, mut b, _) = pair(&ctx, t, T::Pair, T::Pair);
     let body = |len: usize| -> Vec<u8> { (0..len).map(|i| (i * 31 + len) as u8).collect() };
-    let sizes: Vec<usize> = (0..=80).chain(2000..=2100).chain(4050..=4150).chain([255, 256, 257, 8191, 8192, 8193, 70_000]).collect();
+    let sizes: Vec<usize> =
+        (0..=80).chain(2000..=2100).chain(4050..=4150).chain([255, 256, 257, 8191, 8192, 8193, 70_000]).collect();
     for &n in &sizes {
         b.send(body(n), 0).unwrap();
     }
@@ -238,10 +239,7 @@ fn sub_filters_into_a_reused_msg(t: Transport) {
             break;
         }
     }
-    assert_eq!(
-        got,
-        [("k1".into(), true), ("tail".into(), false), ("k2".into(), false), ("k-end".into(), false)]
-    );
+    assert_eq!(got, [("k1".into(), true), ("tail".into(), false), ("k2".into(), false), ("k-end".into(), false)]);
     // A message seen by poll (prefetched) is the next one received.
     publ.send("k3", 0).unwrap();
     let mut items = [oxmq::PollItem::Socket { socket: &mut sub, events: opt::POLLIN, revents: 0 }];
@@ -413,7 +411,11 @@ fn pub_sub_two_subscribers(t: Transport) {
             }
         }
         // Published in the order s0-a, all-1, s1-a, all-2.
-        let want: Vec<String> = if i == 0 { vec!["s0-a".into(), "all-1".into(), "all-2".into()] } else { vec!["all-1".into(), "s1-a".into(), "all-2".into()] };
+        let want: Vec<String> = if i == 0 {
+            vec!["s0-a".into(), "all-1".into(), "all-2".into()]
+        } else {
+            vec!["all-1".into(), "s1-a".into(), "all-2".into()]
+        };
         assert_eq!(got, want, "subscriber {i}");
     }
 }
@@ -587,12 +589,10 @@ fn router_router_explicit_routing_ids(t: Transport) {
     client.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
     client.connect(&ep).unwrap();
     // The client learns "server" when the handshake completes; until then EHOSTUNREACH.
-    eventually("client can route to \"server\"", || {
-        match client.send_multipart([&b"server"[..], b"ping"], opt::DONTWAIT) {
-            Ok(()) => Some(()),
-            Err(Error::HostUnreach) => None,
-            Err(e) => panic!("send: {e:?}"),
-        }
+    eventually("client can route to \"server\"", || match client.send_multipart([&b"server"[..], b"ping"], opt::DONTWAIT) {
+        Ok(()) => Some(()),
+        Err(Error::HostUnreach) => None,
+        Err(e) => panic!("send: {e:?}"),
     });
     assert_eq!(recv_parts(&mut server), vec![b"client".to_vec(), b"ping".to_vec()]);
     send_parts(&mut server, &[b"client", b"pong", b""]);
@@ -1076,9 +1076,7 @@ fn immediate_queues_only_on_live_connections(t: Transport) {
     let mut pull = socket(&ctx, T::Pull);
     pull.bind(&ep).unwrap();
     // Once the connection completes, sends go through.
-    eventually("IMMEDIATE PUSH accepts a message once connected", || {
-        push.send("now", opt::DONTWAIT).ok()
-    });
+    eventually("IMMEDIATE PUSH accepts a message once connected", || push.send("now", opt::DONTWAIT).ok());
     assert_eq!(recv_bytes(&mut pull), b"now", "the refused early message must not show up");
     // With two peers of which one is down, IMMEDIATE sends only to the live one.
     let dead = t.fresh_endpoint();

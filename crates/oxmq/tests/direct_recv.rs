@@ -451,9 +451,10 @@ fn a_wait_also_watches_other_sockets() {
             let m = loop {
                 match main.recv(opt::DONTWAIT) {
                     Ok(m) => break m,
-                    Err(Error::Again) => main.wait_recv_also(Some(Duration::from_secs(5)), &[fd]).or_else(|e| {
-                        if e == Error::Again { Ok(()) } else { Err(e) }
-                    }).unwrap(),
+                    Err(Error::Again) => main
+                        .wait_recv_also(Some(Duration::from_secs(5)), &[fd])
+                        .or_else(|e| if e == Error::Again { Ok(()) } else { Err(e) })
+                        .unwrap(),
                     Err(e) => panic!("{e:?}"),
                 }
             };

@@ -160,8 +160,7 @@ fn room_after_a_nonblocking_refusal_shows_in_poll_and_the_next_send() {
             }
             let mut items = [oxmq::PollItem::socket(&mut push, opt::POLLOUT)];
             assert_eq!(oxmq::poll(&mut items, RCV_MS as i64).unwrap(), 1, "{t:?}: no POLLOUT with room");
-            push.send(next.to_le_bytes().to_vec(), opt::DONTWAIT)
-                .unwrap_or_else(|e| panic!("{t:?}: POLLOUT, then {e:?}"));
+            push.send(next.to_le_bytes().to_vec(), opt::DONTWAIT).unwrap_or_else(|e| panic!("{t:?}: POLLOUT, then {e:?}"));
             next += 1;
         }
         while expect < next {

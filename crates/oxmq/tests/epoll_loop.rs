@@ -123,8 +123,12 @@ fn epoll_drive(level: bool) -> Outcome {
         let n = unsafe { libc::epoll_wait(epfd, evs.as_mut_ptr(), evs.len() as i32, 5_000) };
         assert!(n >= 0, "epoll_wait: {}", std::io::Error::last_os_error());
         if n == 0 && expected.is_some() {
-            panic!("{} mode: no wake-up for 5 s with {} of {} messages received: a message was missed",
-                if level { "level" } else { "edge" }, total, expected.as_ref().unwrap().iter().sum::<u64>());
+            panic!(
+                "{} mode: no wake-up for 5 s with {} of {} messages received: a message was missed",
+                if level { "level" } else { "edge" },
+                total,
+                expected.as_ref().unwrap().iter().sum::<u64>()
+            );
         }
         for ev in &evs[..n as usize] {
             let i = ev.u64 as usize;

@@ -8,9 +8,7 @@ fn io_threads() -> usize {
     std::fs::read_dir("/proc/self/task")
         .unwrap()
         .flatten()
-        .filter(|t| {
-            std::fs::read_to_string(t.path().join("comm")).map(|c| c.starts_with("oxmq-io-")).unwrap_or(false)
-        })
+        .filter(|t| std::fs::read_to_string(t.path().join("comm")).map(|c| c.starts_with("oxmq-io-")).unwrap_or(false))
         .count()
 }
 

@@ -9,8 +9,25 @@ use std::path::{Path, PathBuf};
 
 /// The top-level modules of `crates/oxmq/src`, lowest first.
 const ORDER: &[&str] = &[
-    "error", "opt", "properties", "chunk", "arena", "msg", "pipe", "mailbox", "transport", "io", "security", "socket",
-    "metrics", "context", "monitor", "poll", "proxy", "auth", "asynch",
+    "error",
+    "opt",
+    "properties",
+    "chunk",
+    "arena",
+    "msg",
+    "pipe",
+    "mailbox",
+    "transport",
+    "io",
+    "security",
+    "socket",
+    "metrics",
+    "context",
+    "monitor",
+    "poll",
+    "proxy",
+    "auth",
+    "asynch",
 ];
 
 /// Modules that exist only for tests.
@@ -241,9 +258,8 @@ fn lower_modules_never_name_higher_ones() {
                 continue;
             }
             match rank(&r) {
-                Some(other) if other > my_rank => {
-                    violations.push(format!("{}: `{top}` names `{r}`, which is above it", f.strip_prefix(src()).unwrap().display()))
-                }
+                Some(other) if other > my_rank => violations
+                    .push(format!("{}: `{top}` names `{r}`, which is above it", f.strip_prefix(src()).unwrap().display())),
                 Some(_) => {}
                 None if TEST_ONLY.contains(&r.as_str()) => {
                     violations.push(format!("{}: `{top}` names the test-only `{r}` outside tests", f.display()))

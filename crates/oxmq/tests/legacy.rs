@@ -51,22 +51,14 @@ fn read_n(s: &mut TcpStream, n: usize) -> Vec<u8> {
 fn read_frame(s: &mut TcpStream, v1_framing: bool) -> (bool, Vec<u8>) {
     if v1_framing {
         let first = read_n(s, 1)[0];
-        let len = if first == 0xFF {
-            u64::from_be_bytes(read_n(s, 8).try_into().unwrap())
-        } else {
-            u64::from(first)
-        };
+        let len = if first == 0xFF { u64::from_be_bytes(read_n(s, 8).try_into().unwrap()) } else { u64::from(first) };
         let flags = read_n(s, 1)[0];
         assert_eq!(flags & !1, 0, "1.0 flags {flags:#x}");
         (flags == 1, read_n(s, len as usize - 1))
     } else {
         let flags = read_n(s, 1)[0];
         assert_eq!(flags & !3, 0, "2.0 flags {flags:#x}");
-        let len = if flags & 2 != 0 {
-            u64::from_be_bytes(read_n(s, 8).try_into().unwrap())
-        } else {
-            u64::from(read_n(s, 1)[0])
-        };
+        let len = if flags & 2 != 0 { u64::from_be_bytes(read_n(s, 8).try_into().unwrap()) } else { u64::from(read_n(s, 1)[0]) };
         (flags & 1 == 1, read_n(s, len as usize))
     }
 }
@@ -253,7 +245,10 @@ fn pub_implies_subscribe_all_for_1_0_peer() {
 #[test]
 fn secured_sockets_refuse_legacy_peers() {
     for (name, setup) in [
-        ("PLAIN server", Box::new(|s: &mut oxmq::Socket| s.set_int(opt::PLAIN_SERVER, 1).unwrap()) as Box<dyn Fn(&mut oxmq::Socket)>),
+        (
+            "PLAIN server",
+            Box::new(|s: &mut oxmq::Socket| s.set_int(opt::PLAIN_SERVER, 1).unwrap()) as Box<dyn Fn(&mut oxmq::Socket)>,
+        ),
         ("ZAP domain", Box::new(|s: &mut oxmq::Socket| s.set_bytes(opt::ZAP_DOMAIN, b"global").unwrap())),
     ] {
         let ctx = Context::new();

@@ -224,10 +224,7 @@ fn connect_routing_id_names_the_peer(t: Transport) {
         }
     });
     assert_eq!(recv_parts(&mut server), vec![b"client".to_vec(), b"hi".to_vec()]);
-    assert_eq!(
-        client.send_multipart([&b"announced"[..], b"x"], opt::DONTWAIT).unwrap_err(),
-        Error::HostUnreach
-    );
+    assert_eq!(client.send_multipart([&b"announced"[..], b"x"], opt::DONTWAIT).unwrap_err(), Error::HostUnreach);
     assert_eq!(client.set_bytes(opt::CONNECT_ROUTING_ID, b"").unwrap_err(), Error::Invalid);
 }
 
@@ -421,10 +418,8 @@ fn tos_and_buffer_sizes_reach_the_kernel() {
 
     let server = port_of(&ep);
     // The connecting side: find our end by its peer port.
-    let (fd, client_port, _) = tcp_sockets()
-        .into_iter()
-        .find(|&(_, l, p)| p == server && l != server)
-        .expect("the connecting socket");
+    let (fd, client_port, _) =
+        tcp_sockets().into_iter().find(|&(_, l, p)| p == server && l != server).expect("the connecting socket");
     with_sock(fd, |s| {
         assert_eq!(s.tos_v4().unwrap(), 0x28, "IP_TOS on the connecting socket");
         let mut prio: libc::c_int = -1;
@@ -439,10 +434,7 @@ fn tos_and_buffer_sizes_reach_the_kernel() {
         assert!(s.recv_buffer_size().unwrap() >= 80 * 1024);
         assert!(s.recv_buffer_size().unwrap() < 4 * 80 * 1024, "SO_RCVBUF as set, not the default");
     });
-    let (fd, _, _) = tcp_sockets()
-        .into_iter()
-        .find(|&(_, l, p)| l == server && p == client_port)
-        .expect("the accepted socket");
+    let (fd, _, _) = tcp_sockets().into_iter().find(|&(_, l, p)| l == server && p == client_port).expect("the accepted socket");
     with_sock(fd, |s| {
         assert_eq!(s.tos_v4().unwrap(), 0x10, "IP_TOS on the accepted socket");
         assert!(s.recv_buffer_size().unwrap() >= 96 * 1024);
@@ -605,8 +597,8 @@ fn thread_options_name_and_pin_the_io_threads() {
     assert_eq!(ctx.get(opt::THREAD_NAME_PREFIX).unwrap(), 4321);
     let mut s = socket(&ctx, T::Pull);
     s.bind("tcp://127.0.0.1:*").unwrap(); // starts the I/O thread
-    // A message over tcp has passed through the I/O thread, which names and pins itself
-    // before it runs anything.
+                                          // A message over tcp has passed through the I/O thread, which names and pins itself
+                                          // before it runs anything.
     let mut push = socket(&ctx, T::Push);
     push.connect(&s.last_endpoint().unwrap()).unwrap();
     push.send("through the I/O thread", 0).unwrap();
@@ -688,4 +680,3 @@ fn sndhwm_applies_to_existing_queues() {
     push.set_int(opt::SNDHWM, 0).unwrap();
     assert_eq!(fill(&mut push), 10_000, "0: unlimited (fill stops at 10,000)");
 }
-

@@ -72,8 +72,15 @@ fn integer_options_round_trip_with_libzmq_defaults() {
 fn getsockopt_type_for_every_socket_type() {
     let ctx = Context::new();
     for (kind, raw) in [
-        (T::Pair, 0), (T::Pub, 1), (T::Sub, 2), (T::Req, 3), (T::Rep, 4), (T::Dealer, 5),
-        (T::Router, 6), (T::Pull, 7), (T::Push, 8),
+        (T::Pair, 0),
+        (T::Pub, 1),
+        (T::Sub, 2),
+        (T::Req, 3),
+        (T::Rep, 4),
+        (T::Dealer, 5),
+        (T::Router, 6),
+        (T::Pull, 7),
+        (T::Push, 8),
     ] {
         let mut s = ctx.socket(kind).unwrap();
         assert_eq!(s.get_int(opt::TYPE).unwrap(), raw, "{kind:?}");

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{unique, ipc_path, RCV_MS};
+use common::{ipc_path, unique, RCV_MS};
 use oxmq::monitor::event as ev;
 use oxmq::{opt, Context, MonitorEvent, PollItem, Socket, SocketType};
 use std::thread::JoinHandle;

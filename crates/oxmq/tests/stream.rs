@@ -262,7 +262,6 @@ per_stream_transport!(
     connect_routing_id_is_for_one_connect,
 );
 
-
 /// An HTTP client (curl if installed, else Python's http.client) gets a response from an oxmq
 /// STREAM HTTP responder: the classic libzmq STREAM example.
 #[test]

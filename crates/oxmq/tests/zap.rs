@@ -282,9 +282,17 @@ fn null_pair(ctx: &Context, domain: &[u8], enforce: bool) -> (Socket, Socket) {
 #[test]
 fn null_asks_only_with_a_domain() {
     let ctx = Context::new();
-    let h = Handler::start(&ctx, SocketType::Rep, |req| {
-        if req[2] == b"deny" { reply("400", b"") } else { reply("200", b"anonymous") }
-    });
+    let h = Handler::start(
+        &ctx,
+        SocketType::Rep,
+        |req| {
+            if req[2] == b"deny" {
+                reply("400", b"")
+            } else {
+                reply("200", b"anonymous")
+            }
+        },
+    );
     // No domain: not asked.
     let (mut server, mut client) = null_pair(&ctx, b"", false);
     client.send("plain", 0).unwrap();

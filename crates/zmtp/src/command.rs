@@ -101,10 +101,7 @@ impl Command {
         }
         let name_end = 1 + usize::from(name_len);
         if body.len() < name_end {
-            return Err(CommandError::NameTruncated {
-                name_len,
-                available: body.len() - 1,
-            });
+            return Err(CommandError::NameTruncated { name_len, available: body.len() - 1 });
         }
         let data = body.slice(name_end..);
         Ok(match &body[1..name_end] {
@@ -120,9 +117,7 @@ impl Command {
                 if data.len() > end {
                     return Err(CommandError::TrailingData { command: "ERROR" });
                 }
-                Command::Error {
-                    reason: data.slice(1..end),
-                }
+                Command::Error { reason: data.slice(1..end) }
             }
             b"SUBSCRIBE" => Command::Subscribe(data),
             b"CANCEL" => Command::Cancel(data),
@@ -132,10 +127,7 @@ impl Command {
                 }
                 let ttl = u16::from_be_bytes([data[0], data[1]]);
                 let end = data.len().min(2 + MAX_PING_CONTEXT);
-                Command::Ping {
-                    ttl,
-                    context: data.slice(2..end),
-                }
+                Command::Ping { ttl, context: data.slice(2..end) }
             }
             b"PONG" => Command::Pong { context: data },
             b"JOIN" | b"LEAVE" => {
@@ -150,10 +142,7 @@ impl Command {
                     Command::Leave(data)
                 }
             }
-            _ => Command::Unknown {
-                name: body.slice(1..name_end),
-                data,
-            },
+            _ => Command::Unknown { name: body.slice(1..name_end), data },
         })
     }
 
@@ -180,9 +169,7 @@ impl Command {
                 out.extend_from_slice(&context[..context.len().min(MAX_PING_CONTEXT)]);
             }
             Command::Pong { context } => out.extend_from_slice(context),
-            Command::Join(group) | Command::Leave(group) => {
-                out.extend_from_slice(&group[..group.len().min(MAX_GROUP_LEN)])
-            }
+            Command::Join(group) | Command::Leave(group) => out.extend_from_slice(&group[..group.len().min(MAX_GROUP_LEN)]),
             Command::Unknown { data, .. } => out.extend_from_slice(data),
         }
     }
@@ -236,10 +223,7 @@ mod tests {
     fn round_trip(cmd: Command) {
         let mut out = Vec::new();
         cmd.encode(&mut out);
-        assert_eq!(
-            out[0] & crate::frame::FLAG_COMMAND,
-            crate::frame::FLAG_COMMAND
-        );
+        assert_eq!(out[0] & crate::frame::FLAG_COMMAND, crate::frame::FLAG_COMMAND);
         let hdr = crate::frame::parse_header(&out, None).unwrap().unwrap();
         let parsed = Command::parse(&out[hdr.header_len..]).unwrap();
         assert_eq!(parsed, cmd);
@@ -251,25 +235,13 @@ mod tests {
         meta.insert("Socket-Type", &b"PUB"[..]);
         round_trip(Command::Ready(meta));
         round_trip(Command::Ready(Metadata::new()));
-        round_trip(Command::Error {
-            reason: Bytes::from_static(b"Invalid socket type"),
-        });
-        round_trip(Command::Error {
-            reason: Bytes::new(),
-        });
+        round_trip(Command::Error { reason: Bytes::from_static(b"Invalid socket type") });
+        round_trip(Command::Error { reason: Bytes::new() });
         round_trip(Command::Subscribe(Bytes::from_static(b"topic")));
         round_trip(Command::Cancel(Bytes::new()));
-        round_trip(Command::Ping {
-            ttl: 100,
-            context: Bytes::from_static(b"ab"),
-        });
-        round_trip(Command::Pong {
-            context: Bytes::from_static(b"ab"),
-        });
-        round_trip(Command::Unknown {
-            name: Bytes::from_static(b"HELLO"),
-            data: Bytes::from_static(&[1, 2, 3]),
-        });
+        round_trip(Command::Ping { ttl: 100, context: Bytes::from_static(b"ab") });
+        round_trip(Command::Pong { context: Bytes::from_static(b"ab") });
+        round_trip(Command::Unknown { name: Bytes::from_static(b"HELLO"), data: Bytes::from_static(&[1, 2, 3]) });
         round_trip(Command::Subscribe(Bytes::from(vec![7u8; 400])));
         round_trip(Command::Join(Bytes::from_static(b"weather")));
         round_trip(Command::Leave(Bytes::from_static(b"weather")));
@@ -288,109 +260,48 @@ mod tests {
         assert_eq!(out, b"\x04\x08\x05LEAVEtv");
         let mut long = b"\x04JOIN".to_vec();
         long.extend_from_slice(&[b'x'; 256]);
-        assert_eq!(
-            Command::parse(&long),
-            Err(CommandError::GroupTooLong { command: "JOIN", len: 256 })
-        );
+        assert_eq!(Command::parse(&long), Err(CommandError::GroupTooLong { command: "JOIN", len: 256 }));
         let mut body = Vec::new();
         Command::Leave(Bytes::from(vec![b'y'; 300])).encode_body(&mut body);
         assert_eq!(Command::parse(&body), Ok(Command::Leave(Bytes::from(vec![b'y'; 255]))));
-        assert_eq!(Command::parse(b"\x04join"), Ok(Command::Unknown {
-            name: Bytes::from_static(b"join"),
-            data: Bytes::new(),
-        }));
+        assert_eq!(Command::parse(b"\x04join"), Ok(Command::Unknown { name: Bytes::from_static(b"join"), data: Bytes::new() }));
     }
 
     #[test]
     fn ping_wire_format() {
         let mut out = Vec::new();
-        Command::Ping {
-            ttl: 100,
-            context: Bytes::from_static(b"ab"),
-        }
-        .encode(&mut out);
-        assert_eq!(
-            out,
-            [0x04, 9, 4, b'P', b'I', b'N', b'G', 0, 100, b'a', b'b']
-        );
+        Command::Ping { ttl: 100, context: Bytes::from_static(b"ab") }.encode(&mut out);
+        assert_eq!(out, [0x04, 9, 4, b'P', b'I', b'N', b'G', 0, 100, b'a', b'b']);
     }
 
     #[test]
     fn oversized_fields_are_truncated() {
-        let long = Command::Ping {
-            ttl: 1,
-            context: Bytes::from(vec![9u8; 20]),
-        };
+        let long = Command::Ping { ttl: 1, context: Bytes::from(vec![9u8; 20]) };
         let mut body = Vec::new();
         long.encode_body(&mut body);
-        assert_eq!(
-            Command::parse(&body).unwrap(),
-            Command::Ping {
-                ttl: 1,
-                context: Bytes::from(vec![9u8; 16])
-            }
-        );
-        let err = Command::Error {
-            reason: Bytes::from(vec![b'x'; 300]),
-        };
+        assert_eq!(Command::parse(&body).unwrap(), Command::Ping { ttl: 1, context: Bytes::from(vec![9u8; 16]) });
+        let err = Command::Error { reason: Bytes::from(vec![b'x'; 300]) };
         body.clear();
         err.encode_body(&mut body);
-        assert_eq!(
-            Command::parse(&body).unwrap(),
-            Command::Error {
-                reason: Bytes::from(vec![b'x'; 255])
-            }
-        );
+        assert_eq!(Command::parse(&body).unwrap(), Command::Error { reason: Bytes::from(vec![b'x'; 255]) });
         // A peer's PING with a long context is truncated like libzmq does.
         let mut body = b"\x04PING\x00\x01".to_vec();
         body.extend_from_slice(&[5u8; 30]);
-        assert_eq!(
-            Command::parse(&body).unwrap(),
-            Command::Ping {
-                ttl: 1,
-                context: Bytes::from(vec![5u8; 16])
-            }
-        );
+        assert_eq!(Command::parse(&body).unwrap(), Command::Ping { ttl: 1, context: Bytes::from(vec![5u8; 16]) });
     }
 
     #[test]
     fn errors() {
         assert_eq!(Command::parse(&[]), Err(CommandError::Empty));
         assert_eq!(Command::parse(&[0, 1]), Err(CommandError::EmptyName));
-        assert_eq!(
-            Command::parse(&[5, b'R', b'E']),
-            Err(CommandError::NameTruncated {
-                name_len: 5,
-                available: 2
-            })
-        );
-        assert_eq!(
-            Command::parse(b"\x05ERROR"),
-            Err(CommandError::Truncated { command: "ERROR" })
-        );
-        assert_eq!(
-            Command::parse(b"\x05ERROR\x03ab"),
-            Err(CommandError::Truncated { command: "ERROR" })
-        );
-        assert_eq!(
-            Command::parse(b"\x05ERROR\x01abc"),
-            Err(CommandError::TrailingData { command: "ERROR" })
-        );
-        assert_eq!(
-            Command::parse(b"\x04PING\x00"),
-            Err(CommandError::Truncated { command: "PING" })
-        );
-        assert_eq!(
-            Command::parse(b"\x05READY\x00"),
-            Err(CommandError::Metadata(crate::MetadataError::EmptyName {
-                offset: 0
-            }))
-        );
+        assert_eq!(Command::parse(&[5, b'R', b'E']), Err(CommandError::NameTruncated { name_len: 5, available: 2 }));
+        assert_eq!(Command::parse(b"\x05ERROR"), Err(CommandError::Truncated { command: "ERROR" }));
+        assert_eq!(Command::parse(b"\x05ERROR\x03ab"), Err(CommandError::Truncated { command: "ERROR" }));
+        assert_eq!(Command::parse(b"\x05ERROR\x01abc"), Err(CommandError::TrailingData { command: "ERROR" }));
+        assert_eq!(Command::parse(b"\x04PING\x00"), Err(CommandError::Truncated { command: "PING" }));
+        assert_eq!(Command::parse(b"\x05READY\x00"), Err(CommandError::Metadata(crate::MetadataError::EmptyName { offset: 0 })));
         // Lower-case names are not the defined commands.
-        assert!(matches!(
-            Command::parse(b"\x04ping\x00\x00"),
-            Ok(Command::Unknown { .. })
-        ));
+        assert!(matches!(Command::parse(b"\x04ping\x00\x00"), Ok(Command::Unknown { .. })));
     }
 
     #[test]
@@ -404,14 +315,8 @@ mod tests {
         out.clear();
         encode_subscription(Version::V3_0, true, b"topic", &mut out);
         assert_eq!(out, b"\x00\x06\x01topic");
-        assert_eq!(
-            parse_legacy_subscription(&out[2..]),
-            Some((true, &b"topic"[..]))
-        );
-        assert_eq!(
-            parse_legacy_subscription(b"\x00t"),
-            Some((false, &b"t"[..]))
-        );
+        assert_eq!(parse_legacy_subscription(&out[2..]), Some((true, &b"topic"[..])));
+        assert_eq!(parse_legacy_subscription(b"\x00t"), Some((false, &b"t"[..])));
         assert_eq!(parse_legacy_subscription(b"\x02t"), None);
         assert_eq!(parse_legacy_subscription(b""), None);
         // A long topic switches to a long header.

@@ -96,8 +96,7 @@ impl Connection {
     /// runs from then).
     pub fn start(config: Config, version: Version, now: Instant) -> Connection {
         let deadline = config.handshake_timeout.map(|t| now + t);
-        let (max_msg_size, send_subscriptions, heartbeat) =
-            (config.max_msg_size, config.send_subscriptions, config.heartbeat);
+        let (max_msg_size, send_subscriptions, heartbeat) = (config.max_msg_size, config.send_subscriptions, config.heartbeat);
         Connection {
             phase: Phase::Handshake(Box::new(Handshake::with_version(config, version)), deadline),
             peer: None,
@@ -377,38 +376,13 @@ mod tests {
         let mut b = Connection::new(Config::new(SocketType::Router));
         a.send_frame(b"one", true);
         a.send_frame(b"two", false);
-        a.send_command(&Command::Ping {
-            ttl: 5,
-            context: Bytes::from_static(b"c"),
-        });
+        a.send_command(&Command::Ping { ttl: 5, context: Bytes::from_static(b"c") });
         pump(&mut a, &mut b).unwrap();
         let ev = events(&mut b);
-        assert!(
-            matches!(&ev[0], Event::HandshakeComplete(p) if p.socket_type == Some(SocketType::Dealer))
-        );
-        assert_eq!(
-            ev[1],
-            Event::Frame(Frame {
-                more: true,
-                command: false,
-                body: Bytes::from_static(b"one")
-            })
-        );
-        assert_eq!(
-            ev[2],
-            Event::Frame(Frame {
-                more: false,
-                command: false,
-                body: Bytes::from_static(b"two")
-            })
-        );
-        assert_eq!(
-            ev[3],
-            Event::Command(Command::Ping {
-                ttl: 5,
-                context: Bytes::from_static(b"c")
-            })
-        );
+        assert!(matches!(&ev[0], Event::HandshakeComplete(p) if p.socket_type == Some(SocketType::Dealer)));
+        assert_eq!(ev[1], Event::Frame(Frame { more: true, command: false, body: Bytes::from_static(b"one") }));
+        assert_eq!(ev[2], Event::Frame(Frame { more: false, command: false, body: Bytes::from_static(b"two") }));
+        assert_eq!(ev[3], Event::Command(Command::Ping { ttl: 5, context: Bytes::from_static(b"c") }));
         assert!(a.is_handshake_complete() && b.peer().is_some());
         assert_eq!(a.version(), Some(Version::V3_1));
     }
@@ -423,32 +397,15 @@ mod tests {
         pump(&mut sub, &mut publ).unwrap();
         let ev = events(&mut publ);
         assert_eq!(ev.len(), 3);
-        assert_eq!(
-            ev[1],
-            Event::Frame(Frame {
-                more: false,
-                command: false,
-                body: Bytes::from_static(b"\x01t")
-            })
-        );
-        assert_eq!(
-            ev[2],
-            Event::Frame(Frame {
-                more: false,
-                command: false,
-                body: Bytes::from_static(b"\x00t")
-            })
-        );
+        assert_eq!(ev[1], Event::Frame(Frame { more: false, command: false, body: Bytes::from_static(b"\x01t") }));
+        assert_eq!(ev[2], Event::Frame(Frame { more: false, command: false, body: Bytes::from_static(b"\x00t") }));
 
         let mut sub = Connection::new(Config::new(SocketType::XSub));
         let mut publ = Connection::new(Config::new(SocketType::XPub));
         sub.send_command(&Command::Subscribe(Bytes::from_static(b"t")));
         pump(&mut sub, &mut publ).unwrap();
         let ev = events(&mut publ);
-        assert_eq!(
-            ev[1],
-            Event::Command(Command::Subscribe(Bytes::from_static(b"t")))
-        );
+        assert_eq!(ev[1], Event::Command(Command::Subscribe(Bytes::from_static(b"t"))));
     }
 
     #[test]
@@ -456,33 +413,21 @@ mod tests {
         let mut a = Connection::new(Config::new(SocketType::Push));
         let mut b = Connection::new(Config::new(SocketType::Push));
         let err = pump(&mut a, &mut b).unwrap_err();
-        assert!(matches!(
-            err,
-            Error::Handshake(HandshakeError::IncompatibleSocketType { .. })
-        ));
+        assert!(matches!(err, Error::Handshake(HandshakeError::IncompatibleSocketType { .. })));
         assert!(b.error().is_some() || a.error().is_some());
 
         let mut a = Connection::new(Config::new(SocketType::Pair));
         let mut b = Connection::new(Config::new(SocketType::Pair));
         pump(&mut a, &mut b).unwrap();
         let mut bad = BytesMut::from(&b"\x04\x00"[..]);
-        assert_eq!(
-            b.handle_input(&mut bad),
-            Err(Error::Command(CommandError::Empty))
-        );
+        assert_eq!(b.handle_input(&mut bad), Err(Error::Command(CommandError::Empty)));
         let mut more = BytesMut::from(&b"\x00\x00"[..]);
-        assert_eq!(
-            b.handle_input(&mut more),
-            Err(Error::Command(CommandError::Empty))
-        );
+        assert_eq!(b.handle_input(&mut more), Err(Error::Command(CommandError::Empty)));
 
         let mut c = Connection::new(Config::new(SocketType::Pair));
         let mut d = Connection::new(Config::new(SocketType::Pair));
         pump(&mut c, &mut d).unwrap();
         let mut bad = BytesMut::from(&b"\x10\x00"[..]);
-        assert_eq!(
-            d.handle_input(&mut bad),
-            Err(Error::Frame(FrameError::ReservedFlags { flags: 0x10 }))
-        );
+        assert_eq!(d.handle_input(&mut bad), Err(Error::Frame(FrameError::ReservedFlags { flags: 0x10 })));
     }
 }

@@ -100,10 +100,7 @@ impl fmt::Display for MetadataError {
                 write!(f, "truncated metadata property at offset {offset}")
             }
             MetadataError::ValueTooLong { offset, len } => {
-                write!(
-                    f,
-                    "metadata value of {len} bytes at offset {offset} exceeds 2^31-1"
-                )
+                write!(f, "metadata value of {len} bytes at offset {offset} exceeds 2^31-1")
             }
         }
     }
@@ -151,13 +148,9 @@ impl fmt::Display for CommandError {
         match self {
             CommandError::Empty => f.write_str("empty command frame"),
             CommandError::EmptyName => f.write_str("command with empty name"),
-            CommandError::NameTruncated {
-                name_len,
-                available,
-            } => write!(
-                f,
-                "command name of {name_len} bytes but only {available} bytes follow"
-            ),
+            CommandError::NameTruncated { name_len, available } => {
+                write!(f, "command name of {name_len} bytes but only {available} bytes follow")
+            }
             CommandError::Truncated { command } => write!(f, "truncated {command} command"),
             CommandError::TrailingData { command } => {
                 write!(f, "trailing bytes after {command} command")
@@ -327,11 +320,9 @@ impl fmt::Display for HandshakeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HandshakeError::BadSignature => f.write_str("bad ZMTP greeting signature"),
-            HandshakeError::LegacySecurity { version } => write!(
-                f,
-                "ZMTP {} peer refused: the socket uses a security mechanism or a ZAP domain",
-                version.as_str()
-            ),
+            HandshakeError::LegacySecurity { version } => {
+                write!(f, "ZMTP {} peer refused: the socket uses a security mechanism or a ZAP domain", version.as_str())
+            }
             HandshakeError::LegacySocketType { ours, version } => {
                 write!(f, "ZMTP {} peer refused: socket type {ours} did not exist before ZMTP 3", version.as_str())
             }
@@ -351,11 +342,7 @@ impl fmt::Display for HandshakeError {
             HandshakeError::Command(e) => write!(f, "handshake: {e}"),
             HandshakeError::Metadata(e) => write!(f, "handshake: {e}"),
             HandshakeError::UnexpectedCommand(name) => {
-                write!(
-                    f,
-                    "unexpected command {:?} during handshake",
-                    name.escape_ascii().to_string()
-                )
+                write!(f, "unexpected command {:?} during handshake", name.escape_ascii().to_string())
             }
             HandshakeError::UnexpectedMessage => f.write_str("message frame during handshake"),
             HandshakeError::PeerError { reason } => {
@@ -542,23 +529,13 @@ mod tests {
 
     #[test]
     fn monitor_classification() {
-        let auth = HandshakeError::PeerError {
-            reason: Bytes::from_static(b"400"),
-        };
+        let auth = HandshakeError::PeerError { reason: Bytes::from_static(b"400") };
         assert!(auth.is_auth_failure());
         assert!(!auth.is_protocol_error());
         assert_eq!(auth.zap_status_code(), Some(400));
-        let other = HandshakeError::PeerError {
-            reason: Bytes::from_static(b"go away"),
-        };
+        let other = HandshakeError::PeerError { reason: Bytes::from_static(b"go away") };
         assert!(!other.is_auth_failure() && !other.is_protocol_error());
-        assert_eq!(
-            HandshakeError::PeerError {
-                reason: Bytes::from_static(b"200")
-            }
-            .zap_status_code(),
-            None
-        );
+        assert_eq!(HandshakeError::PeerError { reason: Bytes::from_static(b"200") }.zap_status_code(), None);
         assert!(HandshakeError::MechanismMismatch.is_protocol_error());
         assert!(!HandshakeError::MechanismMismatch.is_auth_failure());
         let refused = HandshakeError::ZapRefused { status: 300, text: Bytes::from_static(b"later") };
@@ -571,12 +548,8 @@ mod tests {
 
     #[test]
     fn conversions_and_display() {
-        let e: HandshakeError =
-            CommandError::Metadata(MetadataError::EmptyName { offset: 0 }).into();
-        assert_eq!(
-            e,
-            HandshakeError::Metadata(MetadataError::EmptyName { offset: 0 })
-        );
+        let e: HandshakeError = CommandError::Metadata(MetadataError::EmptyName { offset: 0 }).into();
+        assert_eq!(e, HandshakeError::Metadata(MetadataError::EmptyName { offset: 0 }));
         let e: HandshakeError = CommandError::Empty.into();
         assert_eq!(e, HandshakeError::Command(CommandError::Empty));
         let e: Error = FrameError::CommandWithMore.into();
@@ -590,19 +563,13 @@ mod tests {
             HandshakeError::MechanismMismatch,
             HandshakeError::UnknownMechanism,
             HandshakeError::AsServerConflict,
-            HandshakeError::IncompatibleSocketType {
-                ours: SocketType::Req,
-                peer: SocketType::Req,
-            },
+            HandshakeError::IncompatibleSocketType { ours: SocketType::Req, peer: SocketType::Req },
             HandshakeError::MissingSocketType,
             HandshakeError::UnknownSocketType,
             HandshakeError::IdentityTooLong { len: 256 },
             HandshakeError::Frame(FrameError::LengthOverflow { len: u64::MAX }),
             HandshakeError::Command(CommandError::EmptyName),
-            HandshakeError::Metadata(MetadataError::ValueTooLong {
-                offset: 0,
-                len: u32::MAX,
-            }),
+            HandshakeError::Metadata(MetadataError::ValueTooLong { offset: 0, len: u32::MAX }),
             HandshakeError::UnexpectedCommand(Bytes::from_static(b"PING")),
             HandshakeError::UnexpectedMessage,
         ];

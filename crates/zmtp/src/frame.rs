@@ -54,11 +54,7 @@ pub fn parse_header(buf: &[u8], max_body: Option<u64>) -> Result<Option<FrameHea
 
 /// [`parse_header`] refusing the flag bits in `reserved` (ZMTP 2.0 also refuses COMMAND).
 #[inline(always)]
-fn parse_header_masked(
-    buf: &[u8],
-    max_body: Option<u64>,
-    reserved: u8,
-) -> Result<Option<FrameHeader>, FrameError> {
+fn parse_header_masked(buf: &[u8], max_body: Option<u64>, reserved: u8) -> Result<Option<FrameHeader>, FrameError> {
     let Some(&flags) = buf.first() else {
         return Ok(None);
     };
@@ -92,12 +88,7 @@ fn parse_header_masked(
             return Err(FrameError::TooLarge { len: body_len, max });
         }
     }
-    Ok(Some(FrameHeader {
-        more,
-        command,
-        header_len,
-        body_len,
-    }))
+    Ok(Some(FrameHeader { more, command, header_len, body_len }))
 }
 
 /// Parses a frame header of revision `version`: [`parse_header`] for 3.x, the
@@ -107,11 +98,7 @@ fn parse_header_masked(
 /// branch (the revision never changes on a connection). So a legacy
 /// connection's frame loop costs what a 3.x one does.
 #[inline(always)]
-pub fn parse_header_for(
-    version: Version,
-    buf: &[u8],
-    max_body: Option<u64>,
-) -> Result<Option<FrameHeader>, FrameError> {
+pub fn parse_header_for(version: Version, buf: &[u8], max_body: Option<u64>) -> Result<Option<FrameHeader>, FrameError> {
     if version == Version::V1_0 {
         return legacy::parse_header_v1(buf, max_body);
     }
@@ -265,21 +252,15 @@ impl FrameDecoder {
         };
         // On targets where usize is narrower than the wire length, a body
         // that cannot be addressed can never be completed.
-        let body_len = usize::try_from(hdr.body_len).map_err(|_| FrameError::TooLarge {
-            len: hdr.body_len,
-            max: usize::MAX as u64,
-        })?;
+        let body_len =
+            usize::try_from(hdr.body_len).map_err(|_| FrameError::TooLarge { len: hdr.body_len, max: usize::MAX as u64 })?;
         let available = buf.len() - hdr.header_len;
         if available < body_len {
             return Ok(None);
         }
         buf.advance(hdr.header_len);
         let body = buf.split_to(body_len).freeze();
-        Ok(Some(Frame {
-            more: hdr.more,
-            command: hdr.command,
-            body,
-        }))
+        Ok(Some(Frame { more: hdr.more, command: hdr.command, body }))
     }
 
     /// How many more bytes `buf` needs before the next frame (or, while its
@@ -287,9 +268,7 @@ impl FrameDecoder {
     /// 0 when a frame is ready or the header is invalid (decode reports it).
     pub fn bytes_needed(&self, buf: &[u8]) -> u64 {
         match parse_header_for(self.version, buf, self.max_body) {
-            Ok(Some(hdr)) => {
-                (hdr.header_len as u64 + hdr.body_len).saturating_sub(buf.len() as u64)
-            }
+            Ok(Some(hdr)) => (hdr.header_len as u64 + hdr.body_len).saturating_sub(buf.len() as u64),
             Ok(None) => {
                 let want = if self.version.is_legacy() {
                     legacy::header_need(self.version == Version::V1_0, buf)
@@ -352,12 +331,7 @@ mod tests {
         assert_eq!(parse_header(&[0x02, 0, 0], None), Ok(None));
         assert_eq!(
             parse_header(&[0x01, 7], None),
-            Ok(Some(FrameHeader {
-                more: true,
-                command: false,
-                header_len: 2,
-                body_len: 7
-            }))
+            Ok(Some(FrameHeader { more: true, command: false, header_len: 2, body_len: 7 }))
         );
     }
 
@@ -365,12 +339,7 @@ mod tests {
     fn long_header_with_small_length_is_accepted() {
         assert_eq!(
             parse_header(&[0x02, 0, 0, 0, 0, 0, 0, 0, 3], None),
-            Ok(Some(FrameHeader {
-                more: false,
-                command: false,
-                header_len: 9,
-                body_len: 3
-            }))
+            Ok(Some(FrameHeader { more: false, command: false, header_len: 9, body_len: 3 }))
         );
     }
 
@@ -378,23 +347,11 @@ mod tests {
     fn header_errors() {
         for bit in 3..8 {
             let flags = 1u8 << bit;
-            assert_eq!(
-                parse_header(&[flags], None),
-                Err(FrameError::ReservedFlags { flags })
-            );
+            assert_eq!(parse_header(&[flags], None), Err(FrameError::ReservedFlags { flags }));
         }
-        assert_eq!(
-            parse_header(&[0x05], None),
-            Err(FrameError::CommandWithMore)
-        );
-        assert_eq!(
-            parse_header(&[0x02, 0x80, 0, 0, 0, 0, 0, 0, 0], None),
-            Err(FrameError::LengthOverflow { len: 1 << 63 })
-        );
-        assert_eq!(
-            parse_header(&[0x00, 11], Some(10)),
-            Err(FrameError::TooLarge { len: 11, max: 10 })
-        );
+        assert_eq!(parse_header(&[0x05], None), Err(FrameError::CommandWithMore));
+        assert_eq!(parse_header(&[0x02, 0x80, 0, 0, 0, 0, 0, 0, 0], None), Err(FrameError::LengthOverflow { len: 1 << 63 }));
+        assert_eq!(parse_header(&[0x00, 11], Some(10)), Err(FrameError::TooLarge { len: 11, max: 10 }));
         assert!(parse_header(&[0x00, 10], Some(10)).is_ok());
     }
 
@@ -434,13 +391,7 @@ mod tests {
         assert_eq!(buf.capacity(), cap);
         assert_eq!(dec.bytes_needed(&buf), (1u64 << 62) + 9 - 12);
         let mut dec = FrameDecoder::new(Some(1024));
-        assert_eq!(
-            dec.decode(&mut buf),
-            Err(FrameError::TooLarge {
-                len: 1 << 62,
-                max: 1024
-            })
-        );
+        assert_eq!(dec.decode(&mut buf), Err(FrameError::TooLarge { len: 1 << 62, max: 1024 }));
     }
 
     #[test]

@@ -49,12 +49,7 @@ pub struct Greeting {
 impl Greeting {
     /// Our greeting for `version` and mechanism `name`, with libzmq's padding
     /// (`routing_id_len + 1`, big-endian). Names longer than 20 bytes are cut.
-    pub fn new(
-        version: Version,
-        mechanism: &[u8],
-        as_server: bool,
-        routing_id_len: usize,
-    ) -> Greeting {
+    pub fn new(version: Version, mechanism: &[u8], as_server: bool, routing_id_len: usize) -> Greeting {
         let mut mech = [0u8; MECHANISM_LEN];
         let n = mechanism.len().min(MECHANISM_LEN);
         mech[..n].copy_from_slice(&mechanism[..n]);
@@ -93,13 +88,7 @@ impl Greeting {
         padding.copy_from_slice(&g[1..9]);
         let mut mechanism = [0u8; MECHANISM_LEN];
         mechanism.copy_from_slice(&g[MECHANISM_POS..MECHANISM_POS + MECHANISM_LEN]);
-        Ok(Greeting {
-            padding,
-            major: g[MAJOR_POS],
-            minor: g[MINOR_POS],
-            mechanism,
-            as_server: g[AS_SERVER_POS] != 0,
-        })
+        Ok(Greeting { padding, major: g[MAJOR_POS], minor: g[MINOR_POS], mechanism, as_server: g[AS_SERVER_POS] != 0 })
     }
 
     /// The version this greeting announces, capped at what we implement.
@@ -113,11 +102,7 @@ impl Greeting {
 
     /// The mechanism name without its zero padding.
     pub fn mechanism_name(&self) -> &[u8] {
-        let end = self
-            .mechanism
-            .iter()
-            .position(|&b| b == 0)
-            .unwrap_or(MECHANISM_LEN);
+        let end = self.mechanism.iter().position(|&b| b == 0).unwrap_or(MECHANISM_LEN);
         &self.mechanism[..end]
     }
 }

@@ -80,16 +80,12 @@ impl Config {
     /// Identity (REQ/DEALER/ROUTER only), then the extra properties.
     pub fn metadata(&self) -> Metadata {
         let mut m = Metadata::new();
-        m.insert(
-            SOCKET_TYPE,
-            Bytes::from_static(self.socket_type.name().as_bytes()),
-        );
+        m.insert(SOCKET_TYPE, Bytes::from_static(self.socket_type.name().as_bytes()));
         if self.socket_type.sends_identity() {
             m.insert(IDENTITY, self.routing_id.clone());
         }
         for (name, value) in &self.properties {
-            let reserved =
-                name.eq_ignore_ascii_case(SOCKET_TYPE) || name.eq_ignore_ascii_case(IDENTITY);
+            let reserved = name.eq_ignore_ascii_case(SOCKET_TYPE) || name.eq_ignore_ascii_case(IDENTITY);
             if !reserved {
                 // Invalid names are rejected here rather than sent malformed.
                 let _ = m.try_insert(name, value.clone());
@@ -190,13 +186,7 @@ impl Handshake {
     /// against peers' downgrade paths.
     pub fn with_version(config: Config, version: Version) -> Handshake {
         let as_server = config.mechanism.is_server();
-        let ours = Greeting::new(
-            version,
-            config.mechanism.name(),
-            as_server,
-            config.routing_id.len(),
-        )
-        .to_bytes();
+        let ours = Greeting::new(version, config.mechanism.name(), as_server, config.routing_id.len()).to_bytes();
         let mut transmit = Vec::with_capacity(GREETING_LEN);
         transmit.extend_from_slice(&ours[..SIGNATURE_LEN]);
         Handshake {
@@ -331,14 +321,8 @@ impl Handshake {
                         if theirs.mechanism != ours.mechanism {
                             let known = KNOWN_MECHANISMS.contains(&theirs.mechanism_name())
                                 && theirs.mechanism_name().len() < theirs.mechanism.len()
-                                && theirs.mechanism[theirs.mechanism_name().len()..]
-                                    .iter()
-                                    .all(|&b| b == 0);
-                            return Err(if known {
-                                HandshakeError::MechanismMismatch
-                            } else {
-                                HandshakeError::UnknownMechanism
-                            });
+                                && theirs.mechanism[theirs.mechanism_name().len()..].iter().all(|&b| b == 0);
+                            return Err(if known { HandshakeError::MechanismMismatch } else { HandshakeError::UnknownMechanism });
                         }
                         // The peer's as-server flag is not checked: libzmq 4.3 sends 0
                         // whatever its role, and takes its role from its own options.
@@ -365,13 +349,8 @@ impl Handshake {
                             mechanism.start(&self.our_metadata, &mut self.transmit);
                             None
                         };
-                        self.state = State::Mechanism(MechanismPhase {
-                            version,
-                            mechanism,
-                            frame: Vec::new(),
-                            zap,
-                            null_deferred,
-                        });
+                        self.state =
+                            State::Mechanism(MechanismPhase { version, mechanism, frame: Vec::new(), zap, null_deferred });
                     }
                 }
                 State::Legacy(l) => {
@@ -405,8 +384,7 @@ impl Handshake {
                     if let Some(t) = l.peer_type {
                         metadata.insert(SOCKET_TYPE, Bytes::from_static(t.name().as_bytes()));
                     }
-                    let implies_subscribe_all = l.unversioned
-                        && matches!(self.socket_type, SocketType::Pub | SocketType::XPub);
+                    let implies_subscribe_all = l.unversioned && matches!(self.socket_type, SocketType::Pub | SocketType::XPub);
                     self.state = State::Complete(Peer {
                         version: l.version,
                         socket_type: l.peer_type,
@@ -423,9 +401,7 @@ impl Handshake {
                     // Gather exactly one frame: the header first, then the body.
                     let target = match parse_header(&m.frame, self.max_msg_size)? {
                         Some(h) => frame_len(h.header_len, h.body_len)?,
-                        None if m.frame.first().is_some_and(|f| f & FLAG_LONG != 0) => {
-                            LONG_HEADER_LEN
-                        }
+                        None if m.frame.first().is_some_and(|f| f & FLAG_LONG != 0) => LONG_HEADER_LEN,
                         None => SHORT_HEADER_LEN,
                     };
                     let take = rest.len().min(target - m.frame.len());
@@ -558,13 +534,9 @@ impl Handshake {
             if reply.status_code != 300 {
                 // libzmq's ERROR reason is the bare status code; a 300 (try later) is a
                 // silent disconnect (RFC 26).
-                Command::Error { reason: Bytes::from(reply.status_code.to_string()) }
-                    .encode(&mut self.transmit);
+                Command::Error { reason: Bytes::from(reply.status_code.to_string()) }.encode(&mut self.transmit);
             }
-            return Err(HandshakeError::ZapRefused {
-                status: reply.status_code,
-                text: reply.status_text,
-            });
+            return Err(HandshakeError::ZapRefused { status: reply.status_code, text: reply.status_text });
         }
         self.zap_reply = Some(reply);
         let status = if std::mem::take(&mut m.null_deferred) {
@@ -586,8 +558,7 @@ impl Handshake {
                     _ => None,
                 };
                 if let Some(reason) = reason {
-                    Command::Error { reason: Bytes::from_static(reason.as_bytes()) }
-                        .encode(&mut self.transmit);
+                    Command::Error { reason: Bytes::from_static(reason.as_bytes()) }.encode(&mut self.transmit);
                 }
                 self.state = State::Failed(e.clone());
             }
@@ -645,31 +616,22 @@ fn frame_len(header_len: usize, body_len: u64) -> Result<usize, HandshakeError> 
     usize::try_from(body_len)
         .ok()
         .and_then(|b| b.checked_add(header_len))
-        .ok_or(HandshakeError::Frame(crate::FrameError::TooLarge {
-            len: body_len,
-            max: usize::MAX as u64,
-        }))
+        .ok_or(HandshakeError::Frame(crate::FrameError::TooLarge { len: body_len, max: usize::MAX as u64 }))
 }
 
 /// The ERROR reason we send when refusing a peer, for the refusals where
 /// RFC 23 asks for one (socket type validation).
 fn error_reason(e: &HandshakeError) -> Option<&'static str> {
     match e {
-        HandshakeError::IncompatibleSocketType { .. }
-        | HandshakeError::UnknownSocketType
-        | HandshakeError::MissingSocketType => Some("Invalid socket type"),
+        HandshakeError::IncompatibleSocketType { .. } | HandshakeError::UnknownSocketType | HandshakeError::MissingSocketType => {
+            Some("Invalid socket type")
+        }
         _ => None,
     }
 }
 
-fn validate_peer(
-    ours: SocketType,
-    version: Version,
-    metadata: Metadata,
-) -> Result<Peer, HandshakeError> {
-    let name = metadata
-        .get(SOCKET_TYPE)
-        .ok_or(HandshakeError::MissingSocketType)?;
+fn validate_peer(ours: SocketType, version: Version, metadata: Metadata) -> Result<Peer, HandshakeError> {
+    let name = metadata.get(SOCKET_TYPE).ok_or(HandshakeError::MissingSocketType)?;
     let peer = SocketType::from_name(name).ok_or(HandshakeError::UnknownSocketType)?;
     if !ours.is_compatible_with(peer) {
         return Err(HandshakeError::IncompatibleSocketType { ours, peer });
@@ -680,13 +642,7 @@ fn validate_peer(
             return Err(HandshakeError::IdentityTooLong { len: id.len() });
         }
     }
-    Ok(Peer {
-        version,
-        socket_type: Some(peer),
-        routing_id,
-        metadata,
-        implies_subscribe_all: false,
-    })
+    Ok(Peer { version, socket_type: Some(peer), routing_id, metadata, implies_subscribe_all: false })
 }
 
 #[cfg(test)]
@@ -788,10 +744,7 @@ mod tests {
             assert_eq!(hs.handle_input(std::slice::from_ref(b)), Ok(1));
         }
         assert!(hs.is_complete());
-        assert_eq!(
-            hs.peer().unwrap().metadata.get("X-Big").map(|v| v.len()),
-            Some(300)
-        );
+        assert_eq!(hs.peer().unwrap().metadata.get("X-Big").map(|v| v.len()), Some(300));
     }
 
     #[test]
@@ -799,18 +752,9 @@ mod tests {
         let mut input = greeting(1, b"NULL");
         input.extend(ready(&[("Socket-Type", b"PUSH")]));
         let (mut hs, r, out) = run(Config::new(SocketType::Push), &input);
-        assert_eq!(
-            r,
-            Err(HandshakeError::IncompatibleSocketType {
-                ours: SocketType::Push,
-                peer: SocketType::Push
-            })
-        );
+        assert_eq!(r, Err(HandshakeError::IncompatibleSocketType { ours: SocketType::Push, peer: SocketType::Push }));
         let mut expected = Vec::new();
-        Command::Error {
-            reason: Bytes::from_static(b"Invalid socket type"),
-        }
-        .encode(&mut expected);
+        Command::Error { reason: Bytes::from_static(b"Invalid socket type") }.encode(&mut expected);
         assert!(out.ends_with(&expected));
         // The error sticks and no second ERROR is queued.
         assert!(hs.handle_input(b"x").is_err());
@@ -822,57 +766,22 @@ mod tests {
     #[test]
     fn metadata_errors() {
         let cases: Vec<(Vec<u8>, HandshakeError)> = vec![
-            (
-                ready(&[("X-Other", b"1")]),
-                HandshakeError::MissingSocketType,
-            ),
-            (
-                ready(&[("Socket-Type", b"FOO")]),
-                HandshakeError::UnknownSocketType,
-            ),
-            (
-                ready(&[("Socket-Type", b"DEALER"), ("Identity", &[1u8; 256])]),
-                HandshakeError::IdentityTooLong { len: 256 },
-            ),
-            (
-                b"\x04\x07\x05READY\x00".to_vec(),
-                HandshakeError::Metadata(crate::MetadataError::EmptyName { offset: 0 }),
-            ),
-            (
-                b"\x04\x00".to_vec(),
-                HandshakeError::Command(crate::CommandError::Empty),
-            ),
-            (
-                b"\x04\x05\x04PING".to_vec(),
-                HandshakeError::Command(crate::CommandError::Truncated { command: "PING" }),
-            ),
-            (
-                b"\x04\x06\x04PONG\x00".to_vec(),
-                HandshakeError::UnexpectedCommand(Bytes::from_static(b"PONG")),
-            ),
+            (ready(&[("X-Other", b"1")]), HandshakeError::MissingSocketType),
+            (ready(&[("Socket-Type", b"FOO")]), HandshakeError::UnknownSocketType),
+            (ready(&[("Socket-Type", b"DEALER"), ("Identity", &[1u8; 256])]), HandshakeError::IdentityTooLong { len: 256 }),
+            (b"\x04\x07\x05READY\x00".to_vec(), HandshakeError::Metadata(crate::MetadataError::EmptyName { offset: 0 })),
+            (b"\x04\x00".to_vec(), HandshakeError::Command(crate::CommandError::Empty)),
+            (b"\x04\x05\x04PING".to_vec(), HandshakeError::Command(crate::CommandError::Truncated { command: "PING" })),
+            (b"\x04\x06\x04PONG\x00".to_vec(), HandshakeError::UnexpectedCommand(Bytes::from_static(b"PONG"))),
             (b"\x00\x01x".to_vec(), HandshakeError::UnexpectedMessage),
-            (
-                b"\x05".to_vec(),
-                HandshakeError::Frame(crate::FrameError::CommandWithMore),
-            ),
-            (
-                b"\x08".to_vec(),
-                HandshakeError::Frame(crate::FrameError::ReservedFlags { flags: 8 }),
-            ),
+            (b"\x05".to_vec(), HandshakeError::Frame(crate::FrameError::CommandWithMore)),
+            (b"\x08".to_vec(), HandshakeError::Frame(crate::FrameError::ReservedFlags { flags: 8 })),
             (
                 b"\x06\x80\x00\x00\x00\x00\x00\x00\x00".to_vec(),
                 HandshakeError::Frame(crate::FrameError::LengthOverflow { len: 1 << 63 }),
             ),
-            (
-                b"\x05\x04ERROR\x03400".to_vec(),
-                HandshakeError::Frame(crate::FrameError::CommandWithMore),
-            ),
-            (
-                b"\x04\x0a\x05ERROR\x03400".to_vec(),
-                HandshakeError::PeerError {
-                    reason: Bytes::from_static(b"400"),
-                },
-            ),
+            (b"\x05\x04ERROR\x03400".to_vec(), HandshakeError::Frame(crate::FrameError::CommandWithMore)),
+            (b"\x04\x0a\x05ERROR\x03400".to_vec(), HandshakeError::PeerError { reason: Bytes::from_static(b"400") }),
         ];
         for (frame, expected) in cases {
             let mut input = greeting(1, b"NULL");
@@ -889,13 +798,7 @@ mod tests {
         let mut input = greeting(1, b"NULL");
         input.extend(ready(&[("Socket-Type", b"PAIR")]));
         let (_, r, _) = run(config, &input);
-        assert!(matches!(
-            r,
-            Err(HandshakeError::Frame(crate::FrameError::TooLarge {
-                max: 10,
-                ..
-            }))
-        ));
+        assert!(matches!(r, Err(HandshakeError::Frame(crate::FrameError::TooLarge { max: 10, .. }))));
     }
 
     #[test]

@@ -204,10 +204,7 @@ mod tests {
         // A long length for a short body is accepted (libzmq does).
         assert_eq!(parse_header_v1(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 4, 0], None), Ok(hdr(false, 10, 3)));
         assert_eq!(parse_header_v1(&[3, 2], None), Err(FrameError::ReservedFlags { flags: 2 }));
-        assert_eq!(
-            parse_header_v1(&[0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0], None),
-            Err(FrameError::LengthOverflow { len: 1 << 63 })
-        );
+        assert_eq!(parse_header_v1(&[0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0], None), Err(FrameError::LengthOverflow { len: 1 << 63 }));
         // The size limit is judged as soon as the length is known.
         assert_eq!(parse_header_v1(&[12], Some(10)), Err(FrameError::TooLarge { len: 11, max: 10 }));
         assert_eq!(parse_header_v1(&[11, 0], Some(10)), Ok(hdr(false, 2, 10)));

@@ -46,24 +46,20 @@ pub mod mechanism;
 pub mod metadata;
 pub mod socket_type;
 mod version;
-pub mod zap;
 pub mod z85;
+pub mod zap;
 
 pub use command::{encode_subscription, parse_legacy_subscription, Command};
 pub use connection::{Connection, Event};
 pub use error::{CipherError, CommandError, Error, FrameError, HandshakeError, MetadataError};
 pub use frame::{
-    encode_frame, encode_frame_for, encode_header, encode_message_header, parse_header,
-    parse_header_for, write_header, write_message_header, Frame, FrameDecoder, FrameHeader, FLAG_COMMAND, FLAG_LONG,
-    FLAG_MORE,
+    encode_frame, encode_frame_for, encode_header, encode_message_header, parse_header, parse_header_for, write_header,
+    write_message_header, Frame, FrameDecoder, FrameHeader, FLAG_COMMAND, FLAG_LONG, FLAG_MORE,
 };
 pub use greeting::Greeting;
-pub use heartbeat::{Expired, HeartbeatConfig};
 pub use handshake::{Config, Handshake, Peer};
-pub use mechanism::{
-    Cipher, CurveClientKeys, CurveKeyPair, CurveSecretKey, CurveServerKeys, Mechanism,
-    PlainCredentials,
-};
+pub use heartbeat::{Expired, HeartbeatConfig};
+pub use mechanism::{Cipher, CurveClientKeys, CurveKeyPair, CurveSecretKey, CurveServerKeys, Mechanism, PlainCredentials};
 pub use metadata::Metadata;
 pub use socket_type::SocketType;
 pub use version::Version;

@@ -21,9 +21,7 @@ const MAX_VALUE_LEN: usize = i32::MAX as usize;
 pub fn is_valid_name(name: &[u8]) -> bool {
     !name.is_empty()
         && name.len() <= 255
-        && name
-            .iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'+'))
+        && name.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'+'))
 }
 
 /// An ordered list of metadata properties.
@@ -49,14 +47,10 @@ impl Metadata {
     pub fn try_insert(&mut self, name: &str, value: impl Into<Bytes>) -> Result<(), MetadataError> {
         let value = value.into();
         if name.is_empty() {
-            return Err(MetadataError::EmptyName {
-                offset: self.encoded_len(),
-            });
+            return Err(MetadataError::EmptyName { offset: self.encoded_len() });
         }
         if !is_valid_name(name.as_bytes()) {
-            return Err(MetadataError::InvalidName {
-                offset: self.encoded_len(),
-            });
+            return Err(MetadataError::InvalidName { offset: self.encoded_len() });
         }
         if value.len() > MAX_VALUE_LEN {
             return Err(MetadataError::ValueTooLong {
@@ -75,10 +69,7 @@ impl Metadata {
 
     /// Like [`get`](Self::get), as a shared `Bytes` handle.
     pub fn get_bytes(&self, name: &str) -> Option<&Bytes> {
-        self.props
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v)
+        self.props.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v)
     }
 
     /// Properties in wire order.
@@ -113,25 +104,18 @@ impl Metadata {
             if name_len == 0 {
                 return Err(MetadataError::EmptyName { offset });
             }
-            let name = data
-                .get(pos..pos + name_len)
-                .ok_or(MetadataError::Truncated { offset })?;
+            let name = data.get(pos..pos + name_len).ok_or(MetadataError::Truncated { offset })?;
             if !is_valid_name(name) {
                 return Err(MetadataError::InvalidName { offset });
             }
             pos += name_len;
-            let len_bytes = data
-                .get(pos..pos + 4)
-                .ok_or(MetadataError::Truncated { offset })?;
+            let len_bytes = data.get(pos..pos + 4).ok_or(MetadataError::Truncated { offset })?;
             let mut be = [0u8; 4];
             be.copy_from_slice(len_bytes);
             let value_len = u32::from_be_bytes(be);
             pos += 4;
             if value_len as usize > MAX_VALUE_LEN {
-                return Err(MetadataError::ValueTooLong {
-                    offset,
-                    len: value_len,
-                });
+                return Err(MetadataError::ValueTooLong { offset, len: value_len });
             }
             let end = pos
                 .checked_add(value_len as usize)
@@ -146,16 +130,12 @@ impl Metadata {
     }
 
     fn encodable(&self) -> impl Iterator<Item = &(String, Bytes)> {
-        self.props
-            .iter()
-            .filter(|(n, v)| is_valid_name(n.as_bytes()) && v.len() <= MAX_VALUE_LEN)
+        self.props.iter().filter(|(n, v)| is_valid_name(n.as_bytes()) && v.len() <= MAX_VALUE_LEN)
     }
 
     /// Length of [`encode`](Self::encode)'s output.
     pub fn encoded_len(&self) -> usize {
-        self.encodable()
-            .map(|(n, v)| 1 + n.len() + 4 + v.len())
-            .sum()
+        self.encodable().map(|(n, v)| 1 + n.len() + 4 + v.len()).sum()
     }
 
     /// Appends the wire encoding. Properties with invalid names or values
@@ -219,42 +199,16 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert_eq!(
-            Metadata::parse(&[0]),
-            Err(MetadataError::EmptyName { offset: 0 })
-        );
-        assert_eq!(
-            Metadata::parse(&[3, b'a']),
-            Err(MetadataError::Truncated { offset: 0 })
-        );
-        assert_eq!(
-            Metadata::parse(&[2, b'a', b' ', 0, 0, 0, 0]),
-            Err(MetadataError::InvalidName { offset: 0 })
-        );
-        assert_eq!(
-            Metadata::parse(&[1, b'a', 0, 0]),
-            Err(MetadataError::Truncated { offset: 0 })
-        );
-        assert_eq!(
-            Metadata::parse(&[1, b'a', 0, 0, 0, 2, b'x']),
-            Err(MetadataError::Truncated { offset: 0 })
-        );
-        assert_eq!(
-            Metadata::parse(&[1, b'a', 0x80, 0, 0, 0]),
-            Err(MetadataError::ValueTooLong {
-                offset: 0,
-                len: 0x8000_0000
-            })
-        );
+        assert_eq!(Metadata::parse(&[0]), Err(MetadataError::EmptyName { offset: 0 }));
+        assert_eq!(Metadata::parse(&[3, b'a']), Err(MetadataError::Truncated { offset: 0 }));
+        assert_eq!(Metadata::parse(&[2, b'a', b' ', 0, 0, 0, 0]), Err(MetadataError::InvalidName { offset: 0 }));
+        assert_eq!(Metadata::parse(&[1, b'a', 0, 0]), Err(MetadataError::Truncated { offset: 0 }));
+        assert_eq!(Metadata::parse(&[1, b'a', 0, 0, 0, 2, b'x']), Err(MetadataError::Truncated { offset: 0 }));
+        assert_eq!(Metadata::parse(&[1, b'a', 0x80, 0, 0, 0]), Err(MetadataError::ValueTooLong { offset: 0, len: 0x8000_0000 }));
         // Trailing garbage after a valid property.
         let mut v = dealer_abc();
         v.push(5);
-        assert_eq!(
-            Metadata::parse(&v),
-            Err(MetadataError::Truncated {
-                offset: v.len() - 1
-            })
-        );
+        assert_eq!(Metadata::parse(&v), Err(MetadataError::Truncated { offset: v.len() - 1 }));
     }
 
     #[test]
@@ -266,14 +220,8 @@ mod tests {
         m.encode(&mut out);
         assert!(out.is_empty());
         assert_eq!(m.encoded_len(), 0);
-        assert_eq!(
-            m.try_insert("", Bytes::new()),
-            Err(MetadataError::EmptyName { offset: 0 })
-        );
-        assert_eq!(
-            m.try_insert("é", Bytes::new()),
-            Err(MetadataError::InvalidName { offset: 0 })
-        );
+        assert_eq!(m.try_insert("", Bytes::new()), Err(MetadataError::EmptyName { offset: 0 }));
+        assert_eq!(m.try_insert("é", Bytes::new()), Err(MetadataError::InvalidName { offset: 0 }));
         assert!(m.try_insert("X-Ok", Bytes::new()).is_ok());
     }
 }

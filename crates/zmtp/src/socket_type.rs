@@ -88,10 +88,7 @@ impl SocketType {
     /// Parses a wire name. Matching is exact (case-sensitive), as in libzmq,
     /// which compares the property value byte for byte.
     pub fn from_name(name: &[u8]) -> Option<SocketType> {
-        SocketType::ALL
-            .iter()
-            .copied()
-            .find(|t| t.name().as_bytes() == name)
+        SocketType::ALL.iter().copied().find(|t| t.name().as_bytes() == name)
     }
 
     /// Whether a socket of type `self` accepts a peer of type `peer`.
@@ -122,10 +119,7 @@ impl SocketType {
 
     /// Whether libzmq sends the "Identity" property for this type in READY.
     pub fn sends_identity(self) -> bool {
-        matches!(
-            self,
-            SocketType::Req | SocketType::Dealer | SocketType::Router
-        )
+        matches!(self, SocketType::Req | SocketType::Dealer | SocketType::Router)
     }
 }
 

@@ -4,8 +4,7 @@
 //! Z85 strings, so the codec lives beside the mechanism. Lengths must be
 //! multiples of 4 (encode) or 5 (decode); there is no padding.
 
-const ALPHABET: &[u8; 85] =
-    b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+const ALPHABET: &[u8; 85] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
 /// Character to value, 0xFF for characters outside the alphabet.
 const DECODER: [u8; 256] = {

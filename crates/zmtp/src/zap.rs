@@ -154,12 +154,7 @@ impl ZapReply {
             _ => return Err(ZapError::StatusCode),
         };
         let metadata = Metadata::parse_bytes(metadata).map_err(ZapError::Metadata)?;
-        Ok(ZapReply {
-            status_code,
-            status_text: text.clone(),
-            user_id: user_id.clone(),
-            metadata,
-        })
+        Ok(ZapReply { status_code, status_text: text.clone(), user_id: user_id.clone(), metadata })
     }
 
     /// A reply frame list, as a handler sends it (for tests and in-process handlers).
@@ -185,12 +180,7 @@ mod tests {
     fn reply(code: u16) -> ZapReply {
         let mut metadata = Metadata::new();
         metadata.insert("X-Role", &b"admin"[..]);
-        ZapReply {
-            status_code: code,
-            status_text: Bytes::from_static(b"OK"),
-            user_id: Bytes::from_static(b"alice"),
-            metadata,
-        }
+        ZapReply { status_code: code, status_text: Bytes::from_static(b"OK"), user_id: Bytes::from_static(b"alice"), metadata }
     }
 
     #[test]
@@ -203,8 +193,7 @@ mod tests {
             credentials: vec![Bytes::from_static(b"admin"), Bytes::from_static(b"secret")],
         };
         let f = r.frames();
-        let want: [&[u8]; 9] =
-            [b"", b"1.0", b"1", b"global", b"127.0.0.1", b"id", b"PLAIN", b"admin", b"secret"];
+        let want: [&[u8]; 9] = [b"", b"1.0", b"1", b"global", b"127.0.0.1", b"id", b"PLAIN", b"admin", b"secret"];
         assert_eq!(f.iter().map(|b| b.as_ref()).collect::<Vec<_>>(), want);
         assert!(!format!("{r:?}").contains("secret"));
     }

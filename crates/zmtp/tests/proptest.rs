@@ -9,8 +9,7 @@
 use bytes::{Bytes, BytesMut};
 use proptest::prelude::*;
 use zmtp::{
-    encode_frame, encode_frame_for, Command, Config, Connection, Error, Event, Frame, FrameDecoder, Metadata,
-    SocketType, Version,
+    encode_frame, encode_frame_for, Command, Config, Connection, Error, Event, Frame, FrameDecoder, Metadata, SocketType, Version,
 };
 
 #[derive(Clone, Debug)]
@@ -25,14 +24,13 @@ fn bytes(max: usize) -> impl Strategy<Value = Bytes> {
 
 fn command() -> impl Strategy<Value = Command> {
     let name = "[a-z]{1,12}".prop_map(|s| Bytes::from(s.into_bytes()));
-    let meta =
-        prop::collection::vec(("[A-Za-z0-9.+_-]{1,20}", bytes(40)), 0..4).prop_map(|props| {
-            let mut m = Metadata::new();
-            for (n, v) in props {
-                m.insert(&n, v);
-            }
-            m
-        });
+    let meta = prop::collection::vec(("[A-Za-z0-9.+_-]{1,20}", bytes(40)), 0..4).prop_map(|props| {
+        let mut m = Metadata::new();
+        for (n, v) in props {
+            m.insert(&n, v);
+        }
+        m
+    });
     prop_oneof![
         meta.prop_map(Command::Ready),
         bytes(255).prop_map(|reason| Command::Error { reason }),
@@ -69,21 +67,13 @@ fn chunks() -> impl Strategy<Value = Vec<usize>> {
 /// What the receiving side should report for an item sent at `version`.
 fn expected(item: &Item, version: Version) -> Event {
     match item {
-        Item::Frame(b, more) => Event::Frame(Frame {
-            more: *more,
-            command: false,
-            body: Bytes::from(b.clone()),
-        }),
-        Item::Command(Command::Subscribe(t)) if version == Version::V3_0 => Event::Frame(Frame {
-            more: false,
-            command: false,
-            body: [&[1u8][..], t].concat().into(),
-        }),
-        Item::Command(Command::Cancel(t)) if version == Version::V3_0 => Event::Frame(Frame {
-            more: false,
-            command: false,
-            body: [&[0u8][..], t].concat().into(),
-        }),
+        Item::Frame(b, more) => Event::Frame(Frame { more: *more, command: false, body: Bytes::from(b.clone()) }),
+        Item::Command(Command::Subscribe(t)) if version == Version::V3_0 => {
+            Event::Frame(Frame { more: false, command: false, body: [&[1u8][..], t].concat().into() })
+        }
+        Item::Command(Command::Cancel(t)) if version == Version::V3_0 => {
+            Event::Frame(Frame { more: false, command: false, body: [&[0u8][..], t].concat().into() })
+        }
         Item::Command(c) => Event::Command(c.clone()),
     }
 }
@@ -103,16 +93,7 @@ struct Pair {
 
 impl Pair {
     fn new(a: Connection, b: Connection, chunks: Vec<usize>) -> Pair {
-        Pair {
-            a,
-            b,
-            a_to_b: Vec::new(),
-            b_to_a: Vec::new(),
-            a_in: BytesMut::new(),
-            b_in: BytesMut::new(),
-            chunks,
-            next: 0,
-        }
+        Pair { a, b, a_to_b: Vec::new(), b_to_a: Vec::new(), a_in: BytesMut::new(), b_in: BytesMut::new(), chunks, next: 0 }
     }
 
     fn chunk(&mut self) -> usize {
@@ -165,11 +146,7 @@ fn handshake_ok(a_ty: SocketType, b_ty: SocketType, va: Version, vb: Version, ch
     ca.routing_id = Bytes::from_static(b"A-id");
     ca.properties = vec![("X-Side".into(), Bytes::from_static(b"a"))];
     let cb = Config::new(b_ty);
-    let mut pair = Pair::new(
-        Connection::with_version(ca, va),
-        Connection::with_version(cb, vb),
-        chunks,
-    );
+    let mut pair = Pair::new(Connection::with_version(ca, va), Connection::with_version(cb, vb), chunks);
     pair.drive().unwrap();
     let negotiated = va.min(vb);
     let ea = events(&mut pair.a);
@@ -208,11 +185,7 @@ fn every_incompatible_pair_fails() {
             if a.is_compatible_with(b) {
                 continue;
             }
-            let mut pair = Pair::new(
-                Connection::new(Config::new(a)),
-                Connection::new(Config::new(b)),
-                vec![7],
-            );
+            let mut pair = Pair::new(Connection::new(Config::new(a)), Connection::new(Config::new(b)), vec![7]);
             assert!(pair.drive().is_err(), "{a}/{b}");
         }
     }

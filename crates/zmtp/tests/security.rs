@@ -3,8 +3,8 @@
 
 use bytes::{Bytes, BytesMut};
 use zmtp::{
-    Command, Config, Connection, CurveClientKeys, CurveKeyPair, CurveServerKeys, Error, Event,
-    FrameDecoder, HandshakeError, Mechanism, PlainCredentials, SocketType,
+    Command, Config, Connection, CurveClientKeys, CurveKeyPair, CurveServerKeys, Error, Event, FrameDecoder, HandshakeError,
+    Mechanism, PlainCredentials, SocketType,
 };
 
 fn config(t: SocketType, m: Mechanism) -> Config {
@@ -26,11 +26,7 @@ fn curve_pair(server_key_for_client: Option<[u8; 32]>) -> (Config, Config) {
 }
 
 /// Moves bytes both ways until both are quiet; `tap` may alter what `a` sends to `b`.
-fn pump_with(
-    a: &mut Connection,
-    b: &mut Connection,
-    mut tap: impl FnMut(&mut Vec<u8>),
-) -> Result<(), Error> {
+fn pump_with(a: &mut Connection, b: &mut Connection, mut tap: impl FnMut(&mut Vec<u8>)) -> Result<(), Error> {
     let (mut a_in, mut b_in) = (BytesMut::new(), BytesMut::new());
     loop {
         let mut ab = Vec::new();

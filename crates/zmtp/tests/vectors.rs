@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use bytes::{Bytes, BytesMut};
 use zmtp::legacy::GreetingV2;
 use zmtp::{
-    encode_frame, encode_frame_for, encode_subscription, Command, Config, FrameDecoder, Greeting,
-    Handshake, Metadata, SocketType, Version,
+    encode_frame, encode_frame_for, encode_subscription, Command, Config, FrameDecoder, Greeting, Handshake, Metadata,
+    SocketType, Version,
 };
 
 fn dir() -> PathBuf {
@@ -56,14 +56,8 @@ fn generate() -> Vec<(&'static str, Vec<u8>)> {
     v.push(("greeting_null_3_0.bin", greeting(Version::V3_0, b"NULL")));
     let mut dealer = Config::new(SocketType::Dealer);
     dealer.routing_id = Bytes::from_static(b"abc");
-    v.push((
-        "ready_dealer_identity_abc.bin",
-        cmd(Command::Ready(dealer.metadata())),
-    ));
-    v.push((
-        "ready_router.bin",
-        cmd(Command::Ready(Config::new(SocketType::Router).metadata())),
-    ));
+    v.push(("ready_dealer_identity_abc.bin", cmd(Command::Ready(dealer.metadata()))));
+    v.push(("ready_router.bin", cmd(Command::Ready(Config::new(SocketType::Router).metadata()))));
     let mut f = Vec::new();
     encode_frame(b"hello", true, false, &mut f);
     v.push(("frame_hello_more.bin", f));
@@ -90,25 +84,9 @@ fn generate() -> Vec<(&'static str, Vec<u8>)> {
     let mut f = Vec::new();
     encode_subscription(Version::V3_0, false, b"topic", &mut f);
     v.push(("cancel_msg_3_0.bin", f));
-    v.push((
-        "ping_ttl100_ab.bin",
-        cmd(Command::Ping {
-            ttl: 100,
-            context: Bytes::from_static(b"ab"),
-        }),
-    ));
-    v.push((
-        "pong_ab.bin",
-        cmd(Command::Pong {
-            context: Bytes::from_static(b"ab"),
-        }),
-    ));
-    v.push((
-        "error_invalid_socket_type.bin",
-        cmd(Command::Error {
-            reason: Bytes::from_static(b"Invalid socket type"),
-        }),
-    ));
+    v.push(("ping_ttl100_ab.bin", cmd(Command::Ping { ttl: 100, context: Bytes::from_static(b"ab") })));
+    v.push(("pong_ab.bin", cmd(Command::Pong { context: Bytes::from_static(b"ab") })));
+    v.push(("error_invalid_socket_type.bin", cmd(Command::Error { reason: Bytes::from_static(b"Invalid socket type") })));
     v.push(("join_weather.bin", cmd(Command::Join(Bytes::from_static(b"weather")))));
     v.push(("leave_weather.bin", cmd(Command::Leave(Bytes::from_static(b"weather")))));
     let mut f = Vec::new();
@@ -135,41 +113,24 @@ fn generate() -> Vec<(&'static str, Vec<u8>)> {
     h.extend(ready(&[("Socket-Type", b"DEALER"), ("Identity", b"abc")]));
     v.push(("handshake_dealer_abc_3_0.bin", h));
     v.push(("invalid_reserved_flags.bin", vec![0x08, 0x00]));
-    v.push((
-        "invalid_length_2_62.bin",
-        vec![0x02, 0x40, 0, 0, 0, 0, 0, 0, 0],
-    ));
-    v.push((
-        "invalid_length_top_bit.bin",
-        vec![0x02, 0x80, 0, 0, 0, 0, 0, 0, 0],
-    ));
+    v.push(("invalid_length_2_62.bin", vec![0x02, 0x40, 0, 0, 0, 0, 0, 0, 0]));
+    v.push(("invalid_length_top_bit.bin", vec![0x02, 0x80, 0, 0, 0, 0, 0, 0, 0]));
     v.push(("invalid_command_more.bin", vec![0x05, 0x00]));
-    v.push((
-        "invalid_ready_truncated.bin",
-        b"\x04\x09\x05READY\x03ab".to_vec(),
-    ));
+    v.push(("invalid_ready_truncated.bin", b"\x04\x09\x05READY\x03ab".to_vec()));
     v.push(("invalid_ping_short.bin", b"\x04\x06\x04PING\x00".to_vec()));
-    v.push((
-        "truncated_greeting.bin",
-        greeting(Version::V3_1, b"NULL")[..40].to_vec(),
-    ));
+    v.push(("truncated_greeting.bin", greeting(Version::V3_1, b"NULL")[..40].to_vec()));
     // A 2.0 peer's greeting (revision 1) whose socket-type byte is 1: a PUB.
     let mut g = greeting(Version::V3_1, b"NULL");
     g[10] = 1;
     v.push(("greeting_zmtp_2_0.bin", g[..12].to_vec()));
     v.push(("greeting_zmtp_1_0.bin", vec![0x01, 0x00]));
     legacy(&mut v);
-    v.push((
-        "handshake_mechanism_plain.bin",
-        greeting(Version::V3_1, b"PLAIN"),
-    ));
+    v.push(("handshake_mechanism_plain.bin", greeting(Version::V3_1, b"PLAIN")));
     let mut h = greeting(Version::V3_1, b"NULL");
     h.extend(ready(&[("Socket-Type", b"PUSH")]));
     v.push(("handshake_incompatible_push.bin", h));
     let mut h = greeting(Version::V3_1, b"NULL");
-    h.extend(cmd(Command::Error {
-        reason: Bytes::from_static(b"400"),
-    }));
+    h.extend(cmd(Command::Error { reason: Bytes::from_static(b"400") }));
     v.push(("handshake_peer_error_400.bin", h));
     let mut h = greeting(Version::V3_1, b"NULL");
     encode_frame(b"early", false, false, &mut h);
@@ -249,26 +210,15 @@ fn index() -> Vec<Row> {
     let text = std::fs::read_to_string(dir().join("index.md")).unwrap();
     text.lines()
         .filter(|l| l.starts_with('|'))
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().trim_matches('`').to_owned())
-                .collect::<Vec<_>>()
-        })
+        .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().trim_matches('`').to_owned()).collect::<Vec<_>>())
         .filter(|cols| cols.len() >= 4 && cols[0].ends_with(".bin"))
-        .map(|cols| Row {
-            file: cols[0].clone(),
-            kind: cols[1].clone(),
-            expect: cols[2].clone(),
-        })
+        .map(|cols| Row { file: cols[0].clone(), kind: cols[1].clone(), expect: cols[2].clone() })
         .collect()
 }
 
 fn variant<E: std::fmt::Debug>(e: &E) -> String {
     let s = format!("{e:?}");
-    s.chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .collect()
+    s.chars().take_while(|c| c.is_ascii_alphanumeric()).collect()
 }
 
 /// Decodes one vector by kind; returns the outcome and, for valid
@@ -347,8 +297,7 @@ fn index_vectors_decode_as_expected() {
     let rows = index();
     assert!(rows.len() >= 25, "index has {} rows", rows.len());
     for row in &rows {
-        let bytes =
-            std::fs::read(dir().join(&row.file)).unwrap_or_else(|e| panic!("{}: {e}", row.file));
+        let bytes = std::fs::read(dir().join(&row.file)).unwrap_or_else(|e| panic!("{}: {e}", row.file));
         let (outcome, reencoded) = check(row, &bytes);
         assert_eq!(outcome, row.expect, "{} ({})", row.file, row.kind);
         if let Some(re) = reencoded {
@@ -357,9 +306,6 @@ fn index_vectors_decode_as_expected() {
     }
     // Every generated vector is documented.
     for (name, _) in generate() {
-        assert!(
-            rows.iter().any(|r| r.file == name),
-            "{name} missing from index.md"
-        );
+        assert!(rows.iter().any(|r| r.file == name), "{name} missing from index.md");
     }
 }

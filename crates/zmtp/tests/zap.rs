@@ -3,8 +3,8 @@
 
 use bytes::{Bytes, BytesMut};
 use zmtp::{
-    Config, Connection, CurveClientKeys, CurveKeyPair, CurveServerKeys, Error, HandshakeError,
-    Mechanism, Metadata, PlainCredentials, SocketType, ZapConfig, ZapError, ZapReply,
+    Config, Connection, CurveClientKeys, CurveKeyPair, CurveServerKeys, Error, HandshakeError, Mechanism, Metadata,
+    PlainCredentials, SocketType, ZapConfig, ZapError, ZapReply,
 };
 
 fn handler() -> ZapConfig {
@@ -64,13 +64,8 @@ fn pump_bufs(a: &mut Connection, b: &mut Connection, a_in: &mut BytesMut, b_in: 
 fn reply(code: u16) -> Vec<Bytes> {
     let mut metadata = Metadata::new();
     metadata.insert("X-Tier", &b"gold"[..]);
-    ZapReply {
-        status_code: code,
-        status_text: Bytes::from_static(b"text"),
-        user_id: Bytes::from_static(b"alice"),
-        metadata,
-    }
-    .to_frames()
+    ZapReply { status_code: code, status_text: Bytes::from_static(b"text"), user_id: Bytes::from_static(b"alice"), metadata }
+        .to_frames()
 }
 
 fn fresh() {
@@ -150,18 +145,12 @@ fn malformed_replies_fail_the_handshake() {
     pump(&mut a, &mut b).unwrap();
     let mut bad = reply(200);
     bad[1] = Bytes::from_static(b"9.9");
-    assert_eq!(
-        b.handle_zap_reply(&bad),
-        Err(Error::Handshake(HandshakeError::ZapReply(ZapError::Version)))
-    );
+    assert_eq!(b.handle_zap_reply(&bad), Err(Error::Handshake(HandshakeError::ZapReply(ZapError::Version))));
     // Sticky, and a second reply is refused.
     assert!(b.handle_zap_reply(&reply(200)).is_err());
     let (mut a, mut b) = plain();
     pump(&mut a, &mut b).unwrap();
-    assert_eq!(
-        b.handle_zap_reply(&reply(200)[..3]),
-        Err(Error::Handshake(HandshakeError::ZapReply(ZapError::FrameCount(3))))
-    );
+    assert_eq!(b.handle_zap_reply(&reply(200)[..3]), Err(Error::Handshake(HandshakeError::ZapReply(ZapError::FrameCount(3)))));
 }
 
 #[test]

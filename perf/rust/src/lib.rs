@@ -253,7 +253,13 @@ pub fn remote_lat(ctx: &Context, connect_to: &str, size: usize, roundtrips: u64)
 }
 
 /// [`remote_lat`], as a CURVE client when `curve` is set.
-pub fn remote_lat_curve(ctx: &Context, connect_to: &str, size: usize, roundtrips: u64, curve: bool) -> Result<LatReport, PerfError> {
+pub fn remote_lat_curve(
+    ctx: &Context,
+    connect_to: &str,
+    size: usize,
+    roundtrips: u64,
+    curve: bool,
+) -> Result<LatReport, PerfError> {
     let mut s = step("zmq_socket", ctx.socket(SocketType::Req))?;
     curve_setup(&mut s, curve, false)?;
     step("zmq_connect", s.connect(connect_to))?;

@@ -117,4 +117,3 @@ pub fn lookup_until(host: &str, name: &str, ok: impl Fn(Option<&str>) -> bool, s
         std::thread::sleep(Duration::from_millis(50)); // polling the directory, with a deadline
     }
 }
-

@@ -323,13 +323,7 @@ fn local_timestamp() -> String {
     let secs = now.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:06}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        now.subsec_micros()
-    )
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:06}", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_micros())
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).

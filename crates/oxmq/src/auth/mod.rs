@@ -68,10 +68,8 @@ impl Authenticator {
         let (tx, rx) = UnixStream::pair().map_err(Error::from)?;
         let policy = Arc::new(RwLock::new(policy));
         let shared = policy.clone();
-        let thread = std::thread::Builder::new()
-            .name("oxmq-zap".into())
-            .spawn(move || serve(zap, rx, &shared))
-            .map_err(Error::from)?;
+        let thread =
+            std::thread::Builder::new().name("oxmq-zap".into()).spawn(move || serve(zap, rx, &shared)).map_err(Error::from)?;
         Ok(Authenticator { policy, stop: Mutex::new(Some(tx)), thread: Mutex::new(Some(thread)) })
     }
 

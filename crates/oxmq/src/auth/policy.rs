@@ -49,9 +49,7 @@ impl std::fmt::Debug for CurveSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CurveSource::AllowAny => f.write_str("AllowAny"),
-            CurveSource::Certs { dir, certs } => {
-                f.debug_struct("Certs").field("dir", dir).field("keys", &certs.len()).finish()
-            }
+            CurveSource::Certs { dir, certs } => f.debug_struct("Certs").field("dir", dir).field("keys", &certs.len()).finish(),
             CurveSource::Callback(_) => f.write_str("Callback"),
         }
     }
@@ -186,7 +184,11 @@ impl Policy {
 
     /// Asks `check(domain, key)` about each CURVE client key in `domain` (a database lookup,
     /// say). The User-Id of an accepted key is its Z85 text, as for certificates.
-    pub fn curve_callback(&mut self, domain: &str, check: impl Fn(&str, &[u8; 32]) -> bool + Send + Sync + 'static) -> &mut Policy {
+    pub fn curve_callback(
+        &mut self,
+        domain: &str,
+        check: impl Fn(&str, &[u8; 32]) -> bool + Send + Sync + 'static,
+    ) -> &mut Policy {
         self.curve.insert(domain.to_string(), CurveSource::Callback(Arc::new(check)));
         self
     }

@@ -157,4 +157,3 @@ impl IoStats {
         s
     }
 }
-

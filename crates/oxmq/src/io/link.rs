@@ -37,9 +37,8 @@ pub(crate) struct LinkOptions {
 pub(crate) struct ReconnectStop(i32);
 
 impl ReconnectStop {
-    const ALL: i32 = opt::RECONNECT_STOP_CONN_REFUSED
-        | opt::RECONNECT_STOP_HANDSHAKE_FAILED
-        | opt::RECONNECT_STOP_AFTER_DISCONNECT;
+    const ALL: i32 =
+        opt::RECONNECT_STOP_CONN_REFUSED | opt::RECONNECT_STOP_HANDSHAKE_FAILED | opt::RECONNECT_STOP_AFTER_DISCONNECT;
 
     /// A mask of known flags; anything else is `Invalid` (libzmq keeps any int, but a bit it
     /// does not know would do nothing, silently).

@@ -70,25 +70,50 @@ pub(crate) struct ThreadSetup {
     pub(crate) priority: Option<i32>,
 }
 
-
 /// What a socket (or a resolver thread) asks an I/O thread to do.
 pub(crate) enum IoCmd {
     /// `wrap`: the layer accepted connections carry (a transport over tcp or ipc).
-    Listen { id: u64, listener: Listener, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, filters: AcceptFilters, wrap: Option<Wrap> },
-    Connect { id: u64, dialer: Box<dyn Connector>, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, pipe: Option<PipeEnd> },
+    Listen {
+        id: u64,
+        listener: Listener,
+        socket: Arc<SocketHandle>,
+        cfg: Box<SessionConfig>,
+        filters: AcceptFilters,
+        wrap: Option<Wrap>,
+    },
+    Connect {
+        id: u64,
+        dialer: Box<dyn Connector>,
+        socket: Arc<SocketHandle>,
+        cfg: Box<SessionConfig>,
+        pipe: Option<PipeEnd>,
+    },
     /// A connection accepted by a listener on another I/O thread, handed to this one, the
     /// least loaded, to run its session (as libzmq spreads accepted connections).
-    Adopt { listener_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>, stream: Stream },
+    Adopt {
+        listener_id: u64,
+        socket: Arc<SocketHandle>,
+        cfg: Box<SessionConfig>,
+        stream: Stream,
+    },
     /// unbind or disconnect: close the listener or connection and its sessions now.
-    CloseEndpoint { id: u64 },
+    CloseEndpoint {
+        id: u64,
+    },
     /// The socket closed: close its listeners, let its sessions linger.
-    SocketClosed { socket_id: u64 },
+    SocketClosed {
+        socket_id: u64,
+    },
     Pipe(PipeId, Wake),
     /// An application thread waits while the I/O thread reads a session's input now (a
     /// connection in its handshake, which only the I/O thread may drive; `Owner::catch_up`).
     Turn(PipeId, Arc<Turned>),
     /// A resolver thread's answer for a connecting session's attempt.
-    Resolved { token: usize, serial: u64, addrs: crate::error::Result<crate::transport::resolve::ConnectAddrs> },
+    Resolved {
+        token: usize,
+        serial: u64,
+        addrs: crate::error::Result<crate::transport::resolve::ConnectAddrs>,
+    },
     Stop,
 }
 
@@ -176,7 +201,13 @@ impl IoThread {
     /// The other threads of the context, for commands every thread must see.
     fn others(&self) -> Vec<Arc<IoThread>> {
         let me = self as *const IoThread;
-        self.siblings.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade).filter(|t| !std::ptr::eq(Arc::as_ptr(t), me)).collect()
+        self.siblings
+            .get()
+            .into_iter()
+            .flatten()
+            .filter_map(std::sync::Weak::upgrade)
+            .filter(|t| !std::ptr::eq(Arc::as_ptr(t), me))
+            .collect()
     }
 
     /// An I/O thread's shared half with no thread running it: a test drives its sessions and
@@ -618,7 +649,8 @@ impl Reactor {
                 self.accept(t);
             }
             IoCmd::Connect { id, dialer, socket, cfg, pipe } => {
-                let made = self.add_session(|ctx, t, serial| Some(Session::connecting(ctx, t, serial, id, dialer, socket, cfg, pipe)));
+                let made =
+                    self.add_session(|ctx, t, serial| Some(Session::connecting(ctx, t, serial, id, dialer, socket, cfg, pipe)));
                 if let Some(t) = made {
                     self.io.sessions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     self.with_session(t, |s, ctx| s.start_connect(ctx));

@@ -131,9 +131,7 @@ pub(crate) fn handshake_failure(e: &zmtp::HandshakeError) -> Option<(u64, u64)> 
         H::IncompatibleSocketType { .. } | H::PeerError { .. } => return None,
         H::MechanismMismatch | H::UnknownMechanism => p::ZMTP_MECHANISM_MISMATCH,
         H::UnexpectedCommand(_) | H::UnexpectedMessage => p::ZMTP_UNEXPECTED_COMMAND,
-        H::Metadata(_) | H::MissingSocketType | H::UnknownSocketType | H::IdentityTooLong { .. } => {
-            p::ZMTP_INVALID_METADATA
-        }
+        H::Metadata(_) | H::MissingSocketType | H::UnknownSocketType | H::IdentityTooLong { .. } => p::ZMTP_INVALID_METADATA,
         H::Command(_) => p::ZMTP_MALFORMED_COMMAND_UNSPECIFIED,
         H::MalformedCommand { command } => match *command {
             "MESSAGE" => p::ZMTP_MALFORMED_COMMAND_MESSAGE,
@@ -230,11 +228,9 @@ pub(crate) fn accept_failed(m: &Monitor, listener: &crate::transport::listen::Li
     m.emit(event::ACCEPT_FAILED, e.raw_os_error().unwrap_or(0) as u64, || {
         Addrs::bound(match listener {
             Listener::Tcp(l) => l.local_addr().map(|a| format!("tcp://{a}")).unwrap_or_default(),
-            Listener::Ipc(l, _) => l
-                .local_addr()
-                .ok()
-                .and_then(|a| a.as_pathname().map(|p| format!("ipc://{}", p.display())))
-                .unwrap_or_default(),
+            Listener::Ipc(l, _) => {
+                l.local_addr().ok().and_then(|a| a.as_pathname().map(|p| format!("ipc://{}", p.display()))).unwrap_or_default()
+            }
         })
     });
 }

@@ -53,7 +53,10 @@ pub(crate) const QUIET: Duration = Duration::from_micros(20);
 /// already written directly or handed over.
 #[inline]
 pub(crate) fn may_write_direct(
-    reply: bool, since_conn_write: Duration, since_thread_direct: Option<Duration>, rest_of_round: bool,
+    reply: bool,
+    since_conn_write: Duration,
+    since_thread_direct: Option<Duration>,
+    rest_of_round: bool,
 ) -> bool {
     reply || (!rest_of_round && since_conn_write >= QUIET && since_thread_direct.is_none_or(|d| d >= QUIET))
 }

@@ -350,7 +350,8 @@ impl Net {
     pub fn connect(&mut self, sock: usize, name: &str, cfg: SessionConfig) {
         let connector = Box::new(MemConnector { name: name.to_string(), shared: self.shared.clone() });
         let handle = self.socks[sock].handle.clone();
-        let t = self.add(|ctx, token, serial| Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), None)));
+        let t = self
+            .add(|ctx, token, serial| Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), None)));
         if let Some(t) = t {
             self.with(t, |s, ctx| s.start_connect(ctx));
         }
@@ -388,7 +389,10 @@ impl Net {
     /// The sessions' pending timers: how far ahead each is, and whether it is a connection's
     /// deadline (handshake timeout, heartbeats) rather than a reconnect, linger or close check.
     pub fn timers(&self) -> Vec<(Duration, bool)> {
-        self.timers.iter().map(|(&(at, _), (_, _, t))| (at.saturating_duration_since(self.clock), matches!(t, Timer::Deadline(_)))).collect()
+        self.timers
+            .iter()
+            .map(|(&(at, _), (_, _, t))| (at.saturating_duration_since(self.clock), matches!(t, Timer::Deadline(_))))
+            .collect()
     }
 
     fn links(&self) -> Vec<Arc<Mutex<LinkState>>> {

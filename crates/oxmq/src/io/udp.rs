@@ -28,9 +28,9 @@
 //! (`SocketStats::dropped_unsendable`, through the socket's session counters).
 
 use crate::error::{Error, Result};
+use crate::io::counters::SessionCounters;
 use crate::msg::Msg;
 use crate::pipe::{Owner, PipeEnd, PipeId, Read, Wake};
-use crate::io::counters::SessionCounters;
 use crate::transport::resolve::pick;
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -257,17 +257,8 @@ fn spawn(mut sock: UdpSocket, pipe: PipeEnd, role: Role, counters: Arc<SessionCo
     std::thread::Builder::new()
         .name("oxmq-udp".into())
         .spawn(move || {
-            let mut e = Engine {
-                poll,
-                sock,
-                pipe,
-                role,
-                pending: None,
-                out: Vec::new(),
-                head: None,
-                buf: vec![0; RECV_BUF],
-                counters,
-            };
+            let mut e =
+                Engine { poll, sock, pipe, role, pending: None, out: Vec::new(), head: None, buf: vec![0; RECV_BUF], counters };
             e.run();
         })
         .map_err(Error::from)?;
@@ -487,9 +478,19 @@ mod tests {
         }
         // The NUL is optional (C code sends strlen bytes).
         assert_eq!(parse_peer(b"127.0.0.1:5556"), Some(v4));
-        for bad in [&b""[..], b"127.0.0.1", b"127.0.0.1:0", b"127.0.0.1:x", b"127.0.0.1:+1", b"localhost:5556",
-            b"::1:5556", b"[::1]", b"127.0.0.1:65536", b"\xff:1", b"127.0.0.1:5556\0\0"]
-        {
+        for bad in [
+            &b""[..],
+            b"127.0.0.1",
+            b"127.0.0.1:0",
+            b"127.0.0.1:x",
+            b"127.0.0.1:+1",
+            b"localhost:5556",
+            b"::1:5556",
+            b"[::1]",
+            b"127.0.0.1:65536",
+            b"\xff:1",
+            b"127.0.0.1:5556\0\0",
+        ] {
             assert_eq!(parse_peer(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
     }

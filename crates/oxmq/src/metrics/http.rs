@@ -67,8 +67,7 @@ pub(crate) fn register(ctx: &Arc<CtxInner>) {
 
 /// Renders every registered context's sockets.
 fn render_all(format: Format, wait: Duration) -> String {
-    let ctxs: Vec<Arc<CtxInner>> =
-        CONTEXTS.lock().unwrap_or_else(|p| p.into_inner()).iter().filter_map(Weak::upgrade).collect();
+    let ctxs: Vec<Arc<CtxInner>> = CONTEXTS.lock().unwrap_or_else(|p| p.into_inner()).iter().filter_map(Weak::upgrade).collect();
     let regs: Vec<&Registry> = ctxs.iter().map(|c| &c.metrics).collect();
     crate::socket::metrics::text(&regs, format, wait)
 }
@@ -123,8 +122,9 @@ pub(crate) fn negotiate(accept: &str) -> Format {
 }
 
 fn respond(c: &mut TcpStream, status: &str, ctype: &str, body: &[u8], head_only: bool) -> std::io::Result<()> {
-    let mut out = format!("HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len())
-        .into_bytes();
+    let mut out =
+        format!("HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len())
+            .into_bytes();
     if !head_only {
         out.extend_from_slice(body);
     }

@@ -492,7 +492,6 @@ impl PipeEnd {
         self.peer().wake(Wake::Hiccup);
     }
 
-
     /// Reads the next frame. Always inlined: with more than one caller (the draft types, the
     /// udp engine, raw sessions) the compiler stops inlining it into the session's encoder,
     /// which costs 20-40 instructions per message.
@@ -795,8 +794,7 @@ impl PipeEnd {
         self.read_published = self.read_msgs;
         let me = &self.shared.sides[self.side];
         me.read_msgs.store(self.read_msgs, Ordering::SeqCst);
-        if me.writer_waiting.load(Ordering::SeqCst) && me.writer_waiting.swap(false, Ordering::SeqCst)
-        {
+        if me.writer_waiting.load(Ordering::SeqCst) && me.writer_waiting.swap(false, Ordering::SeqCst) {
             // The peer's writer is waiting to write towards us.
             self.peer().wake(Wake::Write);
         }
@@ -816,8 +814,6 @@ impl PipeEnd {
     pub(crate) fn peer_closed(&self) -> bool {
         self.peer().closed.load(Ordering::Acquire)
     }
-
-
 
     /// Publishes how many messages this end has written (see [`PipeEnd::queued_in`]).
     pub(crate) fn publish_written(&self) {

@@ -75,7 +75,7 @@ struct Shared<T> {
     /// Positions needed to drop unread items when both halves are gone; written by each half
     /// in its own Drop (at which point it is the only user of its field).
     head: UnsafeCell<(*mut Chunk<T>, usize, usize)>, // (chunk, index in chunk, items read)
-    tail: UnsafeCell<(*mut Chunk<T>, usize)>,        // (chunk, items written incl. unflushed)
+    tail: UnsafeCell<(*mut Chunk<T>, usize)>, // (chunk, items written incl. unflushed)
 }
 
 // SAFETY: the UnsafeCells are each written by one half only (head by the reader, tail by the
@@ -656,9 +656,7 @@ mod tests {
                     // the test instead of hanging it).
                     let (m, c) = &*signal;
                     let g = m.lock().unwrap();
-                    let (mut g, to) = c
-                        .wait_timeout_while(g, std::time::Duration::from_secs(10), |w| !*w)
-                        .unwrap();
+                    let (mut g, to) = c.wait_timeout_while(g, std::time::Duration::from_secs(10), |w| !*w).unwrap();
                     assert!(!to.timed_out(), "lost wake-up at {expect}");
                     *g = false;
                 }

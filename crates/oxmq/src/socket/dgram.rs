@@ -15,9 +15,9 @@
 
 use super::{Pattern, Pipes};
 use crate::error::{Error, Result};
+use crate::io::udp::parse_peer;
 use crate::msg::Msg;
 use crate::pipe::Read;
-use crate::io::udp::parse_peer;
 
 pub(crate) struct Dgram {
     pipe: Option<usize>,

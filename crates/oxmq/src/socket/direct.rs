@@ -248,7 +248,9 @@ impl SyncWait {
             }
             Woke::Also | Woke::Timeout => Ok(()),
             // An interrupted wait is `Error::Intr` (`From<io::Error>`).
-            Woke::Idle => self.watch.mailboxes[0].as_ref().expect("the socket's mailbox").wait(deadline).map(drop).map_err(Error::from),
+            Woke::Idle => {
+                self.watch.mailboxes[0].as_ref().expect("the socket's mailbox").wait(deadline).map(drop).map_err(Error::from)
+            }
         }
     }
 }

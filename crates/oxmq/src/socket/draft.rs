@@ -5,8 +5,8 @@
 //! types need nothing here beyond `send`/`recv`.
 
 use super::{hwm, EndpointRec, Socket, SocketType};
-use crate::io::udp::{self, UdpEndpoint};
 use crate::error::{Error, Result};
+use crate::io::udp::{self, UdpEndpoint};
 use crate::msg::Msg;
 use crate::opt;
 use bytes::Bytes;

@@ -53,25 +53,25 @@ impl Env {
     /// A context's environment with libzmq's defaults (one I/O thread, 1023 sockets).
     pub(crate) fn new() -> Arc<Env> {
         Arc::new(Env {
-                config: Mutex::new(Config {
-                    io_threads: 1,
-                    max_sockets: MAX_SOCKETS_DEFAULT,
-                    max_msgsz: None,
-                    ipv6: false,
-                    blocky: true,
-                    thread_priority: -1,
-                    thread_sched_policy: -1,
-                    threads: ThreadSetup::default(),
-                    zero_copy_recv: true,
-                }),
-                io: OnceLock::new(),
-                next_io: AtomicUsize::new(0),
-                sockets: Mutex::new(Sockets { live: HashMap::new(), next_id: 1 }),
-                sockets_cv: Condvar::new(),
-                terminating: AtomicBool::new(false),
-                inproc: Mutex::new(Registry::default()),
-                metrics: Default::default(),
-            })
+            config: Mutex::new(Config {
+                io_threads: 1,
+                max_sockets: MAX_SOCKETS_DEFAULT,
+                max_msgsz: None,
+                ipv6: false,
+                blocky: true,
+                thread_priority: -1,
+                thread_sched_policy: -1,
+                threads: ThreadSetup::default(),
+                zero_copy_recv: true,
+            }),
+            io: OnceLock::new(),
+            next_io: AtomicUsize::new(0),
+            sockets: Mutex::new(Sockets { live: HashMap::new(), next_id: 1 }),
+            sockets_cv: Condvar::new(),
+            terminating: AtomicBool::new(false),
+            inproc: Mutex::new(Registry::default()),
+            metrics: Default::default(),
+        })
     }
 
     /// Sets a context option (`opt::IO_THREADS`, `MAX_SOCKETS`, `MAX_MSGSZ`, `CTX_IPV6`,

@@ -652,7 +652,7 @@ mod tests {
         eventually("connected", || peers(&mut push) == 1);
         set_answer(name, Ok(ips(&["127.0.0.2"])));
         drop(a); // the service stops on its old host
-        // (The socket applies answers when it is used, as it attaches peers.)
+                 // (The socket applies answers when it is used, as it attaches peers.)
         eventually("connected to the new address", || {
             push.process_commands();
             peers(&mut b) == 1

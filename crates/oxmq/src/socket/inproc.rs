@@ -132,8 +132,7 @@ pub(crate) fn connect(env: &Env, kind: SocketType, options: &Options, name: &str
     let endpoint = format!("inproc://{name}");
     match reg.bound.get(name) {
         Some(b) => {
-            let (mut mine, mut theirs) =
-                pipe([sum(options.sndhwm, b.rcvhwm), sum(b.sndhwm, options.rcvhwm)]);
+            let (mut mine, mut theirs) = pipe([sum(options.sndhwm, b.rcvhwm), sum(b.sndhwm, options.rcvhwm)]);
             let conflate = conflate(kind, options);
             if conflate != (false, false) {
                 PipeEnd::conflate(conflate, &mut mine, &mut theirs);

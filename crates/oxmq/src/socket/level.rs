@@ -43,8 +43,8 @@ impl Socket {
     #[inline(never)]
     pub(super) fn level_update(&mut self) {
         let mask = self.level.mask;
-        let ready = (mask & opt::POLLIN != 0 && self.has_in_now())
-            || (mask & opt::POLLOUT != 0 && self.pattern.has_out(&mut self.pipes));
+        let ready =
+            (mask & opt::POLLIN != 0 && self.has_in_now()) || (mask & opt::POLLOUT != 0 && self.pattern.has_out(&mut self.pipes));
         let mailbox = &self.shared.mailbox;
         if ready {
             if !self.level.fd_set {

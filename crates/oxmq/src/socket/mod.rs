@@ -11,36 +11,36 @@
 
 mod dealer;
 mod dgram;
-pub(crate) mod env;
 pub(crate) mod direct;
+pub(crate) mod env;
 pub use direct::WAIT_ALSO_MAX;
-mod dist;
-mod fq;
-pub(crate) mod follow;
-pub(crate) mod inproc;
-mod lb;
-pub(crate) mod metrics;
-mod monitor;
-mod level;
-pub(crate) mod stats;
-pub(crate) mod options;
-mod pair;
-mod pubsub;
-mod reqrep;
-mod router;
-mod stream;
-mod trie;
-mod pipeline;
 pub(crate) mod catchup;
-pub(crate) mod policy;
 mod clientserver;
+mod dist;
 mod draft;
+pub(crate) mod follow;
+mod fq;
 #[cfg(test)]
 mod harness;
+pub(crate) mod inproc;
+mod lb;
+mod level;
+pub(crate) mod metrics;
+mod monitor;
+pub(crate) mod options;
+mod pair;
+mod pipeline;
+pub(crate) mod policy;
+mod pubsub;
 mod radiodish;
+mod reqrep;
+mod router;
 mod singlepart;
 mod slots;
+pub(crate) mod stats;
+mod stream;
 mod threadsafe;
+mod trie;
 pub use threadsafe::{SyncGuard, SyncSocket};
 
 use crate::error::{Error, Result};
@@ -243,7 +243,15 @@ pub(crate) struct Pipes {
 
 impl Pipes {
     fn new() -> Pipes {
-        Pipes { slots: Vec::new(), free: Vec::new(), next_serial: 1, retired: Vec::new(), nonblocking: false, waits: 0, route_to: 0 }
+        Pipes {
+            slots: Vec::new(),
+            free: Vec::new(),
+            next_serial: 1,
+            retired: Vec::new(),
+            nonblocking: false,
+            waits: 0,
+            route_to: 0,
+        }
     }
 
     fn insert(&mut self, end: PipeEnd, endpoint: Option<String>) -> usize {
@@ -533,14 +541,34 @@ fn pattern_for(kind: SocketType) -> Result<Box<dyn Pattern>> {
 
 /// Where a bind or connect went, for unbind/disconnect and close.
 enum EndpointRec {
-    Listener { given: String, resolved: String, io: Arc<IoThread>, id: u64, fd: RawFd },
-    Connect { given: String, io: Arc<IoThread>, id: u64 },
+    Listener {
+        given: String,
+        resolved: String,
+        io: Arc<IoThread>,
+        id: u64,
+        fd: RawFd,
+    },
+    Connect {
+        given: String,
+        io: Arc<IoThread>,
+        id: u64,
+    },
     /// A connect that follows DNS: its group's members are in `Socket::follow`.
-    Follow { given: String, group: u64 },
-    InprocBind { name: String },
-    InprocConnect { given: String },
+    Follow {
+        given: String,
+        group: u64,
+    },
+    InprocBind {
+        name: String,
+    },
+    InprocConnect {
+        given: String,
+    },
     /// A udp endpoint (RADIO connect, DISH or DGRAM bind): its engine thread ends with its pipe.
-    Datagram { given: String, resolved: String },
+    Datagram {
+        given: String,
+        resolved: String,
+    },
 }
 
 /// A ZeroMQ socket.
@@ -572,7 +600,6 @@ pub struct Socket {
     /// caught up after (`catchup.rs`); None for the other types.
     catch_up: Option<u64>,
 }
-
 
 impl Socket {
     pub(crate) fn new(env: Arc<Env>, kind: SocketType) -> Result<Socket> {
@@ -655,7 +682,9 @@ impl Socket {
                 let (listener, resolved) = listen::listen(&ep, &lo)
                     .inspect_err(|e| crate::io::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
                 let fd = listener.fd();
-                self.shared.monitor.emit(crate::io::monitor::event::LISTENING, fd as u64, || crate::io::monitor::Addrs::bound(&resolved));
+                self.shared
+                    .monitor
+                    .emit(crate::io::monitor::event::LISTENING, fd as u64, || crate::io::monitor::Addrs::bound(&resolved));
                 let io = self.env.io_thread()?;
                 let id = self.next_id();
                 io.send(IoCmd::Listen {
@@ -666,7 +695,13 @@ impl Socket {
                     filters: lo.filters,
                     wrap: None,
                 });
-                self.endpoints.push(EndpointRec::Listener { given: endpoint.to_string(), resolved: resolved.clone(), io, id, fd });
+                self.endpoints.push(EndpointRec::Listener {
+                    given: endpoint.to_string(),
+                    resolved: resolved.clone(),
+                    io,
+                    id,
+                    fd,
+                });
                 self.last_endpoint = resolved;
             }
         }
@@ -817,9 +852,7 @@ impl Socket {
                 self.detach_endpoint(&given);
                 self.note_disconnect();
             }
-            EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => {
-                self.detach_endpoint(&given)
-            }
+            EndpointRec::InprocConnect { given } | EndpointRec::Datagram { given, .. } => self.detach_endpoint(&given),
             EndpointRec::Follow { group, .. } => {
                 self.disconnect_followed(group);
                 self.note_disconnect();

@@ -202,7 +202,9 @@ impl Options {
             }
             opt::MULTICAST_LOOP => self.multicast_loop = bool_val(v)?,
             opt::LOOPBACK_FASTPATH => self.loopback_fastpath = bool_val(v)?,
-            opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => return self.security.set(option, v),
+            opt::MECHANISM..=opt::CURVE_SERVERKEY | opt::ZAP_DOMAIN | opt::ZAP_ENFORCE_DOMAIN => {
+                return self.security.set(option, v)
+            }
             opt::INVERT_MATCHING => self.invert_matching = bool_val(v)?,
             opt::CONFLATE => self.conflate = bool_val(v)?,
             opt::PROBE_ROUTER => self.probe_router = bool_val(v)?,

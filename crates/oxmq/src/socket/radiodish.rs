@@ -144,14 +144,7 @@ pub(crate) struct Dish {
 
 impl Dish {
     pub(crate) fn new() -> Dish {
-        Dish {
-            fq: Fq::default(),
-            pipes: Vec::new(),
-            joined: BTreeSet::new(),
-            prefetched: None,
-            last_group: None,
-            dropped: 0,
-        }
+        Dish { fq: Fq::default(), pipes: Vec::new(), joined: BTreeSet::new(), prefetched: None, last_group: None, dropped: 0 }
     }
 
     fn command(join: bool, group: &[u8]) -> Msg {
@@ -258,11 +251,7 @@ impl Pattern for Dish {
         if group.len() > MAX_GROUP_LEN {
             return Err(Error::Invalid);
         }
-        let changed = if join {
-            self.joined.insert(Bytes::copy_from_slice(group))
-        } else {
-            self.joined.remove(group)
-        };
+        let changed = if join { self.joined.insert(Bytes::copy_from_slice(group)) } else { self.joined.remove(group) };
         // libzmq: joining a group twice, or leaving one not joined, is EINVAL.
         if !changed {
             return Err(Error::Invalid);

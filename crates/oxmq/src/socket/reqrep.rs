@@ -209,7 +209,14 @@ pub(crate) struct Rep {
 
 impl Rep {
     pub(crate) fn new() -> Rep {
-        Rep { fq: Fq::default(), replying: false, request_body: false, envelope: Vec::new(), reply_to: None, reply_started: false }
+        Rep {
+            fq: Fq::default(),
+            replying: false,
+            request_body: false,
+            envelope: Vec::new(),
+            reply_to: None,
+            reply_started: false,
+        }
     }
 }
 

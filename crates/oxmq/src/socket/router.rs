@@ -64,10 +64,7 @@ impl Router {
             last_out: None,
             anonymous: Vec::new(),
             // libzmq starts from a random value so ids differ across restarts.
-            next_id: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(1),
+            next_id: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(1),
             mandatory: false,
             handover: false,
             notify: 0,

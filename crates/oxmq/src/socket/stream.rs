@@ -49,10 +49,7 @@ impl Stream {
             id_of: HashMap::new(),
             anonymous: Vec::new(),
             // libzmq starts from a random value so ids differ across restarts.
-            next_id: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(1),
+            next_id: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(1),
             last_generated: None,
             announced: Default::default(),
             pending_in: None,

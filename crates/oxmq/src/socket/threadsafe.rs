@@ -16,8 +16,8 @@
 //! Contract: every method takes `&self`; the handle is `Send + Sync` (share it in an `Arc`).
 //! Timeouts are the socket's SNDTIMEO/RCVTIMEO; `opt::DONTWAIT` never waits.
 
-use super::{Socket, SocketType};
 use super::env::Env;
+use super::{Socket, SocketType};
 use crate::error::{Error, Result};
 use crate::mailbox::{Command, Mailbox};
 use crate::msg::Msg;
@@ -62,7 +62,12 @@ impl SyncSocket {
         }
         let sock = Socket::new(env.clone(), kind)?;
         let mailbox = sock.shared.mailbox.clone();
-        Ok(SyncSocket { state: Mutex::new(State { sock, poller: false, seq: 0, waiters: 0 }), changed: Condvar::new(), mailbox, kind })
+        Ok(SyncSocket {
+            state: Mutex::new(State { sock, poller: false, seq: 0, waiters: 0 }),
+            changed: Condvar::new(),
+            mailbox,
+            kind,
+        })
     }
 
     fn lock_state(&self) -> MutexGuard<'_, State> {
@@ -99,7 +104,13 @@ impl SyncSocket {
     }
 
     /// [`SyncSocket::blocking`] bounded by `until` instead of the socket's timeout.
-    fn blocking_until<T>(&self, flags: i32, send: bool, until: Option<Instant>, mut op: impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
+    fn blocking_until<T>(
+        &self,
+        flags: i32,
+        send: bool,
+        until: Option<Instant>,
+        mut op: impl FnMut(&mut Socket) -> Result<T>,
+    ) -> Result<T> {
         let mut g = self.lock_state();
         let timeout = match until {
             Some(_) => -1,
@@ -117,8 +128,8 @@ impl SyncSocket {
             if nowait {
                 return Err(Error::Again);
             }
-            let deadline = *deadline
-                .get_or_insert_with(|| (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64)));
+            let deadline =
+                *deadline.get_or_insert_with(|| (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64)));
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(Error::Again);
             }
@@ -147,10 +158,7 @@ impl SyncSocket {
                     None => self.changed.wait_while(g, |s| s.seq == seq).unwrap_or_else(|p| p.into_inner()),
                     Some(d) => {
                         let left = d.saturating_duration_since(Instant::now());
-                        self.changed
-                            .wait_timeout_while(g, left, |s| s.seq == seq)
-                            .unwrap_or_else(|p| p.into_inner())
-                            .0
+                        self.changed.wait_timeout_while(g, left, |s| s.seq == seq).unwrap_or_else(|p| p.into_inner()).0
                     }
                 };
                 g.waiters -= 1;

@@ -184,13 +184,7 @@ impl MTrie {
     /// subscribed to: only those left with no subscriber when `uniq_only`, every one otherwise
     /// (libzmq's mtrie rm with call_on_uniq; XPUB reports them upstream as unsubscriptions).
     pub(crate) fn remove_pipe(&mut self, slot: usize, uniq_only: bool, mut gone: impl FnMut(&[u8])) {
-        fn rm(
-            n: &mut Node<Vec<(usize, u32)>>,
-            slot: usize,
-            uniq_only: bool,
-            path: &mut Vec<u8>,
-            gone: &mut dyn FnMut(&[u8]),
-        ) {
+        fn rm(n: &mut Node<Vec<(usize, u32)>>, slot: usize, uniq_only: bool, path: &mut Vec<u8>, gone: &mut dyn FnMut(&[u8])) {
             let had = n.value.len();
             n.value.retain(|(s, _)| *s != slot);
             if n.value.len() < had && (!uniq_only || n.value.is_empty()) {

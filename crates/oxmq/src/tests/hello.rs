@@ -187,4 +187,3 @@ fn router_hears_accepted_peers_leave_ipc() {
 fn unbind_brings_no_disconnect_msg_tcp() {
     unbind_brings_no_disconnect_msg(Wire::Tcp);
 }
-

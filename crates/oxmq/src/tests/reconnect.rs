@@ -170,4 +170,3 @@ fn refused_connect_stops_after_a_disconnect_ipc() {
 fn refused_connect_stops_after_an_unbind_tcp() {
     refused_connect_stops_after(Wire::Tcp, unbind_one);
 }
-

@@ -9,7 +9,7 @@
 
 use super::endpoint::{Endpoint, Host, Source};
 use super::resolve::{self, ConnectAddrs};
-use super::socks::{SocksError, Socks5};
+use super::socks::{Socks5, SocksError};
 use super::stream::Stream;
 use super::StreamOptions;
 use crate::error::Result;

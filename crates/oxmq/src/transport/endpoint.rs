@@ -33,7 +33,11 @@ pub(crate) struct Source {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Endpoint {
     /// Port 0 means "choose one" (bind only; `*` is accepted as 0). `source` only on connect.
-    Tcp { host: Host, port: u16, source: Option<Source> },
+    Tcp {
+        host: Host,
+        port: u16,
+        source: Option<Source>,
+    },
     /// A filesystem path, or a Linux abstract name when it starts with `@`.
     Ipc(String),
     Inproc(String),
@@ -86,9 +90,7 @@ impl Source {
         };
         let port = match port {
             None | Some("*") => 0,
-            Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
-                p.parse().map_err(|_| Error::Invalid)?
-            }
+            Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => p.parse().map_err(|_| Error::Invalid)?,
             Some(_) => return Err(Error::Invalid),
         };
         let host = if host == "*" {
@@ -203,11 +205,28 @@ mod tests {
 
     #[test]
     fn a_source_that_can_never_bind_is_refused_by_connect() {
-        for bad in ["", ":0", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:65536", "lo:-1", "foo bar", "a/b:0", "[::1", "[::1]x", "[::1]:", "h;x"] {
+        for bad in [
+            "",
+            ":0",
+            "127.0.0.1:",
+            "127.0.0.1:x",
+            "127.0.0.1:65536",
+            "lo:-1",
+            "foo bar",
+            "a/b:0",
+            "[::1",
+            "[::1]x",
+            "[::1]:",
+            "h;x",
+        ] {
             assert_eq!(source(bad), Err(Error::Invalid), "{bad:?}");
         }
         assert_eq!(Endpoint::parse("tcp://127.0.0.1:0;127.0.0.1:5555", true), Err(Error::Invalid), "bind has no source");
-        assert_eq!(Endpoint::parse("tcp://127.0.0.1:0;127.0.0.1:*", false), Err(Error::Invalid), "the destination still needs a port");
+        assert_eq!(
+            Endpoint::parse("tcp://127.0.0.1:0;127.0.0.1:*", false),
+            Err(Error::Invalid),
+            "the destination still needs a port"
+        );
     }
 
     #[test]

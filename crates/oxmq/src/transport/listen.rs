@@ -3,8 +3,8 @@
 use super::endpoint::{Endpoint, Host};
 use super::interface;
 use super::resolve::pick;
-use crate::error::{Error, Result};
 use super::ListenOptions;
+use crate::error::{Error, Result};
 use socket2::{Domain, Protocol, Socket as RawSocket, Type};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::os::unix::net::UnixListener;

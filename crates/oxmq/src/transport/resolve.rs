@@ -78,11 +78,9 @@ fn source_addr(source: &Source, v6: bool) -> Result<SocketAddr> {
         Host::Ip(ip) => SocketAddr::new(*ip, 0),
         Host::Name(name) => match interface::address(name, v6) {
             Some(a) => a,
-            None => (name.as_str(), 0)
-                .to_socket_addrs()
-                .map_err(|_| Error::NoDev)?
-                .find(|a| a.is_ipv6() == v6)
-                .ok_or(Error::NoDev)?,
+            None => {
+                (name.as_str(), 0).to_socket_addrs().map_err(|_| Error::NoDev)?.find(|a| a.is_ipv6() == v6).ok_or(Error::NoDev)?
+            }
         },
     };
     if addr.is_ipv6() != v6 {

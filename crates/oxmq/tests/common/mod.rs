@@ -32,10 +32,7 @@ static SEQ: AtomicU64 = AtomicU64::new(0);
 /// A name no other test in any process uses.
 pub fn unique(tag: &str) -> String {
     let n = SEQ.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     format!("oxmq-{tag}-{}-{n}-{nanos:x}", std::process::id())
 }
 
@@ -134,8 +131,7 @@ pub fn recv_parts(s: &mut Socket) -> Vec<Vec<u8>> {
 
 /// Sends a whole message (blocking, bounded by SNDTIMEO).
 pub fn send_parts(s: &mut Socket, parts: &[&[u8]]) {
-    s.send_multipart(parts.iter().copied(), 0)
-        .unwrap_or_else(|e| panic!("send_multipart on {:?}: {e:?}", s.socket_type()));
+    s.send_multipart(parts.iter().copied(), 0).unwrap_or_else(|e| panic!("send_multipart on {:?}: {e:?}", s.socket_type()));
 }
 
 /// Asserts nothing arrives within [`QUIET_MS`].

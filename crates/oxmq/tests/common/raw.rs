@@ -92,4 +92,3 @@ pub fn expect_closed(s: &mut TcpStream, deadline: Duration, what: &str) -> Durat
         assert!(t0.elapsed() < deadline, "oxmq did not close the connection of a peer that {what} within {deadline:?}");
     }
 }
-

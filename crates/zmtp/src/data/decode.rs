@@ -199,9 +199,7 @@ impl DataPhase {
                 sink.control(&cmd);
                 Ok(Flow::Go)
             }
-            Command::Subscribe(_) | Command::Cancel(_) | Command::Join(_) | Command::Leave(_) => {
-                Ok(sink.command(&cmd, body))
-            }
+            Command::Subscribe(_) | Command::Cancel(_) | Command::Join(_) | Command::Leave(_) => Ok(sink.command(&cmd, body)),
             Command::Error { reason } => Err(Error::Peer { reason: reason.clone() }),
             // READY belongs to the handshake.
             Command::Ready(_) => Err(Error::UnexpectedCommand(bytes::Bytes::from_static(b"READY"))),

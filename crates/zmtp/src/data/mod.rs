@@ -65,7 +65,16 @@ impl DataPhase {
     ) -> DataPhase {
         let mut hb = Heartbeat::new(if version.is_legacy() { HeartbeatConfig::default() } else { heartbeat });
         hb.start(now);
-        DataPhase { version, max_body, cipher, out_mid: false, subscriptions, control: Vec::new(), heartbeat: hb, send_error: None }
+        DataPhase {
+            version,
+            max_body,
+            cipher,
+            out_mid: false,
+            subscriptions,
+            control: Vec::new(),
+            heartbeat: hb,
+            send_error: None,
+        }
     }
 
     /// The negotiated revision.

@@ -64,7 +64,12 @@ fn frames_reach_the_sink_in_every_revision() {
         assert!(rx.is_empty());
         assert_eq!(
             sink.frames,
-            vec![(true, b"a".to_vec(), false), (true, vec![], false), (false, big.clone(), true), (false, b"tail".to_vec(), false)],
+            vec![
+                (true, b"a".to_vec(), false),
+                (true, vec![], false),
+                (false, big.clone(), true),
+                (false, b"tail".to_vec(), false)
+            ],
             "{v:?}"
         );
     }

@@ -137,10 +137,7 @@ impl CurveKeyPair {
     /// A fresh random key pair.
     pub fn generate() -> CurveKeyPair {
         let secret = CurveSecretKey::generate();
-        CurveKeyPair {
-            public: secret.public_key(),
-            secret,
-        }
+        CurveKeyPair { public: secret.public_key(), secret }
     }
 }
 
@@ -160,10 +157,8 @@ fn precompute_key(secret: &StaticSecret, public: &[u8; KEY_LEN]) -> Option<Zeroi
     if !shared.was_contributory() {
         return None;
     }
-    let mut key = salsa20::hsalsa::<salsa20::cipher::consts::U10>(
-        salsa20::Key::from_slice(shared.as_bytes()),
-        &Default::default(),
-    );
+    let mut key =
+        salsa20::hsalsa::<salsa20::cipher::consts::U10>(salsa20::Key::from_slice(shared.as_bytes()), &Default::default());
     let mut out = Zeroizing::new([0u8; KEY_LEN]);
     out.copy_from_slice(&key);
     key.as_mut_slice().zeroize();
@@ -271,12 +266,7 @@ pub struct Opened {
 
 impl Cipher {
     fn new(data: &SecretBox, send_prefix: &[u8; 16], recv_prefix: &[u8; 16], send_nonce: u64, recv_nonce: u64) -> Cipher {
-        Cipher {
-            tx: data.with_prefix(send_prefix),
-            rx: data.with_prefix(recv_prefix),
-            send_nonce,
-            recv_nonce,
-        }
+        Cipher { tx: data.with_prefix(send_prefix), rx: data.with_prefix(recv_prefix), send_nonce, recv_nonce }
     }
 
     /// Appends one whole frame, a MESSAGE command wrapping `body` with the
@@ -316,10 +306,7 @@ impl Cipher {
         }
         let n = u64_at(body, 8);
         if n <= self.recv_nonce {
-            return Err(CipherError::InvalidNonce {
-                nonce: n,
-                last: self.recv_nonce,
-            });
+            return Err(CipherError::InvalidNonce { nonce: n, last: self.recv_nonce });
         }
         let tail = n.to_be_bytes();
         let mut tag = [0u8; MAC_LEN];
@@ -327,10 +314,7 @@ impl Cipher {
         self.rx.open(&tail, &mut body[32..], &tag).map_err(|_| CipherError::Tampered)?;
         self.recv_nonce = n;
         let flags = body[32];
-        let opened = Opened {
-            more: flags & FLAG_MORE != 0,
-            command: flags & FLAG_COMMAND != 0,
-        };
+        let opened = Opened { more: flags & FLAG_MORE != 0, command: flags & FLAG_COMMAND != 0 };
         if flags & !(FLAG_MORE | FLAG_COMMAND) != 0 || opened.more && opened.command {
             return Err(CipherError::BadFlags { flags });
         }
@@ -340,11 +324,7 @@ impl Cipher {
     /// Opens a MESSAGE command body; the plaintext shares `body`'s memory.
     pub fn open(&mut self, mut body: BytesMut) -> Result<Frame, CipherError> {
         let (f, range) = self.open_in_place(&mut body)?;
-        Ok(Frame {
-            more: f.more,
-            command: f.command,
-            body: body.freeze().slice(range),
-        })
+        Ok(Frame { more: f.more, command: f.command, body: body.freeze().slice(range) })
     }
 }
 
@@ -367,7 +347,10 @@ enum ClientState {
     /// HELLO sent (nonce 1); waiting for WELCOME.
     HelloSent,
     /// INITIATE sent (nonce 2) under the session key; waiting for READY.
-    InitiateSent { session: XSalsa20Poly1305, data: SecretBox },
+    InitiateSent {
+        session: XSalsa20Poly1305,
+        data: SecretBox,
+    },
     Done,
 }
 
@@ -411,10 +394,7 @@ impl Client {
             // so the handshake fails on the server as with a wrong key.
             boxed.resize(80, 0);
         }
-        command_frame(
-            &[b"\x05HELLO", b"\x01\x00", &[0u8; 72], &self.cn_public, &1u64.to_be_bytes(), &boxed],
-            out,
-        );
+        command_frame(&[b"\x05HELLO", b"\x01\x00", &[0u8; 72], &self.cn_public, &1u64.to_be_bytes(), &boxed], out);
         self.state = ClientState::HelloSent;
     }
 
@@ -580,10 +560,7 @@ impl Server {
             return Err(HandshakeError::MalformedCommand { command: "HELLO" });
         }
         if body[6..8] != [1, 0] {
-            return Err(HandshakeError::UnsupportedCurveVersion {
-                major: body[6],
-                minor: body[7],
-            });
+            return Err(HandshakeError::UnsupportedCurveVersion { major: body[6], minor: body[7] });
         }
         let bad = HandshakeError::Cryptographic { command: "HELLO" };
         let cn_client = key_at(body, 80);
@@ -614,11 +591,7 @@ impl Server {
         let mut boxed = Vec::with_capacity(144);
         seal(&k, &nonce24(WELCOME_PREFIX, &welcome_nonce), &welcome_pt, &mut boxed);
         command_frame(&[b"\x07WELCOME", &welcome_nonce, &boxed], out);
-        Ok(ServerState::WelcomeSent {
-            cn_client,
-            cookie_key,
-            hello_nonce,
-        })
+        Ok(ServerState::WelcomeSent { cn_client, cookie_key, hello_nonce })
     }
 
     fn on_initiate(
@@ -635,8 +608,7 @@ impl Server {
         // The cookie must decrypt under this connection's key and hold this
         // connection's C' and s'.
         let cookie_box = XSalsa20Poly1305::new(crypto_secretbox::Key::from_slice(cookie_key));
-        let cookie = open(&cookie_box, &nonce24(COOKIE_PREFIX, &body[9..25]), &body[25..105])
-            .ok_or(HandshakeError::BadCookie)?;
+        let cookie = open(&cookie_box, &nonce24(COOKIE_PREFIX, &body[9..25]), &body[25..105]).ok_or(HandshakeError::BadCookie)?;
         let client_ok = cookie[..32].ct_eq(cn_client);
         let secret_ok = cookie[32..64].ct_eq(self.cn_secret.as_bytes());
         if !bool::from(client_ok & secret_ok) {
@@ -655,8 +627,7 @@ impl Server {
         let client_key = key_at(&pt, 0);
         // vouch: Box[C' + S](C->S') proves the holder of C speaks for C'.
         let vouch_key = precompute(&self.cn_secret, &client_key).ok_or(HandshakeError::BadVouch)?;
-        let vouch = open(&vouch_key, &nonce24(VOUCH_PREFIX, &pt[32..48]), &pt[48..128])
-            .ok_or(HandshakeError::BadVouch)?;
+        let vouch = open(&vouch_key, &nonce24(VOUCH_PREFIX, &pt[32..48]), &pt[48..128]).ok_or(HandshakeError::BadVouch)?;
         let short_ok = vouch[..32].ct_eq(cn_client);
         let server_ok = vouch[32..64].ct_eq(&self.public);
         if !bool::from(short_ok & server_ok) {
@@ -748,11 +719,7 @@ mod tests {
             server: server_key_seen_by_client.unwrap_or(s.public),
         });
         let server = Server::new(&CurveServerKeys { secret: s.secret.clone() }, ZapMode::Skip);
-        let mut p = Pair {
-            client,
-            server,
-            hello: Bytes::new(),
-        };
+        let mut p = Pair { client, server, hello: Bytes::new() };
         let mut out = Vec::new();
         p.client.start(&meta("DEALER"), &mut out);
         p.server.start(&meta("ROUTER"));
@@ -888,10 +855,7 @@ mod tests {
         let (mut p, _, _) = pair(None);
         let mut initiate = initiate_of(&mut p).to_vec();
         initiate[40] ^= 1;
-        assert_eq!(
-            p.server.on_command(&Bytes::from(initiate), &mut Vec::new()).unwrap_err(),
-            HandshakeError::BadCookie
-        );
+        assert_eq!(p.server.on_command(&Bytes::from(initiate), &mut Vec::new()).unwrap_err(), HandshakeError::BadCookie);
 
         // A client whose INITIATE claims a long-term key it does not hold:
         // the vouch was sealed with another secret.
@@ -922,10 +886,7 @@ mod tests {
         let (mut p, _, _) = pair(None);
         let mut initiate = initiate_of(&mut p).to_vec();
         initiate[105..113].copy_from_slice(&1u64.to_be_bytes());
-        assert_eq!(
-            p.server.on_command(&Bytes::from(initiate), &mut Vec::new()).unwrap_err(),
-            HandshakeError::InvalidNonce
-        );
+        assert_eq!(p.server.on_command(&Bytes::from(initiate), &mut Vec::new()).unwrap_err(), HandshakeError::InvalidNonce);
 
         // WELCOME from a server that does not hold the key the client expects.
         let (mut p, _, _) = pair(None);
@@ -985,20 +946,18 @@ mod tests {
         // crypto_box test vector from NaCl's tests/box.c (Alice to Bob), first
         // 16 ciphertext bytes after the MAC.
         let alice_sk = [
-            0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1, 0x72, 0x51, 0xb2, 0x66, 0x45, 0xdf,
-            0x4c, 0x2f, 0x87, 0xeb, 0xc0, 0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a,
+            0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1, 0x72, 0x51, 0xb2, 0x66, 0x45, 0xdf, 0x4c, 0x2f,
+            0x87, 0xeb, 0xc0, 0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a,
         ];
         let bob_pk = [
-            0xde, 0x9e, 0xdb, 0x7d, 0x7b, 0x7d, 0xc1, 0xb4, 0xd3, 0x5b, 0x61, 0xc2, 0xec, 0xe4, 0x35, 0x37, 0x3f,
-            0x83, 0x43, 0xc8, 0x5b, 0x78, 0x67, 0x4d, 0xad, 0xfc, 0x7e, 0x14, 0x6f, 0x88, 0x2b, 0x4f,
+            0xde, 0x9e, 0xdb, 0x7d, 0x7b, 0x7d, 0xc1, 0xb4, 0xd3, 0x5b, 0x61, 0xc2, 0xec, 0xe4, 0x35, 0x37, 0x3f, 0x83, 0x43,
+            0xc8, 0x5b, 0x78, 0x67, 0x4d, 0xad, 0xfc, 0x7e, 0x14, 0x6f, 0x88, 0x2b, 0x4f,
         ];
         let nonce: [u8; 24] = [
-            0x69, 0x69, 0x6e, 0xe9, 0x55, 0xb6, 0x2b, 0x73, 0xcd, 0x62, 0xbd, 0xa8, 0x75, 0xfc, 0x73, 0xd6, 0x82,
-            0x19, 0xe0, 0x03, 0x6b, 0x7a, 0x0b, 0x37,
+            0x69, 0x69, 0x6e, 0xe9, 0x55, 0xb6, 0x2b, 0x73, 0xcd, 0x62, 0xbd, 0xa8, 0x75, 0xfc, 0x73, 0xd6, 0x82, 0x19, 0xe0,
+            0x03, 0x6b, 0x7a, 0x0b, 0x37,
         ];
-        let m: [u8; 16] = [
-            0xbe, 0x07, 0x5f, 0xc5, 0x3c, 0x81, 0xf2, 0xd5, 0xcf, 0x14, 0x13, 0x16, 0xeb, 0xeb, 0x0c, 0x7b,
-        ];
+        let m: [u8; 16] = [0xbe, 0x07, 0x5f, 0xc5, 0x3c, 0x81, 0xf2, 0xd5, 0xcf, 0x14, 0x13, 0x16, 0xeb, 0xeb, 0x0c, 0x7b];
         let k = precompute(&StaticSecret::from(alice_sk), &bob_pk).unwrap();
         let mut out = Vec::new();
         seal(&k, crypto_secretbox::Nonce::from_slice(&nonce), &m, &mut out);

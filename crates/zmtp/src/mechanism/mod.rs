@@ -65,10 +65,7 @@ impl PlainCredentials {
         if username.len() > 255 || password.len() > 255 {
             return None;
         }
-        Some(PlainCredentials {
-            username: Bytes::copy_from_slice(username),
-            password: SecretBytes::new(password),
-        })
+        Some(PlainCredentials { username: Bytes::copy_from_slice(username), password: SecretBytes::new(password) })
     }
 
     /// The username.
@@ -84,10 +81,7 @@ impl PlainCredentials {
 
 impl std::fmt::Debug for PlainCredentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PlainCredentials")
-            .field("username", &self.username)
-            .field("password", &"<redacted>")
-            .finish()
+        f.debug_struct("PlainCredentials").field("username", &self.username).field("password", &"<redacted>").finish()
     }
 }
 
@@ -235,11 +229,7 @@ impl MechanismState {
     }
 
     /// Processes one command frame body from the peer.
-    pub(crate) fn on_command(
-        &mut self,
-        body: &Bytes,
-        out: &mut Vec<u8>,
-    ) -> Result<Status, HandshakeError> {
+    pub(crate) fn on_command(&mut self, body: &Bytes, out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
         match self {
             MechanismState::Null(s) => s.on_command(body, out),
             MechanismState::PlainClient(s) => s.on_command(body, out),
@@ -280,11 +270,7 @@ pub(crate) fn split_command(body: &[u8]) -> Result<(&[u8], &[u8]), HandshakeErro
     }
     let end = 1 + usize::from(n);
     if body.len() < end {
-        return Err(CommandError::NameTruncated {
-            name_len: n,
-            available: body.len() - 1,
-        }
-        .into());
+        return Err(CommandError::NameTruncated { name_len: n, available: body.len() - 1 }.into());
     }
     Ok((&body[1..end], &body[end..]))
 }
@@ -331,9 +317,7 @@ mod tests {
         let plain = Mechanism::PlainClient(creds.clone());
         assert_eq!((plain.name(), plain.number(), plain.is_server()), (&b"PLAIN"[..], 1, false));
         assert!(Mechanism::PlainServer.is_server() && Mechanism::PlainServer.has_roles());
-        let server = Mechanism::CurveServer(CurveServerKeys {
-            secret: CurveSecretKey::generate(),
-        });
+        let server = Mechanism::CurveServer(CurveServerKeys { secret: CurveSecretKey::generate() });
         assert_eq!((server.name(), server.number(), server.is_server()), (&b"CURVE"[..], 2, true));
         assert!(PlainCredentials::new(&[b'a'; 256], b"").is_none());
         assert!(PlainCredentials::new(b"", &[b'a'; 256]).is_none());

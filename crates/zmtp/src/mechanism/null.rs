@@ -38,11 +38,7 @@ impl NullState {
         }
     }
 
-    pub(crate) fn on_command(
-        &mut self,
-        body: &Bytes,
-        _out: &mut Vec<u8>,
-    ) -> Result<Status, HandshakeError> {
+    pub(crate) fn on_command(&mut self, body: &Bytes, _out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
         if self.phase != Phase::ReadySent {
             // Only reachable if a caller feeds commands out of order.
             return Err(HandshakeError::UnexpectedCommand(command_name(body)));
@@ -53,17 +49,14 @@ impl NullState {
                 Ok(Status::Complete(meta))
             }
             Command::Error { reason } => Err(HandshakeError::PeerError { reason }),
-            other => Err(HandshakeError::UnexpectedCommand(Bytes::copy_from_slice(
-                other.name(),
-            ))),
+            other => Err(HandshakeError::UnexpectedCommand(Bytes::copy_from_slice(other.name()))),
         }
     }
 }
 
 fn command_name(body: &Bytes) -> Bytes {
     let n = body.first().map_or(0, |&n| usize::from(n));
-    body.get(1..1 + n)
-        .map_or_else(Bytes::new, Bytes::copy_from_slice)
+    body.get(1..1 + n).map_or_else(Bytes::new, Bytes::copy_from_slice)
 }
 
 #[cfg(test)]
@@ -91,10 +84,7 @@ mod tests {
             Ok(Status::Complete(m)) => assert_eq!(m, meta),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(
-            s.on_command(&body(&Command::Ready(meta)), &mut out),
-            Err(HandshakeError::UnexpectedCommand(_))
-        ));
+        assert!(matches!(s.on_command(&body(&Command::Ready(meta)), &mut out), Err(HandshakeError::UnexpectedCommand(_))));
     }
 
     #[test]
@@ -102,21 +92,13 @@ mod tests {
         let mut s = NullState::new();
         let mut out = Vec::new();
         s.start(&Metadata::new(), &mut out);
-        let err = s.on_command(
-            &body(&Command::Error {
-                reason: Bytes::from_static(b"no"),
-            }),
-            &mut out,
-        );
+        let err = s.on_command(&body(&Command::Error { reason: Bytes::from_static(b"no") }), &mut out);
         assert!(matches!(err, Err(HandshakeError::PeerError { reason }) if reason == "no"));
         let mut s = NullState::new();
         s.start(&Metadata::new(), &mut out);
         let err = s.on_command(&body(&Command::Subscribe(Bytes::new())), &mut out);
         assert!(matches!(err, Err(HandshakeError::UnexpectedCommand(n)) if n == "SUBSCRIBE"));
         let mut s = NullState::new();
-        assert!(matches!(
-            s.on_command(&Bytes::new(), &mut out),
-            Err(HandshakeError::UnexpectedCommand(_))
-        ));
+        assert!(matches!(s.on_command(&Bytes::new(), &mut out), Err(HandshakeError::UnexpectedCommand(_))));
     }
 }

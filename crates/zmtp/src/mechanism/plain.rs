@@ -55,11 +55,7 @@ enum ClientPhase {
 
 impl Client {
     pub(crate) fn new(credentials: PlainCredentials) -> Client {
-        Client {
-            credentials,
-            metadata: Metadata::new(),
-            phase: ClientPhase::Idle,
-        }
+        Client { credentials, metadata: Metadata::new(), phase: ClientPhase::Idle }
     }
 
     pub(crate) fn start(&mut self, ours: &Metadata, out: &mut Vec<u8>) {
@@ -70,19 +66,11 @@ impl Client {
         let user = self.credentials.username();
         let pass = self.credentials.password();
         // Lengths were checked by PlainCredentials::new.
-        command(
-            b"HELLO",
-            &[&[user.len() as u8], user, &[pass.len() as u8], pass],
-            out,
-        );
+        command(b"HELLO", &[&[user.len() as u8], user, &[pass.len() as u8], pass], out);
         self.phase = ClientPhase::HelloSent;
     }
 
-    pub(crate) fn on_command(
-        &mut self,
-        body: &Bytes,
-        out: &mut Vec<u8>,
-    ) -> Result<Status, HandshakeError> {
+    pub(crate) fn on_command(&mut self, body: &Bytes, out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
         // libzmq 4.3's ERROR has no valid name length: look for it before splitting.
         if matches!(self.phase, ClientPhase::HelloSent | ClientPhase::InitiateSent) {
             if let Some(reason) = libzmq_plain_error_reason(body) {
@@ -106,9 +94,7 @@ impl Client {
                 self.phase = ClientPhase::Done;
                 Ok(Status::Complete(meta))
             }
-            (ClientPhase::HelloSent | ClientPhase::InitiateSent, _) => {
-                Err(peer_error_or_unexpected(body))
-            }
+            (ClientPhase::HelloSent | ClientPhase::InitiateSent, _) => Err(peer_error_or_unexpected(body)),
             _ => Err(HandshakeError::UnexpectedCommand(Bytes::copy_from_slice(name))),
         }
     }
@@ -175,11 +161,7 @@ impl Server {
         self.password.expose()
     }
 
-    pub(crate) fn on_command(
-        &mut self,
-        body: &Bytes,
-        out: &mut Vec<u8>,
-    ) -> Result<Status, HandshakeError> {
+    pub(crate) fn on_command(&mut self, body: &Bytes, out: &mut Vec<u8>) -> Result<Status, HandshakeError> {
         let (name, data) = split_command(body)?;
         match (&self.phase, name) {
             (ServerPhase::Idle, b"HELLO") => {
@@ -202,9 +184,7 @@ impl Server {
                 self.phase = ServerPhase::Done;
                 Ok(Status::Complete(meta))
             }
-            (ServerPhase::Idle | ServerPhase::WelcomeSent | ServerPhase::AwaitingZap, _) => {
-                Err(peer_error_or_unexpected(body))
-            }
+            (ServerPhase::Idle | ServerPhase::WelcomeSent | ServerPhase::AwaitingZap, _) => Err(peer_error_or_unexpected(body)),
             _ => Err(HandshakeError::UnexpectedCommand(Bytes::copy_from_slice(name))),
         }
     }

@@ -212,7 +212,9 @@ mod tests {
             *b = (i * 7) as u8;
         }
         for key in extreme_keys() {
-            for len in (0..=70).chain([127, 128, 129, 255, 256, 1024, 1343, 1344, 1345, 2100, 12 * 1024 - 1, 12 * 1024, 12 * 1024 + 1]) {
+            for len in
+                (0..=70).chain([127, 128, 129, 255, 256, 1024, 1343, 1344, 1345, 2100, 12 * 1024 - 1, 12 * 1024, 12 * 1024 + 1])
+            {
                 assert_eq!(tag(&key, &ones[..len]), reference(&key, &ones[..len]), "0xff x {len}, key {key:02x?}");
                 assert_eq!(tag(&key, &ramp[..len]), reference(&key, &ramp[..len]), "ramp {len}, key {key:02x?}");
             }

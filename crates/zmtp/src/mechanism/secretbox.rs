@@ -41,10 +41,7 @@ impl SecretBox {
 
     /// The box for every nonce that starts with `prefix`.
     pub(crate) fn with_prefix(&self, prefix: &[u8; 16]) -> MessageBox {
-        let mut sub = salsa20::hsalsa::<salsa20::cipher::consts::U10>(
-            salsa20::Key::from_slice(&self.key[..]),
-            prefix.into(),
-        );
+        let mut sub = salsa20::hsalsa::<salsa20::cipher::consts::U10>(salsa20::Key::from_slice(&self.key[..]), prefix.into());
         let mut subkey = Zeroizing::new([0u8; 32]);
         subkey.copy_from_slice(&sub);
         zeroize::Zeroize::zeroize(sub.as_mut_slice());
@@ -367,18 +364,14 @@ mod tests {
         };
         let key: [u8; 32] = hex("1b27556473e985d462cd51197a9a46c76009549eac6474f206c4ee0844f68389").try_into().unwrap();
         let nonce: [u8; 24] = hex("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37").try_into().unwrap();
-        let msg = hex(
-            "be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a
+        let msg = hex("be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a
              1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057
              e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040
-             e082f937763848645e0705",
-        );
-        let boxed = hex(
-            "f3ffc7703f9400e52a7dfb4b3d3305d98e993b9f48681273c29650ba32fc76ce48332ea7164d96a4
+             e082f937763848645e0705");
+        let boxed = hex("f3ffc7703f9400e52a7dfb4b3d3305d98e993b9f48681273c29650ba32fc76ce48332ea7164d96a4
              476fb8c531a1186ac0dfc17c98dce87b4da7f011ec48c97271d2c20f9b928fe2270d6fb863d51738
              b48eeee314a7cc8ab932164548e526ae90224368517acfeabd6bb3732bc0e9da99832b61ca01b6de
-             56244a9e88d5f9b37973f622a43d14a6599b1f654cb45a74e355a5",
-        );
+             56244a9e88d5f9b37973f622a43d14a6599b1f654cb45a74e355a5");
         for mut mb in boxes(&key, &nonce) {
             let (ours, tag) = seal(&mut mb, &nonce, &msg, 1);
             assert_eq!(tag[..], boxed[..16]);

@@ -4,9 +4,9 @@
 
 use super::buffers::{RxBuf, TxBuf};
 use super::{Link, Lost};
+use crate::io::monitor::event as mon;
 use crate::io::zap::{self, ZapClient};
 use crate::io::{Ctx, IoThread, TimerKey};
-use crate::io::monitor::event as mon;
 use crate::msg::Msg;
 use crate::pipe::Wake;
 use crate::transport::stream::Stream;
@@ -80,8 +80,7 @@ impl Conn {
     /// stream cannot be registered.
     pub(super) fn start(link: &mut Link, ctx: &mut Ctx<'_>, mut stream: Stream, registered: bool) -> Option<Box<Conn>> {
         stream.configure(&link.cfg.stream);
-        if !registered
-            && ctx.registry.register(&mut stream, Token(link.token), Interest::READABLE | Interest::WRITABLE).is_err()
+        if !registered && ctx.registry.register(&mut stream, Token(link.token), Interest::READABLE | Interest::WRITABLE).is_err()
         {
             return None;
         }

@@ -39,11 +39,11 @@ pub(crate) use direct::SessionOwner;
 
 use super::config::SessionConfig;
 use super::{Ctx, Timer};
+use crate::io::counters::SessionCounters;
 use crate::io::monitor::event as mon;
+use crate::io::SocketHandle;
 use crate::msg::{Msg, ROUTING_ID};
 use crate::pipe::{pipe, PipeEnd, PipeId, Wake};
-use crate::io::counters::SessionCounters;
-use crate::io::SocketHandle;
 use crate::transport::connect::{spawn_lookup, Connector, Dial, Pending, Progress};
 use crate::transport::stream::Stream;
 use conn::Conn;
@@ -115,7 +115,14 @@ impl Drop for Session {
 }
 
 impl Link {
-    fn new(ctx: &Ctx<'_>, token: usize, serial: u64, endpoint_id: u64, socket: Arc<SocketHandle>, cfg: Box<SessionConfig>) -> Link {
+    fn new(
+        ctx: &Ctx<'_>,
+        token: usize,
+        serial: u64,
+        endpoint_id: u64,
+        socket: Arc<SocketHandle>,
+        cfg: Box<SessionConfig>,
+    ) -> Link {
         let counters = socket.io_stats.register();
         Link {
             token,
@@ -158,7 +165,12 @@ impl Link {
 
     /// The link is up: give the socket a pipe (or reuse ours) whose first frame is the
     /// peer's routing id, carrying the connection's properties.
-    fn attach_peer(&mut self, routing_id: bytes::Bytes, props: Option<Arc<crate::properties::Properties>>, addrs: (String, String)) {
+    fn attach_peer(
+        &mut self,
+        routing_id: bytes::Bytes,
+        props: Option<Arc<crate::properties::Properties>>,
+        addrs: (String, String),
+    ) {
         self.ivl = self.cfg.reconnect_ivl;
         let mut id = Msg::from(routing_id);
         id.set_flags(ROUTING_ID);
@@ -267,7 +279,11 @@ impl Session {
     }
 
     /// A resolver thread's answer for this session's attempt (see `start_connect`).
-    pub(crate) fn resolved(&mut self, ctx: &mut Ctx<'_>, found: crate::error::Result<crate::transport::resolve::ConnectAddrs>) -> bool {
+    pub(crate) fn resolved(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        found: crate::error::Result<crate::transport::resolve::ConnectAddrs>,
+    ) -> bool {
         if !matches!(self.state, State::Resolving) {
             return true;
         }
@@ -296,7 +312,8 @@ impl Session {
                 true
             }
             Dial::Pending(mut p) => {
-                if ctx.registry.register(&mut p.stream, Token(self.link.token), Interest::READABLE | Interest::WRITABLE).is_err() {
+                if ctx.registry.register(&mut p.stream, Token(self.link.token), Interest::READABLE | Interest::WRITABLE).is_err()
+                {
                     return self.schedule_reconnect(ctx);
                 }
                 self.state = State::Connecting(p);

@@ -9,8 +9,8 @@
 
 use super::buffers::TxBuf;
 use super::conn::Conn;
-use super::write::{BIG_BATCH, MAX_BIGS, WRITE_BATCH};
 use super::read::ZERO_COPY_MIN;
+use super::write::{BIG_BATCH, MAX_BIGS, WRITE_BATCH};
 use super::{Link, Lost};
 use crate::msg::{Msg, INLINE_CAP};
 use crate::pipe::{PipeEnd, Read};

@@ -24,8 +24,8 @@
 //! endpoint whose connect was refused for good, says ENOENT.)
 
 use super::{Ctx, Session, State};
-use crate::io::Timer;
 use crate::io::monitor::event as mon;
+use crate::io::Timer;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 

@@ -205,7 +205,11 @@ pub(crate) fn render(g: &Gathered, format: Format) -> String {
             o.sample("oxmq_socket_pipes", k, &[("via", via)], p.pipes);
         }
     }
-    o.family("oxmq_socket_queued_messages", Kind::Gauge, "Messages queued in the pipes of an endpoint: out, towards peers; in, received and not read yet.");
+    o.family(
+        "oxmq_socket_queued_messages",
+        Kind::Gauge,
+        "Messages queued in the pipes of an endpoint: out, towards peers; in, received and not read yet.",
+    );
     for (k, a) in &m {
         for (via, p) in &a.pipes {
             o.sample("oxmq_socket_queued_messages", k, &[("via", via), ("direction", "out")], p.queued_out);
@@ -231,26 +235,42 @@ pub(crate) fn render(g: &Gathered, format: Format) -> String {
             o.sample("oxmq_socket_subscribers", k, &[], s);
         }
     }
-    o.family("oxmq_socket_subscriptions", Kind::Gauge, "Distinct subscriptions (groups): a publisher's from its peers, a subscriber's own.");
+    o.family(
+        "oxmq_socket_subscriptions",
+        Kind::Gauge,
+        "Distinct subscriptions (groups): a publisher's from its peers, a subscriber's own.",
+    );
     for (k, a) in &m {
         if let Some(s) = a.subscriptions {
             o.sample("oxmq_socket_subscriptions", k, &[], s);
         }
     }
-    o.family("oxmq_socket_dns_addresses", Kind::Gauge, "A followed endpoint's addresses (OXMQ_DNS_FOLLOW): active, or draining after they left the name.");
+    o.family(
+        "oxmq_socket_dns_addresses",
+        Kind::Gauge,
+        "A followed endpoint's addresses (OXMQ_DNS_FOLLOW): active, or draining after they left the name.",
+    );
     for (k, a) in m.iter().filter(|(_, a)| live(a)) {
         for (via, d) in &a.dns {
             o.sample("oxmq_socket_dns_addresses", k, &[("via", via), ("state", "active")], d[0]);
             o.sample("oxmq_socket_dns_addresses", k, &[("via", via), ("state", "draining")], d[1]);
         }
     }
-    o.family("oxmq_socket_dns_lookup_failures_total", Kind::Counter, "Lookups of a followed name that got no answer (the connections were kept).");
+    o.family(
+        "oxmq_socket_dns_lookup_failures_total",
+        Kind::Counter,
+        "Lookups of a followed name that got no answer (the connections were kept).",
+    );
     for (k, a) in &m {
         for (via, d) in &a.dns {
             o.sample("oxmq_socket_dns_lookup_failures_total", k, &[("via", via)], d[2]);
         }
     }
-    o.family("oxmq_socket_dns_address_changes_total", Kind::Counter, "Addresses a followed name gained (added) or lost (removed).");
+    o.family(
+        "oxmq_socket_dns_address_changes_total",
+        Kind::Counter,
+        "Addresses a followed name gained (added) or lost (removed).",
+    );
     for (k, a) in &m {
         for (via, d) in &a.dns {
             o.sample("oxmq_socket_dns_address_changes_total", k, &[("via", via), ("change", "added")], d[3]);
@@ -308,7 +328,10 @@ mod tests {
         let l = r#"{type="PUB",name="feed",endpoint="tcp://*:5556"}"#;
         assert!(t.contains(&format!("oxmq_sockets{l} 2\n")), "{t}");
         assert!(t.contains(&format!("oxmq_socket_sent_messages_total{l} 115\n")), "{t}");
-        assert!(t.contains(r#"oxmq_socket_dropped_messages_total{type="PUB",name="feed",endpoint="tcp://*:5556",reason="hwm"} 3"#), "{t}");
+        assert!(
+            t.contains(r#"oxmq_socket_dropped_messages_total{type="PUB",name="feed",endpoint="tcp://*:5556",reason="hwm"} 3"#),
+            "{t}"
+        );
         assert!(t.contains(r#"oxmq_socket_queued_messages{type="PUB",name="feed",endpoint="tcp://*:5556",via="tcp://*:5556",direction="out"} 10"#), "{t}");
         assert!(t.contains(r#"oxmq_socket_queued_max_messages{type="PUB",name="feed",endpoint="tcp://*:5556",via="tcp://*:5556",direction="out"} 4"#), "{t}");
         assert!(t.contains(&format!("oxmq_socket_subscribers{l} 6\n")), "{t}");

@@ -154,7 +154,9 @@ fn rep_fair_queues_requesters_and_answers_each() {
         seen.push(body);
     }
     assert_eq!(seen, ["a0", "b0", "a1", "b1", "a2", "b2"], "in turn, not one peer's backlog first");
-    let got = |rep: &mut Bench<Rep>, p| rep.peer_recv_all(p).into_iter().map(|m| String::from_utf8(m[1].clone()).unwrap()).collect::<Vec<_>>();
+    let got = |rep: &mut Bench<Rep>, p| {
+        rep.peer_recv_all(p).into_iter().map(|m| String::from_utf8(m[1].clone()).unwrap()).collect::<Vec<_>>()
+    };
     assert_eq!(got(&mut rep, a), ["re:a0", "re:a1", "re:a2"]);
     assert_eq!(got(&mut rep, b), ["re:b0", "re:b1", "re:b2"]);
 }

@@ -64,10 +64,13 @@ fn a_raw_session_announces_its_connection_and_carries_bytes_as_they_come() {
     net.socks[client].send(0, b"GET / HTTP/1.0\r\n\r\n");
     net.socks[client].send(0, &body);
     net.settle();
-    let got: Vec<u8> = read_all(&mut net, server, 0).into_iter().flat_map(|(id, b)| {
-        assert!(!id && !b.is_empty(), "data only, never an empty message");
-        b
-    }).collect();
+    let got: Vec<u8> = read_all(&mut net, server, 0)
+        .into_iter()
+        .flat_map(|(id, b)| {
+            assert!(!id && !b.is_empty(), "data only, never an empty message");
+            b
+        })
+        .collect();
     assert_eq!(got, [&b"GET / HTTP/1.0\r\n\r\n"[..], &body].concat(), "no framing: the bytes as sent");
     net.socks[client].pipes.clear();
     net.run_until(MS, Duration::from_secs(1), |n| n.sessions() == 0);
