@@ -527,7 +527,7 @@ impl Reactor {
         let mut guard = lock(&s);
         let keep = f(&mut guard, &mut ctx);
         if !keep {
-            guard.shutdown(self.poll.registry());
+            guard.shutdown(&mut ctx);
             drop(guard);
             self.entries[token] = None;
             self.free.push(token);

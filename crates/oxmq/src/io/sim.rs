@@ -379,6 +379,22 @@ impl Net {
         }
     }
 
+    /// Lets the links stalled by [`Net::stall_links`] carry bytes again.
+    pub fn resume_links(&mut self) {
+        for l in self.links() {
+            l.lock().unwrap_or_else(|p| p.into_inner()).stalled = false;
+        }
+    }
+
+    /// The sessions' pending timers: how far ahead each is, and whether it is a connection's
+    /// deadline (handshake timeout, heartbeats) rather than a reconnect, linger or close check.
+    pub fn timers(&self) -> Vec<(Duration, bool)> {
+        self.timers
+            .iter()
+            .map(|(&(at, _), (_, _, t))| (at.saturating_duration_since(self.clock), matches!(t, Timer::Deadline(_))))
+            .collect()
+    }
+
     fn links(&self) -> Vec<Arc<Mutex<LinkState>>> {
         LINKS.with(|l| l.borrow().iter().filter_map(std::sync::Weak::upgrade).collect())
     }
@@ -416,7 +432,7 @@ impl Net {
         let mut g = s.lock().unwrap_or_else(|p| p.into_inner());
         let mut ctx = self.ctx_parts();
         if !f(&mut g, &mut ctx) {
-            g.shutdown(self.poll.registry());
+            g.shutdown(&mut ctx);
             drop(g);
             self.sessions[token] = None;
         }

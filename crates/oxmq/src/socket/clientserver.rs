@@ -186,3 +186,6 @@ impl Pattern for Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -56,3 +56,6 @@ impl Pattern for Dealer {
         super::stats::Drops { hwm_reached: self.lb.hwm_hits, ..Default::default() }
     }
 }
+
+#[cfg(test)]
+mod tests;

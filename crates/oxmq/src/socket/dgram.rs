@@ -86,3 +86,6 @@ impl Pattern for Dgram {
         matches!(self.pipe, Some(p) if pipes.check_write(p))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -25,6 +25,8 @@ mod dist;
 mod draft;
 pub(crate) mod follow;
 mod fq;
+#[cfg(test)]
+mod harness;
 pub(crate) mod inproc;
 mod lb;
 mod level;

@@ -67,3 +67,6 @@ impl Pattern for Pair {
         matches!(self.pipe, Some(p) if pipes.check_write(p))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -91,3 +91,6 @@ impl Pattern for Pull {
         false
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -548,3 +548,6 @@ impl Pattern for Sub {
         Some(Ok(()))
     }
 }
+
+#[cfg(test)]
+mod tests;

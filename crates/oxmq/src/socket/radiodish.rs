@@ -269,3 +269,6 @@ impl Pattern for Dish {
         Some((0, self.joined.len() as u64))
     }
 }
+
+#[cfg(test)]
+mod tests;

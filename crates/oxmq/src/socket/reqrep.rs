@@ -327,3 +327,6 @@ fn relaxed_bool(value: &[u8]) -> Result<bool> {
         _ => Err(Error::Invalid),
     }
 }
+
+#[cfg(test)]
+mod tests;

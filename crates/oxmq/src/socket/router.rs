@@ -313,34 +313,4 @@ impl Pattern for Router {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::testing::{socket, unique};
-    use crate::{opt, Context, Msg, SocketType};
-
-    /// A peer that sends and leaves at once: its pipe closes with the message in it, so the
-    /// close comes with no wake-up of its own once the message is read. ROUTER_NOTIFY's notice
-    /// still follows at once, for a waiting receive and for poll alike.
-    #[test]
-    fn notify_disconnect_follows_a_peers_last_message() {
-        let ctx = Context::new();
-        let ep = format!("inproc://{}", unique("notify"));
-        let mut router = socket(&ctx, SocketType::Router);
-        router.set_int(opt::ROUTER_NOTIFY, opt::NOTIFY_DISCONNECT).unwrap();
-        router.bind(&ep).unwrap();
-        for (id, poll) in [("waits", false), ("polls", true)] {
-            let mut dealer = socket(&ctx, SocketType::Dealer);
-            dealer.set_bytes(opt::ROUTING_ID, id.as_bytes()).unwrap();
-            dealer.connect(&ep).unwrap();
-            dealer.send("last", 0).unwrap();
-            drop(dealer);
-            assert_eq!(router.recv_multipart(0).unwrap(), [Msg::from(id), Msg::from("last")]);
-            let flags = if poll {
-                assert_eq!(router.events().unwrap() & opt::POLLIN, opt::POLLIN, "{id}");
-                opt::DONTWAIT
-            } else {
-                0 // RCVTIMEO is 5 s: a notice left for the next command would time out
-            };
-            assert_eq!(router.recv_multipart(flags).unwrap(), [Msg::from(id), Msg::new()], "{id}");
-        }
-    }
-}
+mod tests;

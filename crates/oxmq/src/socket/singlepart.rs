@@ -105,3 +105,6 @@ impl<P: Pattern> Pattern for SinglePart<P> {
         d
     }
 }
+
+#[cfg(test)]
+mod tests;

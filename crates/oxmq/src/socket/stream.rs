@@ -188,3 +188,6 @@ impl Pattern for Stream {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;

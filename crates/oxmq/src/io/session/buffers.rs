@@ -259,3 +259,6 @@ mod pool {
         });
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -35,7 +35,9 @@ impl Conn {
         if linger == 0 || !self.is_established() || self.stream.unacknowledged().is_none() {
             return true;
         }
-        if !discard_input(self) || self.stream.unacknowledged() == Some(0) {
+        // A layer may still hold output back (the link was full when everything was
+        // written): it goes out as the peer reads, at each check, or it never would.
+        if self.stream.flush().is_err() || !discard_input(self) || self.stream.unacknowledged() == Some(0) {
             return true;
         }
         if !self.fin_sent {
@@ -99,3 +101,6 @@ fn discard_input(c: &mut Conn) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

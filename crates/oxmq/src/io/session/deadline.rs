@@ -52,3 +52,6 @@ impl Conn {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -40,3 +40,6 @@ impl Link {
         self.cfg.policy.farewell.as_ref().map(|m| Msg::from(m.clone()))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -481,14 +481,19 @@ impl Session {
         link.closing && linger != 0 && (queued || unwritten)
     }
 
-    /// Releases the stream (the session is being removed).
-    pub(crate) fn shutdown(&mut self, registry: &mio::Registry) {
+    /// Releases the stream and the connection's timer (the session is being removed): a
+    /// session that ends with its socket, mid-handshake or with heartbeats on, must not leave
+    /// its deadline queued in the reactor until it is due.
+    pub(crate) fn shutdown(&mut self, ctx: &mut Ctx<'_>) {
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Connected(mut c) => {
-                let _ = registry.deregister(&mut c.stream);
+                if let Some((_, key)) = c.deadline.take() {
+                    ctx.cancel_timer(key);
+                }
+                let _ = ctx.registry.deregister(&mut c.stream);
             }
             State::Connecting(mut p) => {
-                let _ = registry.deregister(&mut p.stream);
+                let _ = ctx.registry.deregister(&mut p.stream);
             }
             _ => {}
         }

@@ -100,3 +100,6 @@ pub(super) fn fill(tx: &mut TxBuf, p: &mut PipeEnd, drained: &mut bool) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

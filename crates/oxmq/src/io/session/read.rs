@@ -306,3 +306,6 @@ fn build_into(carver: &mut Carver, read_chunk: &mut usize, let_go: &mut bool, bo
         out.write(Msg::from_bytes(body.take()));
     }
 }
+
+#[cfg(test)]
+mod tests;

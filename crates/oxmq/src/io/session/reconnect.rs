@@ -63,3 +63,6 @@ impl Session {
         self.schedule_reconnect(ctx)
     }
 }
+
+#[cfg(test)]
+mod tests;

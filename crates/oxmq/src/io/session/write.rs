@@ -187,3 +187,6 @@ fn write_batch(stream: &mut crate::transport::stream::Stream, tx: &TxBuf) -> io:
     }
     stream.write_vectored(&iov[..k])
 }
+
+#[cfg(test)]
+mod tests;
