@@ -56,6 +56,11 @@ fn main() -> oxmq::Result<()> {
     ventilator.bind("tcp://127.0.0.1:*")?;
     let tasks = ventilator.last_endpoint()?;
 
+    // Watch the ventilator's accepts before any worker exists, so none is missed.
+    let mut mon = ctx.socket(SocketType::Pair)?;
+    ventilator.monitor(Some("inproc://ventilator-monitor"), oxmq::monitor::event::ACCEPTED)?;
+    mon.connect("inproc://ventilator-monitor")?;
+
     let workers: Vec<_> = (0..3)
         .map(|_| {
             let (c, t, r, k) = (ctx.clone(), tasks.clone(), results.clone(), control_ep.clone());
@@ -66,9 +71,6 @@ fn main() -> oxmq::Result<()> {
     // The Guide waits for the user to start the workers; here the ventilator sends once all
     // three are connected (its HWM would queue the tasks anyway, but PUSH spreads over the
     // peers it has, so with one connected early it would get every task).
-    let mut mon = ctx.socket(SocketType::Pair)?;
-    ventilator.monitor(Some("inproc://ventilator-monitor"), oxmq::monitor::event::ACCEPTED)?;
-    mon.connect("inproc://ventilator-monitor")?;
     for _ in 0..3 {
         mon.recv_multipart(0)?;
     }
