@@ -35,7 +35,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench  # noqa: E402  (free_port, wait_listening)
+from cells import med, fmt_thr, fmt  # noqa: E402  (perf/harness/cells.py)
+
 
 ROOT = bench.ROOT
 CS = ROOT / "csharp" / "build"
@@ -137,19 +138,6 @@ def run_pair(col, kind, size, count):
     if kind == "thr" and col.kind == "c":
         r["cpu"] = usage[0] * 1e9 / count  # the receiver, whole process
     return r, None
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt_thr(v):
-    return "—" if v is None else (f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.0f} k")
-
-
-def fmt(v, digits=1):
-    return "—" if v is None else f"{v:.{digits}f}"
 
 
 def main():

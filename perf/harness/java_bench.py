@@ -37,6 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench  # noqa: E402  (Endpoint, execute, parse, counts)
+from cells import fmt_thr  # noqa: E402  (perf/harness/cells.py)
+
 
 ROOT = bench.ROOT
 JAVA_HOME = Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"))
@@ -120,10 +122,6 @@ def measure(impl, kind, transport, size, count, tmp, seq):
 
 def med(xs):
     return statistics.median(xs) if xs else None
-
-
-def fmt_thr(v):
-    return "—" if v is None else (f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.0f} k")
 
 
 def fmt_lat(v):

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -31,6 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench  # noqa: E402  (free_port, wait_listening, ratio)
+from cells import med, fmt_thr, fmt  # noqa: E402  (perf/harness/cells.py)
+
 
 ROOT = bench.ROOT
 TOOLS = ROOT / "perf" / "node"
@@ -90,19 +91,6 @@ def run_pair(modules, kind, size, count):
     if kind == "lat" and "rt_cpu" in r and "echo_cpu" in r:
         r["both_rt_cpu"] = (r["rt_cpu"] + r["echo_cpu"]) / 1000  # µs per round trip
     return r, None
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt_thr(v):
-    return "—" if v is None else (f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.0f} k")
-
-
-def fmt(v, digits=1):
-    return "—" if v is None else f"{v:.{digits}f}"
 
 
 def main():
