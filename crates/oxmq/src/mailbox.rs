@@ -10,7 +10,7 @@
 use crate::pipe::{PipeEnd, PipeId, Wake};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::task::Waker;
 use std::time::Instant;
@@ -121,6 +121,8 @@ pub(crate) enum WakerSlot {
 pub(crate) struct Mailbox {
     queue: Mutex<Queue>,
     pending: AtomicBool,
+    /// How many times the owner took commands ([`Mailbox::taken`]); written under the queue lock.
+    taken: AtomicU64,
     /// The owning thread is awake and will look at `pending` before it sleeps (it is reading
     /// its connections itself, `socket/direct.rs`): a command posted meanwhile needs no signal.
     quiet: AtomicBool,
@@ -132,6 +134,7 @@ impl Mailbox {
         Ok(Mailbox {
             queue: Mutex::new(Queue { cmds: Vec::new(), closed: false, signalled: false, wakers: [None, None] }),
             pending: AtomicBool::new(false),
+            taken: AtomicU64::new(0),
             quiet: AtomicBool::new(false),
             signaler: Signaler::new()?,
         })
@@ -219,11 +222,23 @@ impl Mailbox {
         self.pending.load(Ordering::Acquire)
     }
 
+    /// Counts the drains that took commands: a caller that compares it before and after a
+    /// call knows whether the call consumed commands (and the signal another thread may have
+    /// been waiting for), which a look at `pending` before the call cannot tell when a command
+    /// arrives during it.
+    #[inline]
+    pub(crate) fn taken(&self) -> u64 {
+        self.taken.load(Ordering::Acquire)
+    }
+
     /// Takes every pending command (into `out`, to reuse its allocation).
     pub(crate) fn drain_into(&self, out: &mut Vec<Command>) {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         std::mem::swap(&mut q.cmds, out);
         self.pending.store(false, Ordering::Release);
+        if !out.is_empty() {
+            self.taken.fetch_add(1, Ordering::Release);
+        }
         // Reset under the lock: a sender that pushes after we release sees an empty queue and
         // signals again, so no command is left without a signal.
         if std::mem::take(&mut q.signalled) {
@@ -238,6 +253,9 @@ impl Mailbox {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         std::mem::swap(&mut q.cmds, out);
         self.pending.store(false, Ordering::Release);
+        if !out.is_empty() {
+            self.taken.fetch_add(1, Ordering::Release);
+        }
     }
 
     /// Makes the eventfd readable (level mode: the socket has something for its user).

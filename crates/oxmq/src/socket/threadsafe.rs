@@ -77,9 +77,9 @@ impl SyncSocket {
     /// Runs `op` (non-blocking) under the lock; tells the other threads if it changed
     /// anything they may be waiting for.
     fn attempt<T>(&self, g: &mut State, op: &mut impl FnMut(&mut Socket) -> Result<T>) -> Result<T> {
-        let had_commands = self.mailbox.has_pending();
+        let taken = self.mailbox.taken();
         let r = op(&mut g.sock);
-        if had_commands || r.is_ok() {
+        if r.is_ok() || self.mailbox.taken() != taken {
             g.bump(&self.changed);
             if g.poller {
                 // The poller may be asleep on a descriptor this call just drained.
@@ -221,8 +221,8 @@ impl SyncSocket {
     /// their waits if the calls made through it consumed socket commands. Do not block through
     /// the guard (no call without DONTWAIT that may wait): that would stall every thread.
     pub fn lock(&self) -> SyncGuard<'_> {
-        let had_commands = self.mailbox.has_pending();
-        SyncGuard { owner: self, g: self.lock_state(), had_commands }
+        let g = self.lock_state();
+        SyncGuard { owner: self, g, taken: self.mailbox.taken() }
     }
 
     /// Runs a non-blocking call on the socket under the lock (bind, connect, options, join...).
@@ -311,7 +311,8 @@ impl SyncSocket {
 pub struct SyncGuard<'a> {
     owner: &'a SyncSocket,
     g: MutexGuard<'a, State>,
-    had_commands: bool,
+    /// [`Mailbox::taken`] when the lock was taken.
+    taken: u64,
 }
 
 impl SyncGuard<'_> {
@@ -336,7 +337,7 @@ impl std::ops::DerefMut for SyncGuard<'_> {
 
 impl Drop for SyncGuard<'_> {
     fn drop(&mut self) {
-        if self.had_commands {
+        if self.owner.mailbox.taken() != self.taken {
             self.g.bump(&self.owner.changed);
             if self.g.poller {
                 self.owner.mailbox.send(Command::Stop);
@@ -349,5 +350,46 @@ impl From<SyncSocket> for Socket {
     /// Takes the socket back out (for single-threaded use).
     fn from(s: SyncSocket) -> Socket {
         s.state.into_inner().unwrap_or_else(|p| p.into_inner()).sock
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Context;
+
+    /// A command that lands while another thread holds the lock is consumed by that thread's
+    /// call; a watcher of the descriptor must be signalled again, though nothing was pending
+    /// when the lock was taken.
+    #[test]
+    fn a_command_taken_under_the_lock_resignals_the_watcher() {
+        let ctx = Context::new();
+        let s = ctx.sync_socket(SocketType::Server).unwrap();
+        assert!(s.watch());
+        let mut g = s.lock();
+        assert!(!s.mailbox.has_pending());
+        s.mailbox.send(Command::Stop); // arrives during the call
+        g.events().unwrap(); // takes it, and drains the descriptor
+        drop(g);
+        assert!(s.mailbox.wait(Some(Instant::now())).unwrap(), "the watcher's descriptor stayed quiet");
+        s.unwatch();
+    }
+
+    /// The same through a call that fails (a receive with nothing to receive).
+    #[test]
+    fn a_failed_call_that_took_a_command_resignals_the_watcher() {
+        let ctx = Context::new();
+        let s = ctx.sync_socket(SocketType::Server).unwrap();
+        assert!(s.watch());
+        let mut g = s.lock_state();
+        let mb = s.mailbox.clone();
+        let r = s.attempt(&mut g, &mut |sock| {
+            mb.send(Command::Stop); // arrives during the call
+            sock.recv(opt::DONTWAIT)
+        });
+        assert_eq!(r.err(), Some(Error::Again));
+        drop(g);
+        assert!(s.mailbox.wait(Some(Instant::now())).unwrap());
+        s.unwatch();
     }
 }
