@@ -684,7 +684,8 @@ def machine() -> dict:
             return ""
 
     return {"host": socket.gethostname(), "nproc": os.cpu_count(), "kernel": platform.release(),
-            "loadavg": sh("cat /proc/loadavg"), "libzmq": sh("dpkg-query -W -f='${Version}' libzmq5"),
+            "loadavg": sh("cat /proc/loadavg"), "libzmq": (f"at {sh(f'git -C {BEFORE} rev-parse --short HEAD') or BEFORE}" if BEFORE
+                       else sh("dpkg-query -W -f='${Version}' libzmq5")),
             "oxmq_commit": sh(f"git -C {ROOT} rev-parse --short HEAD") or "uncommitted",
             "port_range": sh("cat /proc/sys/net/ipv4/ip_local_port_range"),
             "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)}
