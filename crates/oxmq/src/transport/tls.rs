@@ -37,7 +37,9 @@ pub(crate) fn check_pem(v: &[u8], key: bool) -> Result<()> {
         return PrivateKeyDer::from_pem_slice(v).map(drop).map_err(|_| Error::Invalid);
     }
     let certs = certificates(v)?;
-    if certs.is_empty() {
+    // Each must at least be shaped as an X.509 certificate (rustls checks the rest when it
+    // uses them).
+    if certs.is_empty() || certs.iter().any(|c| subject::of(c).is_none()) {
         return Err(Error::Invalid);
     }
     Ok(())
