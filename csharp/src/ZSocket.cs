@@ -982,6 +982,22 @@ namespace ZeroMQ
             set { SetOption(ZSocketOption.PLAIN_PASSWORD, value); }
         }
 
+        /// <summary>wss:// and tls://: the private key, PEM text (<c>ZMQ_WSS_KEY_PEM</c>, write only).</summary>
+        public string WssKeyPem { set { SetOption(ZSocketOption.WSS_KEY_PEM, value); } }
+
+        /// <summary>wss:// and tls://: the certificate chain presented, PEM text (<c>ZMQ_WSS_CERT_PEM</c>, write only).</summary>
+        public string WssCertPem { set { SetOption(ZSocketOption.WSS_CERT_PEM, value); } }
+
+        /// <summary>wss:// and tls://: trust anchors, PEM text; a server with them requires client
+        /// certificates (<c>ZMQ_WSS_TRUST_PEM</c>, write only).</summary>
+        public string WssTrustPem { set { SetOption(ZSocketOption.WSS_TRUST_PEM, value); } }
+
+        /// <summary>wss:// and tls://: the name the server's certificate must carry (<c>ZMQ_WSS_HOSTNAME</c>, write only).</summary>
+        public string WssHostname { set { SetOption(ZSocketOption.WSS_HOSTNAME, value); } }
+
+        /// <summary>wss:// and tls://: trust the system's anchors too (<c>ZMQ_WSS_TRUST_SYSTEM</c>, write only).</summary>
+        public bool WssTrustSystem { set { SetOption(ZSocketOption.WSS_TRUST_SYSTEM, value ? 1 : 0); } }
+
         /// <summary>ZAP domain (<c>ZMQ_ZAP_DOMAIN</c>).</summary>
         public string ZapDomain
         {

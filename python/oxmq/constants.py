@@ -369,6 +369,8 @@ class Event(IntFlag):
 
 # Bytes options among the draft constants above.
 bytes_sockopts |= {SOCKS_USERNAME, SOCKS_PASSWORD, HELLO_MSG, DISCONNECT_MSG, OXMQ_NAME}
+# The TLS of wss:// and tls:// (PEM text and a host name; str values are UTF-8 encoded).
+bytes_sockopts |= {WSS_KEY_PEM, WSS_CERT_PEM, WSS_TRUST_PEM, WSS_HOSTNAME}
 
 __all__ = [k for k in list(globals()) if k.isupper() and not k.startswith("_")] + [
     "Event", "bytes_sockopts", "int64_sockopts", "ctx_opts",

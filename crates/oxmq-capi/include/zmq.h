@@ -435,9 +435,11 @@ ZMQ_EXPORT int zmq_proxy_steerable (void *frontend_, void *backend_, void *captu
                                     void *control_);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Capabilities: zmq_has("ipc") and "curve" are 1; "plain" (like libzmq, which does not    */
-/* list it), "gssapi", "pgm", "tipc", "norm", "vmci", "ws" are 0; "draft" is 1 only with     */
-/* ZMQ_BUILD_DRAFT_API defined (see the draft section).                                      */
+/* Capabilities: zmq_has("ipc"), "curve", "ws", "wss" and "tls" (oxmq's ZMTP over TLS 1.3)  */
+/* are 1; "plain" (like libzmq, which does not list it), "gssapi", "pgm", "tipc", "norm",    */
+/* "vmci" are 0; "draft" is 1 only with ZMQ_BUILD_DRAFT_API defined (see the draft section). */
+/* ws://, wss:// and tls:// take their TLS from ZMQ_WSS_KEY_PEM ... ZMQ_WSS_TRUST_SYSTEM;   */
+/* a TLS peer's verified certificate subject is the message property "TLS-Peer-Subject".    */
 /* ---------------------------------------------------------------------------------------- */
 
 #define ZMQ_HAS_CAPABILITIES 1

@@ -40,13 +40,15 @@ pub unsafe extern "C" fn zmq_version(major: *mut c_int, minor: *mut c_int, patch
 
 /// Capabilities oxmq really has. Transports tcp and inproc are always present and not asked
 /// about by libzmq's `zmq_has`, nor is PLAIN (always built in libzmq); "curve" is the CURVE
-/// mechanism and key functions. GSSAPI is absent. "draft" is answered by the caller's header:
+/// mechanism and key functions; "ws" and "wss" are the ZWS 2.0 transports (libzmq has them in
+/// drafts builds only; oxmq takes the endpoints from any program), "tls" oxmq's ZMTP over
+/// TLS. GSSAPI is absent. "draft" is answered by the caller's header:
 /// a program built without the draft API (any libzmq 4.3 header without
 /// ZMQ_BUILD_DRAFT_API, Debian's included) calls `zmq_has` and hears 0, as from a libzmq
 /// built without drafts, which such programs check; oxmq's zmq.h with ZMQ_BUILD_DRAFT_API
 /// maps `zmq_has` to [`oxmq_has_draft_api`], which says 1 (every draft socket type is
 /// there).
-const CAPABILITIES: &[&str] = &["ipc", "curve"];
+const CAPABILITIES: &[&str] = &["ipc", "curve", "ws", "wss", "tls"];
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_has(capability: *const c_char) -> c_int {

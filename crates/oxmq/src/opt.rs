@@ -172,6 +172,20 @@ pub const SOCKS_PROXY: i32 = 68;
 pub const SOCKS_USERNAME: i32 = 99;
 /// SOCKS5 password (with `SOCKS_USERNAME`).
 pub const SOCKS_PASSWORD: i32 = 100;
+/// wss/tls (draft): the private key, PEM text (PKCS#8, PKCS#1 or SEC1). Write-only, as libzmq;
+/// a value that holds no key is EINVAL.
+pub const WSS_KEY_PEM: i32 = 103;
+/// wss/tls (draft): the certificate chain presented to the peer, PEM text, leaf first. A
+/// server needs it (with the key); a client that has it offers it (mutual TLS). Write-only.
+pub const WSS_CERT_PEM: i32 = 104;
+/// wss/tls (draft): the trust anchors, PEM text: a client verifies the server against them; a
+/// server that has them requires and verifies a client certificate. Write-only.
+pub const WSS_TRUST_PEM: i32 = 105;
+/// wss/tls (draft): the name a client expects in the server's certificate (default: the
+/// endpoint's host). Write-only.
+pub const WSS_HOSTNAME: i32 = 106;
+/// wss/tls (draft): 1 to trust the system's anchors too (default 0). Write-only.
+pub const WSS_TRUST_SYSTEM: i32 = 107;
 /// Windows' loopback fast path (kept and reported only).
 pub const LOOPBACK_FASTPATH: i32 = 94;
 /// udp RADIO: receive one's own multicast datagrams (default 1).

@@ -3,7 +3,8 @@
 //! When a connection's handshake completes, the session gathers one [`Properties`] for it, in
 //! libzmq's order of precedence (the first value of a name wins): Peer-Address, then oxmq's
 //! ZMTP-Version (the negotiated revision, "1.0", "2.0", "3.0" or "3.1"; libzmq has no such
-//! property or event), then what the ZAP handler returned (User-Id and its metadata), then the
+//! property or event), then oxmq's TLS-Peer-Subject (tls and wss with a verified peer
+//! certificate), then what the ZAP handler returned (User-Id and its metadata), then the
 //! peer's READY properties (Socket-Type, Identity, application properties; a ZMTP 2.0 peer's
 //! Socket-Type comes from its greeting). The session hands it to the socket side
 //! in-band, on the routing-id frame that opens each connection in the pipe; the socket's pipe
@@ -28,6 +29,10 @@ pub const USER_ID: &str = "User-Id";
 /// The negotiated ZMTP revision (oxmq's; set before the peer's properties, so a peer cannot
 /// override it).
 pub const ZMTP_VERSION: &str = "ZMTP-Version";
+/// The subject of the peer's verified TLS certificate (tls:// and wss://), as an RFC 4514
+/// string such as `CN=client,O=Example` (oxmq's; set before the peer's properties, so a peer
+/// cannot override it).
+pub const TLS_PEER_SUBJECT: &str = "TLS-Peer-Subject";
 
 impl Properties {
     /// Gathers a connection's properties (see the module docs for the order).
@@ -36,12 +41,16 @@ impl Properties {
         version: zmtp::Version,
         zap: Option<&zmtp::ZapReply>,
         peer: &zmtp::Metadata,
+        tls_subject: Option<&str>,
     ) -> Properties {
         let mut p = Properties::default();
         if !peer_address.is_empty() {
             p.insert(PEER_ADDRESS, peer_address.as_bytes());
         }
         p.insert(ZMTP_VERSION, version.as_str().as_bytes());
+        if let Some(s) = tls_subject {
+            p.insert(TLS_PEER_SUBJECT, s.as_bytes());
+        }
         if let Some(z) = zap {
             p.insert(USER_ID, &z.user_id);
             for (name, value) in z.metadata.iter() {
@@ -133,7 +142,7 @@ mod tests {
             user_id: Bytes::from_static(b"alice"),
             metadata: zmeta,
         };
-        let p = Properties::gather("10.0.0.1", zmtp::Version::V3_1, Some(&zap), &peer);
+        let p = Properties::gather("10.0.0.1", zmtp::Version::V3_1, Some(&zap), &peer, None);
         assert_eq!(p.get("Peer-Address"), Some(&b"10.0.0.1"[..]));
         assert_eq!(p.get("user-id"), Some(&b"alice"[..]), "ZAP wins over the peer's READY");
         assert_eq!(p.get("X-Tier"), Some(&b"gold"[..]));
@@ -146,12 +155,12 @@ mod tests {
         assert_eq!(names, ["Peer-Address", "ZMTP-Version", "User-Id", "X-Tier", "Socket-Type"]);
         let mut with_id = zmtp::Metadata::new();
         with_id.insert("Identity", &b"peer-1"[..]);
-        let p = Properties::gather("", zmtp::Version::V2_0, None, &with_id);
+        let p = Properties::gather("", zmtp::Version::V2_0, None, &with_id, None);
         assert_eq!(p.get("Routing-Id"), Some(&b"peer-1"[..]));
         assert_eq!(p.get("zmtp-version"), Some(&b"2.0"[..]));
         let mut spoof = zmtp::Metadata::new();
         spoof.insert("ZMTP-Version", &b"9.9"[..]);
-        let bare = Properties::gather("", zmtp::Version::V3_0, None, &spoof);
+        let bare = Properties::gather("", zmtp::Version::V3_0, None, &spoof, None);
         assert_eq!(bare.len(), 1, "the peer cannot override the negotiated version");
         assert_eq!(bare.get("ZMTP-Version"), Some(&b"3.0"[..]));
         assert!(bare.get("User-Id").is_none());

@@ -112,8 +112,23 @@ pub mod protocol_error {
     pub const ZAP_INVALID_STATUS_CODE: u64 = 0x2000_0004;
     /// The ZAP reply's metadata does not parse.
     pub const ZAP_INVALID_METADATA: u64 = 0x2000_0005;
-    /// A WebSocket transport error (libzmq's; oxmq has no ws transport).
+    /// A WebSocket transport error: a malformed or refused upgrade, a frame breaking RFC 6455
+    /// or RFC 45 (libzmq's).
     pub const WS_UNSPECIFIED: u64 = 0x3000_0000;
+    /// A TLS failure other than a refused certificate (oxmq's; libzmq's wss has no code).
+    pub const TLS_UNSPECIFIED: u64 = 0x4000_0000;
+}
+
+/// The event a layer's refusal of its peer raises, with its value: HANDSHAKE_FAILED_PROTOCOL
+/// for broken WebSocket or TLS, HANDSHAKE_FAILED_AUTH (status 400, as a refused CURVE key) for
+/// a certificate that was not accepted.
+pub(crate) fn layer_failure(f: crate::transport::stream::LayerFailure) -> (u64, u64) {
+    use crate::transport::stream::LayerFailure as F;
+    match f {
+        F::WebSocket => (event::HANDSHAKE_FAILED_PROTOCOL, protocol_error::WS_UNSPECIFIED),
+        F::Tls => (event::HANDSHAKE_FAILED_PROTOCOL, protocol_error::TLS_UNSPECIFIED),
+        F::Certificate => (event::HANDSHAKE_FAILED_AUTH, 400),
+    }
 }
 
 /// The event a failed handshake raises, with its value, as libzmq raises it (None: libzmq

@@ -11,8 +11,12 @@ impl Socket {
         if let Some(addr) = endpoint.strip_prefix("udp://") {
             return self.bind_udp(endpoint, addr);
         }
-        let ep = Endpoint::parse(endpoint, true)?;
+        let (ep, layered) = Endpoint::parse_layered(endpoint, true)?;
         self.check_stream_transport()?;
+        let wrap = match &layered {
+            Some(l) => Some(crate::transport::layer::wrap(l, &self.options.security.mechanism(), &self.options.tls, true)?),
+            None => None,
+        };
         self.shared.metrics.note_endpoint(endpoint);
         match ep {
             Endpoint::Inproc(name) => {
@@ -28,6 +32,10 @@ impl Socket {
                 let lo = policy::listen_options(&self.options);
                 let (listener, resolved) = listen::listen(&ep, &lo)
                     .inspect_err(|e| crate::io::monitor::bind_failed(&self.shared.monitor, endpoint, e))?;
+                let resolved = match &layered {
+                    Some(l) => l.bound(&resolved),
+                    None => resolved,
+                };
                 let fd = listener.fd();
                 self.shared
                     .monitor
@@ -40,7 +48,7 @@ impl Socket {
                     socket: self.shared.io.clone(),
                     cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
                     filters: lo.filters,
-                    wrap: None,
+                    wrap,
                 });
                 self.endpoints.push(EndpointRec::Listener {
                     given: endpoint.to_string(),
@@ -78,8 +86,13 @@ impl Socket {
         if let Some(addr) = endpoint.strip_prefix("udp://") {
             return self.connect_udp(endpoint, addr);
         }
-        let ep = Endpoint::parse(endpoint, false)?;
+        let (ep, layered) = Endpoint::parse_layered(endpoint, false)?;
         self.check_stream_transport()?;
+        // A layered endpoint (ws, wss, tls): its layer, made now so bad TLS options are EINVAL.
+        let wrap = match &layered {
+            Some(l) => Some(crate::transport::layer::wrap(l, &self.options.security.mechanism(), &self.options.tls, false)?),
+            None => None,
+        };
         match ep {
             Endpoint::Inproc(name) => {
                 let end = inproc::connect(&self.env, self.shared.kind, &self.options, &name)?;
@@ -87,13 +100,13 @@ impl Socket {
                 self.endpoints.push(EndpointRec::InprocConnect { given: endpoint.to_string() });
             }
             ep @ Endpoint::Tcp { host: crate::transport::endpoint::Host::Name(_), .. }
-                if self.follow.enabled && self.options.socks_proxy.is_empty() =>
+                if self.follow.enabled && self.options.socks_proxy.is_empty() && wrap.is_none() =>
             {
                 self.connect_followed(endpoint, ep)?;
             }
             ep => {
                 let options = Box::new(self.options.clone());
-                let (io, id) = self.connect_session(ep, endpoint, options)?;
+                let (io, id) = self.connect_session(ep, endpoint, options, wrap)?;
                 self.endpoints.push(EndpointRec::Connect { given: endpoint.to_string(), io, id });
             }
         }
@@ -106,7 +119,13 @@ impl Socket {
 
     /// Starts a connecting session to `ep` (tcp or ipc), named `given` in its events and its
     /// pipes, with `options`; returns its I/O thread and endpoint id (for `CloseEndpoint`).
-    pub(super) fn connect_session(&mut self, ep: Endpoint, given: &str, options: Box<Options>) -> Result<(Arc<IoThread>, u64)> {
+    pub(super) fn connect_session(
+        &mut self,
+        ep: Endpoint,
+        given: &str,
+        options: Box<Options>,
+        wrap: Option<crate::transport::connect::Wrap>,
+    ) -> Result<(Arc<IoThread>, u64)> {
         let io = self.env.io_thread()?;
         let id = self.next_id();
         // The pipe exists from the start so messages sent before the peer is up are
@@ -134,7 +153,10 @@ impl Socket {
             self.attach(mine, Some(given.to_string()), true);
             Some(theirs)
         };
-        let dialer = Dialer::new(ep, given.to_string(), policy::stream_options(&options));
+        let mut dialer = Dialer::new(ep, given.to_string(), policy::stream_options(&options));
+        if let Some(w) = wrap {
+            dialer = dialer.with_layer(w);
+        }
         let cfg = Box::new(policy::session_config(kind, &options));
         io.send(IoCmd::Connect { id, dialer: Box::new(dialer), socket: self.shared.io.clone(), cfg, pipe });
         Ok((io, id))

@@ -290,7 +290,7 @@ impl Socket {
             let g = &self.follow.groups[gi];
             let ep = Endpoint::Tcp { host: Host::Ip(addr.ip()), port: g.port, source: g.source.clone() };
             let options = g.options.clone();
-            let Ok((io, id)) = self.connect_session(ep, &key, options) else { continue };
+            let Ok((io, id)) = self.connect_session(ep, &key, options, None) else { continue };
             let g = &mut self.follow.groups[gi];
             g.added += 1;
             self.follow.index.lock().unwrap_or_else(|p| p.into_inner()).insert(key.clone(), g.resolver.wake.clone());

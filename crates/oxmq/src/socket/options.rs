@@ -77,6 +77,9 @@ pub(crate) struct Options {
     pub socks_password: Vec<u8>,
     /// PRIORITY (draft): SO_PRIORITY for tcp connections; 0 leaves the kernel's default.
     pub priority: i32,
+    /// WSS_KEY_PEM, WSS_CERT_PEM, WSS_TRUST_PEM, WSS_HOSTNAME, WSS_TRUST_SYSTEM: the TLS of
+    /// wss:// and tls:// endpoints (see `transport::tls`).
+    pub tls: crate::transport::tls::TlsOptions,
     /// METADATA (draft): application properties ("X-" names) sent in each handshake, which
     /// the peer's messages then carry (`zmq_msg_gets`).
     pub app_metadata: Vec<(String, bytes::Bytes)>,
@@ -127,6 +130,7 @@ impl Options {
             socks_username: Vec::new(),
             socks_password: Vec::new(),
             priority: 0,
+            tls: Default::default(),
             app_metadata: Vec::new(),
         }
     }
@@ -238,6 +242,27 @@ impl Options {
                 }
                 *if option == opt::SOCKS_USERNAME { &mut self.socks_username } else { &mut self.socks_password } = v.to_vec();
             }
+            opt::WSS_KEY_PEM | opt::WSS_CERT_PEM | opt::WSS_TRUST_PEM => {
+                // libzmq takes the bytes as given; a trailing NUL (a C string with its
+                // terminator) is not part of the PEM. Empty clears.
+                let v = v.strip_suffix(&[0]).unwrap_or(v);
+                let value = if v.is_empty() {
+                    None
+                } else {
+                    crate::transport::tls::check_pem(v, option == opt::WSS_KEY_PEM)?;
+                    Some(std::sync::Arc::from(v))
+                };
+                *match option {
+                    opt::WSS_KEY_PEM => &mut self.tls.key_pem,
+                    opt::WSS_CERT_PEM => &mut self.tls.cert_pem,
+                    _ => &mut self.tls.trust_pem,
+                } = value;
+            }
+            opt::WSS_HOSTNAME => {
+                let v = v.strip_suffix(&[0]).unwrap_or(v);
+                self.tls.hostname = String::from_utf8(v.to_vec()).map_err(|_| Error::Invalid)?;
+            }
+            opt::WSS_TRUST_SYSTEM => self.tls.trust_system = bool_val(v)?,
             opt::TCP_ACCEPT_FILTER => self.accept_filters.set_tcp(v, self.ipv6)?,
             opt::IPC_FILTER_PID | opt::IPC_FILTER_UID | opt::IPC_FILTER_GID => self.accept_filters.set_ipc(option, v)?,
             _ => return self.link.set(option, v),

@@ -109,9 +109,7 @@ impl Dialer {
         Dialer { endpoint, given, options, addrs: None, wrap: None }
     }
 
-    /// Connections carry the layer `wrap` makes (a transport over tcp or ipc): the entry
-    /// point of the layered transports to come (ws, wss, tls), which no endpoint uses yet.
-    #[allow(dead_code)]
+    /// Connections carry the layer `wrap` makes (ws, wss, tls over tcp).
     pub(crate) fn with_layer(mut self, wrap: Wrap) -> Dialer {
         self.wrap = Some(wrap);
         self

@@ -1,5 +1,6 @@
 //! Endpoint strings: `tcp://host:port`, `tcp://source;host:port` (connect only),
-//! `ipc://path`, `ipc://@abstract`, `inproc://name`.
+//! `ipc://path`, `ipc://@abstract`, `inproc://name`, and the transports layered over tcp:
+//! `ws://host:port/path`, `wss://host:port/path` (ZWS 2.0, RFC 45) and `tls://host:port`.
 //!
 //! Parsing is separate from resolving: a tcp host name, and a connect's source given as a name
 //! (an interface or a host), are kept as names here and resolved by the I/O layer (off the I/O
@@ -65,8 +66,93 @@ impl Endpoint {
                 }
                 Ok(Endpoint::Inproc(addr.to_string()))
             }
-            "udp" | "pgm" | "epgm" | "tipc" | "vmci" | "norm" | "ws" | "wss" => Err(Error::ProtoNoSupport),
+            "ws" | "wss" | "tls" => Endpoint::parse_layered(s, bind).map(|(e, _)| e),
             _ => Err(Error::ProtoNoSupport),
+        }
+    }
+
+    /// Parses any endpoint; a layered one (`ws://`, `wss://`, `tls://`) gives the tcp endpoint
+    /// underneath and what the layer needs. A ws path defaults to `/`; tls has none.
+    pub(crate) fn parse_layered(s: &str, bind: bool) -> Result<(Endpoint, Option<Layered>)> {
+        let (proto, addr) = s.split_once("://").ok_or(Error::Invalid)?;
+        let scheme = match proto {
+            "ws" => Scheme::Ws,
+            "wss" => Scheme::Wss,
+            "tls" => Scheme::Tls,
+            _ => return Endpoint::parse(s, bind).map(|e| (e, None)),
+        };
+        let (authority, path) = match (scheme, addr.find('/')) {
+            (Scheme::Tls, Some(_)) => return Err(Error::Invalid),
+            (_, Some(i)) => (&addr[..i], &addr[i..]),
+            (_, None) => (addr, "/"),
+        };
+        if path.bytes().any(|b| b <= b' ' || b == 0x7F) {
+            return Err(Error::Invalid);
+        }
+        // No connect source through a layer: the `;` form is tcp's.
+        if authority.contains(';') {
+            return Err(Error::Invalid);
+        }
+        let ep = parse_tcp(authority, bind)?;
+        let host = match authority.rsplit_once(':') {
+            Some((h, _)) => h.trim_start_matches('[').trim_end_matches(']').to_string(),
+            None => String::new(),
+        };
+        Ok((ep, Some(Layered { scheme, path: path.to_string(), host, authority: authority.to_string() })))
+    }
+}
+
+/// A transport layered over tcp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    /// ZWS 2.0 over plain tcp.
+    Ws,
+    /// ZWS 2.0 over TLS.
+    Wss,
+    /// ZMTP 3.1 over TLS.
+    Tls,
+}
+
+impl Scheme {
+    /// The endpoint prefix, `ws`, `wss` or `tls`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Scheme::Ws => "ws",
+            Scheme::Wss => "wss",
+            Scheme::Tls => "tls",
+        }
+    }
+
+    /// Runs over TLS.
+    pub(crate) fn tls(self) -> bool {
+        self != Scheme::Ws
+    }
+
+    /// Runs ZWS 2.0.
+    pub(crate) fn ws(self) -> bool {
+        self != Scheme::Tls
+    }
+}
+
+/// What a layered endpoint adds to its tcp endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Layered {
+    pub(crate) scheme: Scheme,
+    /// The WebSocket resource path (`/` by default; empty meaning never).
+    pub(crate) path: String,
+    /// The host as written, without brackets or port (TLS server name, by default).
+    pub(crate) host: String,
+    /// `host:port` as written (the HTTP `Host` header).
+    pub(crate) authority: String,
+}
+
+impl Layered {
+    /// The endpoint a listener bound, with its scheme and path: `resolved` is `tcp://a:p`.
+    pub(crate) fn bound(&self, resolved: &str) -> String {
+        let rest = resolved.strip_prefix("tcp://").unwrap_or(resolved);
+        match self.scheme {
+            Scheme::Tls => format!("tls://{rest}"),
+            s => format!("{}://{rest}{}", s.name(), self.path),
         }
     }
 }
@@ -239,5 +325,29 @@ mod tests {
         assert_eq!(Endpoint::parse("foo://x", false), Err(Error::ProtoNoSupport));
         assert_eq!(Endpoint::parse("inproc://", true), Err(Error::Invalid));
         assert_eq!(Endpoint::parse("ipc://", true), Err(Error::Invalid));
+    }
+
+    #[test]
+    fn layered_endpoints_carry_a_tcp_endpoint_and_a_path() {
+        let (ep, l) = Endpoint::parse_layered("ws://127.0.0.1:5555/zmq/a", false).unwrap();
+        assert_eq!(ep, tcp(Host::Ip("127.0.0.1".parse().unwrap()), 5555));
+        let l = l.unwrap();
+        assert_eq!((l.scheme, l.path.as_str(), l.host.as_str()), (Scheme::Ws, "/zmq/a", "127.0.0.1"));
+        let (_, l) = Endpoint::parse_layered("wss://localhost:443", false).unwrap();
+        let l = l.unwrap();
+        assert_eq!(
+            (l.scheme, l.path.as_str(), l.host.as_str(), l.authority.as_str()),
+            (Scheme::Wss, "/", "localhost", "localhost:443")
+        );
+        let (ep, l) = Endpoint::parse_layered("ws://*:*/x", true).unwrap();
+        assert_eq!(ep, tcp(Host::Any, 0));
+        assert_eq!(l.unwrap().bound("tcp://0.0.0.0:4000"), "ws://0.0.0.0:4000/x");
+        let (_, l) = Endpoint::parse_layered("tls://[::1]:7", false).unwrap();
+        assert_eq!(l.unwrap().host, "::1");
+        assert_eq!(Endpoint::parse_layered("tls://h:7/x", false), Err(Error::Invalid), "tls has no path");
+        assert_eq!(Endpoint::parse_layered("ws://h:*/x", false), Err(Error::Invalid), "connect needs a port");
+        assert_eq!(Endpoint::parse_layered("ws://a;h:7/x", false), Err(Error::Invalid));
+        assert_eq!(Endpoint::parse_layered("ws://h:7/a b", false), Err(Error::Invalid));
+        assert!(Endpoint::parse_layered("tcp://h:7", false).unwrap().1.is_none());
     }
 }

@@ -5,17 +5,22 @@
 //! `listen` creates listening sockets on the caller's thread so a
 //! bind error is reported by `bind` itself; `connect` makes a connection (resolving a name off
 //! the I/O thread, the non-blocking connect, a SOCKS5 proxy's handshake, `socks`); `stream` is
-//! the connected byte stream (tcp or ipc) an I/O session drives; `inproc` connects two sockets' pipes directly, with no codec.
+//! the connected byte stream (tcp or ipc) an I/O session drives; `inproc` connects two sockets' pipes directly, with no codec;
+//! `ws` (ZWS 2.0) and `tls` (TLS 1.3 through rustls) are [`stream::ByteStream`] layers over tcp,
+//! which `layer` puts on a layered endpoint's connections.
 
 pub(crate) mod connect;
 pub(crate) mod dns;
 pub(crate) mod endpoint;
 pub(crate) mod filter;
 pub(crate) mod interface;
+pub(crate) mod layer;
 pub(crate) mod listen;
 pub(crate) mod resolve;
 pub(crate) mod socks;
 pub(crate) mod stream;
+pub(crate) mod tls;
+pub(crate) mod ws;
 
 /// The socket options a tcp or ipc stream takes (libzmq's transport knobs), as the socket had
 /// them at bind or connect.

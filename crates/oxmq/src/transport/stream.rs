@@ -52,14 +52,32 @@ pub(crate) trait ByteStream: Send {
     }
     /// Applies the socket options to the descriptor underneath.
     fn configure(&self, _o: &StreamOptions) {}
+    /// Why the layer refused its peer, once it has (the session reports it as a failed
+    /// handshake, or counts a protocol error).
+    fn failure(&self) -> Option<LayerFailure> {
+        None
+    }
+    /// The subject of the peer's verified certificate (TLS), as an RFC 4514 string.
+    fn peer_subject(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Why a layer refused its peer; its reads and writes then fail with EPROTO.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LayerFailure {
+    /// The WebSocket upgrade or framing broke RFC 6455 or RFC 45.
+    WebSocket,
+    /// The TLS peer's certificate was not accepted (untrusted, expired, wrong name, missing).
+    Certificate,
+    /// TLS failed otherwise (a malformed record, no common parameters, an alert).
+    Tls,
 }
 
 pub(crate) enum Stream {
     Tcp(mio::net::TcpStream),
     Ipc(mio::net::UnixStream),
-    /// A layer over a descriptor (see [`ByteStream`]). Made by the simulated network
-    /// (`io/sim`) until a layered transport ships.
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// A layer over a descriptor (see [`ByteStream`]): ws, wss, tls, the simulated network.
     Layer(Box<dyn ByteStream>),
 }
 
@@ -235,6 +253,22 @@ impl Stream {
             Stream::Tcp(s) => s.peer_addr().is_ok(),
             Stream::Ipc(s) => s.peer_addr().is_ok(),
             Stream::Layer(_) => true,
+        }
+    }
+
+    /// Why a layer refused its peer (None: a plain stream, or no refusal).
+    pub(crate) fn layer_failure(&self) -> Option<LayerFailure> {
+        match self {
+            Stream::Layer(l) => l.failure(),
+            _ => None,
+        }
+    }
+
+    /// The subject of the peer's verified certificate, for a TLS layer.
+    pub(crate) fn peer_subject(&self) -> Option<String> {
+        match self {
+            Stream::Layer(l) => l.peer_subject(),
+            _ => None,
         }
     }
 

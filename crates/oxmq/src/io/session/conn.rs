@@ -194,7 +194,14 @@ impl Conn {
             }
         }
         let Some(peer) = z.peer().cloned() else { return Err(Lost) };
-        let mut props = crate::properties::Properties::gather(&self.peer_address, peer.version, z.zap_reply(), &peer.metadata);
+        let subject = self.stream.peer_subject();
+        let mut props = crate::properties::Properties::gather(
+            &self.peer_address,
+            peer.version,
+            z.zap_reply(),
+            &peer.metadata,
+            subject.as_deref(),
+        );
         props.set_src_fd(self.stream.fd());
         self.zap = None;
         self.established(link, peer, Arc::new(props));
@@ -240,16 +247,25 @@ impl Conn {
             p.flush();
         }
         let established = self.is_established();
+        let layer_failure = self.stream.layer_failure();
+        if layer_failure.is_some() {
+            link.counters.protocol_error();
+        }
         if let (false, Proto::Zmtp(z)) = (established, &self.proto) {
             // A handshake that failed says why (reported first, as libzmq does); one cut
-            // short by the peer or the handshake's timeout has no detail.
-            match z.handshake_error() {
-                Some(e) => {
+            // short by the peer or the handshake's timeout has no detail. A layer (ws, TLS)
+            // that refused its peer says why in its own terms.
+            match (z.handshake_error(), layer_failure) {
+                (Some(e), _) => {
                     if let Some((ev, value)) = crate::io::monitor::handshake_failure(e) {
                         link.event(ev, value, Some(&self.stream), &self.peer_id);
                     }
                 }
-                None => {
+                (None, Some(f)) => {
+                    let (ev, value) = crate::io::monitor::layer_failure(f);
+                    link.event(ev, value, Some(&self.stream), &self.peer_id);
+                }
+                (None, None) => {
                     let errno = if self.io_errno != 0 { self.io_errno } else { libc::ETIMEDOUT };
                     link.event(mon::HANDSHAKE_FAILED_NO_DETAIL, errno as u64, Some(&self.stream), &self.peer_id);
                 }
@@ -278,7 +294,9 @@ impl Conn {
     pub(super) fn stops_after_lost_handshake(&self, link: &Link) -> bool {
         match &self.proto {
             Proto::Zmtp(z) if !z.is_handshake_complete() => {
-                z.handshake_error().is_some() || link.cfg.link.reconnect_stop.on_handshake_failure()
+                z.handshake_error().is_some()
+                    || self.stream.layer_failure().is_some()
+                    || link.cfg.link.reconnect_stop.on_handshake_failure()
             }
             _ => false,
         }

@@ -325,7 +325,15 @@ public final class Socket implements AutoCloseable {
                 }
                 default -> throw new AssertionError(option.kind);
             }
-            if (bytes.length > scratch().byteSize()) throw new IllegalArgumentException(option + ": value too long");
+            if (bytes.length > scratch().byteSize()) {
+                // Long values (the WSS_*_PEM certificates and keys) go through memory of their own.
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment m = a.allocate(bytes.length);
+                    MemorySegment.copy(bytes, 0, m, JAVA_BYTE, 0, bytes.length);
+                    setRaw(option, m, bytes.length);
+                }
+                return;
+            }
             MemorySegment.copy(bytes, 0, scratch(), JAVA_BYTE, 0, bytes.length);
             setRaw(option, bytes.length);
         } finally {
@@ -334,8 +342,12 @@ public final class Socket implements AutoCloseable {
     }
 
     private void setRaw(SocketOption<?> option, long len) {
+        setRaw(option, scratch(), len);
+    }
+
+    private void setRaw(SocketOption<?> option, MemorySegment value, long len) {
         try {
-            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, option.id, scratch().address(), len);
+            int rc = (int) Native.zmq_setsockopt.invokeExact(handle, option.id, value.address(), len);
             if (rc != 0) throw fail("zmq_setsockopt " + option, Native.lastErrno());
         } catch (Throwable t) {
             throw Native.rethrow(t);

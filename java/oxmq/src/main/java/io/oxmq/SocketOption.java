@@ -30,6 +30,7 @@ public final class SocketOption<T> {
     private static SocketOption<Boolean> bw(String n, int id) { return new SocketOption<>(n, id, Kind.BOOL, false, true); }
     private static SocketOption<byte[]> bytes(String n, int id) { return new SocketOption<>(n, id, Kind.BYTES, true, true); }
     private static SocketOption<byte[]> bytesW(String n, int id) { return new SocketOption<>(n, id, Kind.BYTES, false, true); }
+    private static SocketOption<String> sw(String n, int id) { return new SocketOption<>(n, id, Kind.STRING, false, true); }
     private static SocketOption<String> s(String n, int id) { return new SocketOption<>(n, id, Kind.STRING, true, true); }
     private static SocketOption<String> key(String n, int id) { return new SocketOption<>(n, id, Kind.KEY, true, true); }
 
@@ -95,6 +96,11 @@ public final class SocketOption<T> {
     /** ZMQ_RECONNECT_STOP (draft: a mask of CONN_REFUSED 1, HANDSHAKE_FAILED 2, AFTER_DISCONNECT 4). */ public static final SocketOption<Integer> RECONNECT_STOP = i("RECONNECT_STOP", 109);
     /** ZMQ_HELLO_MSG (draft, write only: the first message on every new connection). */ public static final SocketOption<byte[]> HELLO_MSG = bytesW("HELLO_MSG", 110);
     /** ZMQ_DISCONNECT_MSG (draft, write only: received when a peer leaves). */ public static final SocketOption<byte[]> DISCONNECT_MSG = bytesW("DISCONNECT_MSG", 111);
+    /** ZMQ_WSS_KEY_PEM (draft, write only: the private key of wss:// and tls://, PEM). */ public static final SocketOption<String> WSS_KEY_PEM = sw("WSS_KEY_PEM", 103);
+    /** ZMQ_WSS_CERT_PEM (draft, write only: the certificate chain presented, PEM). */ public static final SocketOption<String> WSS_CERT_PEM = sw("WSS_CERT_PEM", 104);
+    /** ZMQ_WSS_TRUST_PEM (draft, write only: trust anchors, PEM; a server with them requires client certificates). */ public static final SocketOption<String> WSS_TRUST_PEM = sw("WSS_TRUST_PEM", 105);
+    /** ZMQ_WSS_HOSTNAME (draft, write only: the name the server's certificate must carry). */ public static final SocketOption<String> WSS_HOSTNAME = sw("WSS_HOSTNAME", 106);
+    /** ZMQ_WSS_TRUST_SYSTEM (draft, write only: trust the system's anchors too). */ public static final SocketOption<Boolean> WSS_TRUST_SYSTEM = bw("WSS_TRUST_SYSTEM", 107);
     /** ZMQ_THREAD_SAFE (read only). */ public static final SocketOption<Boolean> THREAD_SAFE = new SocketOption<>("THREAD_SAFE", 81, Kind.BOOL, true, false);
 
     /**

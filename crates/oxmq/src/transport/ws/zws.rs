@@ -1,0 +1,465 @@
+//! ZMTP ⇄ ZWS 2.0: the translation that lets the engine's ZMTP codec run over a WebSocket.
+//!
+//! ZWS 2.0 (RFC 45) has no greeting: the mechanism is chosen in the HTTP upgrade, and each
+//! ZMTP frame travels as one binary WebSocket message whose first byte is the frame's flags
+//! (`0x01` MORE, `0x02` COMMAND). So the layer
+//! * swallows the 64-byte greeting the engine writes, and hands the engine a ZMTP 3.0 greeting
+//!   for the negotiated mechanism in the peer's name ([`greeting`]): 3.0, because libzmq's ws
+//!   peers send subscriptions as `0x01`/`0x00` messages and know no PING/PONG commands;
+//! * turns each ZMTP frame the engine writes into one WebSocket message ([`Outbound`]), and
+//!   each WebSocket message read into one ZMTP frame ([`Inbound`]), streaming the bodies;
+//! * for plain `ZWS2.0` (no mechanism, RFC 45's ZMTP/2-like mode), swallows the engine's
+//!   NULL READY and sends its routing id as the first message, and turns the peer's first
+//!   message into a READY for the engine (its Socket-Type the one our type pairs with: the
+//!   mode carries no socket type).
+//!
+//! Sans-I/O: bytes in, bytes out.
+
+use super::frame::{self, FrameError, Header, MaskSource};
+use bytes::{Buf, BytesMut};
+
+/// ZWS message flags.
+const ZWS_MORE: u8 = 0x01;
+const ZWS_COMMAND: u8 = 0x02;
+/// ZMTP frame flags.
+const ZMTP_MORE: u8 = 0x01;
+const ZMTP_LONG: u8 = 0x02;
+const ZMTP_COMMAND: u8 = 0x04;
+/// A routing id is at most 255 bytes.
+const MAX_ID: u64 = 255;
+/// A READY the engine writes is small; more is no READY.
+const MAX_READY: u64 = 64 * 1024;
+
+/// Why the peer's bytes were refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ZwsError {
+    Frame(FrameError),
+    /// A text frame (ZWS messages are binary).
+    Text,
+    /// A fragmented data message (not supported, as in libzmq).
+    Fragmented,
+    /// A binary message without its flags byte.
+    Empty,
+    /// Plain ZWS2.0's first message, the routing id, is over 255 bytes or has MORE.
+    BadIdentity,
+}
+
+/// The greeting the engine reads in the peer's name: ZMTP 3.0, `mechanism`, and the as-server
+/// flag opposite to ours.
+pub(crate) fn greeting(mechanism: &[u8], we_serve: bool) -> [u8; 64] {
+    zmtp::Greeting::new(zmtp::Version::V3_0, mechanism, !we_serve, 0).to_bytes()
+}
+
+/// Appends a ZMTP frame header.
+fn zmtp_header(out: &mut Vec<u8>, flags: u8, size: u64) {
+    if size > 255 {
+        out.push(flags | ZMTP_LONG);
+        out.extend_from_slice(&size.to_be_bytes());
+    } else {
+        out.push(flags);
+        out.push(size as u8);
+    }
+}
+
+/// The engine's ZMTP bytes into WebSocket messages.
+pub(crate) struct Outbound {
+    /// Bytes of the engine's greeting still to swallow.
+    greeting_left: usize,
+    hdr: [u8; 9],
+    hdr_len: usize,
+    body_left: u64,
+    /// The current message's mask and the payload offset of the next body byte.
+    mask: Option<[u8; 4]>,
+    offset: u64,
+    /// Clients mask what they send.
+    masks: Option<MaskSource>,
+    /// Plain ZWS2.0: the engine's READY is being read (Some) or still to come (`await_ready`).
+    await_ready: bool,
+    ready: Option<Vec<u8>>,
+    /// Plain ZWS2.0: our socket type, once our READY has told it.
+    pub(crate) our_type: Option<Vec<u8>>,
+}
+
+impl Outbound {
+    pub(crate) fn new(client: bool, raw: bool) -> Outbound {
+        Outbound {
+            greeting_left: zmtp::greeting::GREETING_LEN,
+            hdr: [0; 9],
+            hdr_len: 0,
+            body_left: 0,
+            mask: None,
+            offset: 0,
+            masks: client.then(MaskSource::new),
+            await_ready: raw,
+            ready: None,
+            our_type: None,
+        }
+    }
+
+    /// Plain ZWS2.0 was negotiated: the engine's READY is not sent as such.
+    pub(crate) fn set_raw(&mut self, raw: bool) {
+        self.await_ready = raw;
+    }
+
+    /// A key for a control frame we send.
+    pub(crate) fn control_mask(&mut self) -> Option<[u8; 4]> {
+        self.masks.as_mut().map(MaskSource::next)
+    }
+
+    /// Translates all of `data` onto `out`.
+    pub(crate) fn take(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
+        while !data.is_empty() {
+            if self.greeting_left > 0 {
+                let n = self.greeting_left.min(data.len());
+                self.greeting_left -= n;
+                data = &data[n..];
+            } else if self.body_left > 0 {
+                let n = (self.body_left.min(data.len() as u64)) as usize;
+                if let Some(r) = &mut self.ready {
+                    r.extend_from_slice(&data[..n]);
+                } else {
+                    let at = out.len();
+                    out.extend_from_slice(&data[..n]);
+                    if let Some(m) = self.mask {
+                        frame::apply_mask(&mut out[at..], m, self.offset);
+                    }
+                    self.offset += n as u64;
+                }
+                self.body_left -= n as u64;
+                data = &data[n..];
+                if self.body_left == 0 {
+                    self.end_ready(out);
+                }
+            } else {
+                self.hdr[self.hdr_len] = data[0];
+                self.hdr_len += 1;
+                data = &data[1..];
+                let flags = self.hdr[0];
+                let need = if flags & ZMTP_LONG != 0 { 9 } else { 2 };
+                if self.hdr_len < need {
+                    continue;
+                }
+                self.hdr_len = 0;
+                let size = if need == 9 {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(&self.hdr[1..9]);
+                    u64::from_be_bytes(b)
+                } else {
+                    u64::from(self.hdr[1])
+                };
+                self.body_left = size;
+                if self.await_ready && flags & ZMTP_COMMAND != 0 && size <= MAX_READY {
+                    self.await_ready = false;
+                    self.ready = Some(Vec::with_capacity(size as usize));
+                    if size == 0 {
+                        self.end_ready(out);
+                    }
+                    continue;
+                }
+                let zws = (flags & ZMTP_MORE) | if flags & ZMTP_COMMAND != 0 { ZWS_COMMAND } else { 0 };
+                self.begin(out, zws, size);
+            }
+        }
+    }
+
+    /// Starts a binary message of `size` body bytes after the flags byte `zws`.
+    fn begin(&mut self, out: &mut Vec<u8>, zws: u8, size: u64) {
+        self.mask = self.control_mask();
+        frame::write_header(out, frame::OP_BINARY, size + 1, self.mask);
+        out.push(zws ^ self.mask.map_or(0, |m| m[0]));
+        self.offset = 1;
+    }
+
+    /// Plain ZWS2.0: our READY is in; its Identity goes out as our first message.
+    fn end_ready(&mut self, out: &mut Vec<u8>) {
+        let Some(body) = self.ready.take() else { return };
+        let meta = match zmtp::Command::parse(&body) {
+            Ok(zmtp::Command::Ready(m)) => m,
+            _ => zmtp::Metadata::new(),
+        };
+        self.our_type = Some(meta.get("Socket-Type").unwrap_or(b"PAIR").to_vec());
+        let id = meta.get("Identity").unwrap_or(b"").to_vec();
+        self.begin(out, 0, id.len() as u64);
+        let at = out.len();
+        out.extend_from_slice(&id);
+        if let Some(m) = self.mask {
+            frame::apply_mask(&mut out[at..], m, 1);
+        }
+    }
+}
+
+/// What one step of [`Inbound::step`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Went on; call again.
+    More,
+    /// Needs more bytes from the wire (or room in the engine's buffer).
+    Wait,
+    /// The peer sent a close frame (answered already).
+    Closed,
+}
+
+enum In {
+    Header,
+    Flags(Header),
+    Body {
+        left: u64,
+        mask: Option<[u8; 4]>,
+        offset: u64,
+    },
+    Control(Header),
+    /// Plain ZWS2.0: the peer's first message, its routing id.
+    Identity {
+        left: u64,
+        mask: Option<[u8; 4]>,
+        offset: u64,
+    },
+}
+
+/// WebSocket messages into ZMTP frames for the engine.
+pub(crate) struct Inbound {
+    /// Servers read masked frames; clients unmasked ones.
+    masked: bool,
+    state: In,
+    /// Plain ZWS2.0: the peer's routing id is still to come (true), being read, or in.
+    await_identity: bool,
+    pub(crate) peer_identity: Option<Vec<u8>>,
+}
+
+impl Inbound {
+    pub(crate) fn new(server: bool, raw: bool) -> Inbound {
+        Inbound { masked: server, state: In::Header, await_identity: raw, peer_identity: None }
+    }
+
+    /// One step: parses from `wire`, writes ZMTP headers to `inject` and bodies to `engine`'s
+    /// spare capacity (only when `inject` is empty), control replies to `reply`.
+    pub(crate) fn step(
+        &mut self,
+        wire: &mut BytesMut,
+        engine: &mut BytesMut,
+        inject: &mut Vec<u8>,
+        reply: &mut Vec<u8>,
+        out: &mut Outbound,
+    ) -> Result<Step, ZwsError> {
+        match &mut self.state {
+            In::Header => {
+                let Some((h, n)) = frame::parse_header(wire, self.masked).map_err(ZwsError::Frame)? else {
+                    return Ok(Step::Wait);
+                };
+                wire.advance(n);
+                self.state = match h.opcode {
+                    _ if h.is_control() => In::Control(h),
+                    frame::OP_TEXT => return Err(ZwsError::Text),
+                    frame::OP_BINARY if h.fin => In::Flags(h),
+                    _ => return Err(ZwsError::Fragmented),
+                };
+                if matches!(self.state, In::Flags(_)) && h.len == 0 {
+                    return Err(ZwsError::Empty);
+                }
+                Ok(Step::More)
+            }
+            In::Flags(h) => {
+                let Some(&b) = wire.first() else { return Ok(Step::Wait) };
+                wire.advance(1);
+                let flags = b ^ h.mask.map_or(0, |m| m[0]);
+                let (size, mask) = (h.len - 1, h.mask);
+                if self.await_identity {
+                    self.await_identity = false;
+                    if flags & ZWS_MORE != 0 || size > MAX_ID {
+                        return Err(ZwsError::BadIdentity);
+                    }
+                    self.peer_identity = None;
+                    self.state = In::Identity { left: size, mask, offset: 1 };
+                    inject.clear();
+                    return Ok(Step::More);
+                }
+                let z = (flags & ZWS_MORE) | if flags & ZWS_COMMAND != 0 { ZMTP_COMMAND } else { 0 };
+                zmtp_header(inject, z, size);
+                self.state = In::Body { left: size, mask, offset: 1 };
+                Ok(Step::More)
+            }
+            In::Body { left, mask, offset } => {
+                if *left == 0 {
+                    self.state = In::Header;
+                    return Ok(Step::More);
+                }
+                let room = engine.capacity() - engine.len();
+                let n = (*left).min(wire.len() as u64).min(room as u64) as usize;
+                if n == 0 {
+                    return Ok(Step::Wait);
+                }
+                let at = engine.len();
+                engine.extend_from_slice(&wire[..n]);
+                wire.advance(n);
+                if let Some(m) = *mask {
+                    frame::apply_mask(&mut engine[at..], m, *offset);
+                }
+                *left -= n as u64;
+                *offset += n as u64;
+                Ok(Step::More)
+            }
+            In::Identity { left, mask, offset } => {
+                let n = (*left).min(wire.len() as u64) as usize;
+                let id = self.peer_identity.get_or_insert_with(Vec::new);
+                let at = id.len();
+                id.extend_from_slice(&wire[..n]);
+                wire.advance(n);
+                if let Some(m) = *mask {
+                    frame::apply_mask(&mut id[at..], m, *offset);
+                }
+                *left -= n as u64;
+                *offset += n as u64;
+                if *left > 0 {
+                    return Ok(Step::Wait);
+                }
+                self.state = In::Header;
+                let Some(ours) = &out.our_type else { return Ok(Step::More) };
+                let id = self.peer_identity.take().unwrap_or_default();
+                ready_for(ours, &id, inject);
+                Ok(Step::More)
+            }
+            In::Control(h) => {
+                let len = h.len as usize;
+                if wire.len() < len {
+                    return Ok(Step::Wait);
+                }
+                let mut payload = wire.split_to(len).to_vec();
+                if let Some(m) = h.mask {
+                    frame::apply_mask(&mut payload, m, 0);
+                }
+                let opcode = h.opcode;
+                self.state = In::Header;
+                match opcode {
+                    frame::OP_PING => {
+                        let m = out.control_mask();
+                        frame::control(reply, frame::OP_PONG, &payload, m);
+                        Ok(Step::More)
+                    }
+                    frame::OP_CLOSE => Ok(Step::Closed),
+                    _ => Ok(Step::More), // a pong
+                }
+            }
+        }
+    }
+
+    /// Plain ZWS2.0: the peer's routing id came before our READY told our socket type; now it
+    /// has.
+    pub(crate) fn late_ready(&mut self, out: &Outbound, inject: &mut Vec<u8>) {
+        if matches!(self.state, In::Identity { .. }) || self.await_identity {
+            return;
+        }
+        if let (Some(ours), Some(id)) = (&out.our_type, self.peer_identity.take()) {
+            ready_for(ours, &id, inject);
+        }
+    }
+}
+
+/// The READY the engine reads for a plain ZWS2.0 peer: the socket type ours pairs with, and
+/// the peer's routing id.
+fn ready_for(ours: &[u8], id: &[u8], inject: &mut Vec<u8>) {
+    let peer: &[u8] = match ours {
+        b"PUB" | b"XPUB" => b"SUB",
+        b"SUB" | b"XSUB" => b"PUB",
+        b"REQ" => b"REP",
+        b"REP" => b"REQ",
+        b"ROUTER" | b"DEALER" => b"DEALER",
+        b"PUSH" => b"PULL",
+        b"PULL" => b"PUSH",
+        b"CLIENT" => b"SERVER",
+        b"SERVER" => b"CLIENT",
+        b"RADIO" => b"DISH",
+        b"DISH" => b"RADIO",
+        b"SCATTER" => b"GATHER",
+        b"GATHER" => b"SCATTER",
+        other => other, // PAIR, CHANNEL, PEER
+    };
+    let mut meta = zmtp::Metadata::new();
+    meta.insert("Socket-Type", bytes::Bytes::copy_from_slice(peer));
+    if !id.is_empty() {
+        meta.insert("Identity", bytes::Bytes::copy_from_slice(id));
+    }
+    let mut body = Vec::new();
+    zmtp::Command::Ready(meta).encode_body(&mut body);
+    zmtp_header(inject, ZMTP_COMMAND, body.len() as u64);
+    inject.extend_from_slice(&body);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ZMTP frames in, WebSocket messages out, and back: the same frames.
+    #[test]
+    fn frames_survive_the_round_trip_in_both_roles() {
+        for client in [true, false] {
+            let mut zmtp_in = vec![0u8; 64]; // the engine's greeting, swallowed
+            let frames: Vec<(u8, Vec<u8>)> =
+                vec![(ZMTP_MORE, b"a".to_vec()), (0, vec![7; 300]), (ZMTP_COMMAND, b"\x04PING".to_vec()), (0, vec![])];
+            for (f, body) in &frames {
+                zmtp_header(&mut zmtp_in, *f, body.len() as u64);
+                zmtp_in.extend_from_slice(body);
+            }
+            let mut out = Outbound::new(client, false);
+            let mut wire = Vec::new();
+            for b in zmtp_in.chunks(5) {
+                out.take(b, &mut wire);
+            }
+            let mut inb = Inbound::new(client, false);
+            let mut wire = BytesMut::from(&wire[..]);
+            let mut engine = BytesMut::with_capacity(4096);
+            let (mut inject, mut reply) = (Vec::new(), Vec::new());
+            let mut other = Outbound::new(!client, false);
+            loop {
+                if !inject.is_empty() {
+                    engine.extend_from_slice(&inject);
+                    inject.clear();
+                }
+                match inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut other).unwrap() {
+                    Step::More => {}
+                    _ => break,
+                }
+            }
+            let mut expect = Vec::new();
+            for (f, body) in &frames {
+                zmtp_header(&mut expect, *f, body.len() as u64);
+                expect.extend_from_slice(body);
+            }
+            assert_eq!(&engine[..], &expect[..], "client={client}");
+        }
+    }
+
+    #[test]
+    fn a_ping_is_answered_and_a_close_ends() {
+        let mut wire = BytesMut::new();
+        let mut v = Vec::new();
+        frame::control(&mut v, frame::OP_PING, b"hi", Some([1, 2, 3, 4]));
+        frame::control(&mut v, frame::OP_CLOSE, &1000u16.to_be_bytes(), Some([5, 6, 7, 8]));
+        wire.extend_from_slice(&v);
+        let mut inb = Inbound::new(true, false);
+        let mut out = Outbound::new(false, false);
+        let (mut engine, mut inject, mut reply) = (BytesMut::with_capacity(64), Vec::new(), Vec::new());
+        assert_eq!(inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out), Ok(Step::More));
+        assert_eq!(inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out), Ok(Step::More));
+        assert_eq!(reply, [0x8A, 2, b'h', b'i'], "an unmasked pong from the server");
+        assert_eq!(inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out), Ok(Step::More));
+        assert_eq!(inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out), Ok(Step::Closed));
+    }
+
+    #[test]
+    fn text_fragments_and_empty_messages_are_refused() {
+        let mut out = Outbound::new(false, false);
+        for (bytes, err) in [
+            (vec![0x81, 0x80, 0, 0, 0, 0], ZwsError::Text),
+            (vec![0x02, 0x81, 0, 0, 0, 0, 0], ZwsError::Fragmented),
+            (vec![0x80, 0x81, 0, 0, 0, 0, 0], ZwsError::Fragmented),
+            (vec![0x82, 0x80, 0, 0, 0, 0], ZwsError::Empty),
+            (vec![0x82, 0x01, 0], ZwsError::Frame(FrameError::Masking)),
+            (vec![0x09, 0x80, 0, 0, 0, 0], ZwsError::Frame(FrameError::BadControl)),
+        ] {
+            let mut inb = Inbound::new(true, false);
+            let mut wire = BytesMut::from(&bytes[..]);
+            let (mut engine, mut inject, mut reply) = (BytesMut::with_capacity(64), Vec::new(), Vec::new());
+            assert_eq!(inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out), Err(err), "{bytes:?}");
+        }
+    }
+}

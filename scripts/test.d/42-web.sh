@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# ws:// and wss:// against libzmq 4.3.5 built with drafts, ws and wss (GnuTLS; source from the
+# crates.io crate zeromq-src, built once into a cache by interop/libzmq-drafts/build.sh): the
+# same C peer (interop/web/peer.c) built against libzmq and against oxmq's libzmq.so.5, each
+# binding while the other connects, REQ/REP under NULL, PLAIN and CURVE, PUB/SUB and PUSH/PULL
+# under NULL, over ws and wss (CURVE rows only where libzmq passes its own CURVE over ws, which
+# 4.3.5 does not: reported as skipped). Certificates are made at test time with openssl. Prints the
+# matrix and "N passed, N failed".
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+work="$root/target/web-suite"
+mkdir -p "$work"
+[ -f dist/lib/libzmq.so.5 ] || timeout 1200 bash scripts/build-dist.sh
+
+echo "== 42-web: libzmq 4.3.5 with drafts, ws, wss (cached build)"
+prefix="$(timeout 1500 bash interop/libzmq-drafts/build.sh | tail -1)"
+libdir="$prefix/lib"
+[ -d "$libdir" ] || libdir="$prefix/lib64"
+
+echo "== 42-web: the peer, against each library"
+gcc -O1 -o "$work/peer-libzmq" interop/web/peer.c -I"$prefix/include" -L"$libdir" -Wl,-rpath,"$libdir" -lzmq -lpthread
+gcc -O1 -o "$work/peer-oxmq" interop/web/peer.c -Icrates/oxmq-capi/include -L"$root/dist/lib" \
+    -Wl,-rpath,"$root/dist/lib" -l:libzmq.so.5 -lpthread
+case "$(ldd "$work/peer-oxmq")" in *"$root/dist/lib/libzmq.so.5"*) ;; *) echo "peer-oxmq does not load oxmq"; exit 1 ;; esac
+
+echo "== 42-web: test certificates"
+certs="$work/certs"
+rm -rf "$certs" && mkdir -p "$certs"
+(
+    cd "$certs"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=oxmq test CA" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext 2>/dev/null
+)
+
+passed=0
+failed=0
+matrix=()
+# run NAME BINDER CONNECTOR SCHEME MECH BIND_TYPE CONNECT_TYPE
+run() {
+    local name="$1" binder="$2" connector="$3" scheme="$4" mech="$5" btype="$6" ctype="$7"
+    local env_b=() env_c=()
+    if [ "$scheme" = wss ]; then
+        env_b=(WSS_CERT="$certs/server.pem" WSS_KEY="$certs/server.key")
+        env_c=(WSS_TRUST="$certs/ca.pem" WSS_HOSTNAME=localhost)
+    fi
+    local out="$work/$name.bind"
+    rm -f "$out"
+    env "${env_b[@]}" timeout 20 "$work/peer-$binder" bind "$scheme://127.0.0.1:*/zmq" "$mech" "$btype" 10 \
+        > "$out" 2> "$work/$name.bind.err" &
+    local bpid=$!
+    local ep=""
+    for _ in $(seq 1 200); do
+        ep="$(head -1 "$out" 2>/dev/null || true)"
+        [ -n "$ep" ] && break
+        kill -0 "$bpid" 2>/dev/null || break
+        sleep 0.05
+    done
+    local ok=1
+    if [ -z "$ep" ]; then
+        ok=0
+    else
+        env "${env_c[@]}" timeout 20 "$work/peer-$connector" connect "$ep" "$mech" "$ctype" 10 2> "$work/$name.conn.err" || ok=0
+    fi
+    wait "$bpid" || ok=0
+    if [ "$ok" = 1 ]; then
+        passed=$((passed + 1)); matrix+=("ok    $name")
+    else
+        failed=$((failed + 1)); matrix+=("FAIL  $name")
+        [ "$connector" = "$binder" ] && return 0
+        cat "$work/$name.bind.err" "$work/$name.conn.err" 2>/dev/null | sed 's/^/    /' | head -10 || true
+    fi
+}
+
+for scheme in ws wss; do
+    for mech in null plain curve; do
+        if [ "$mech" = curve ]; then
+            # libzmq 4.3.5's ws engine fails CURVE against itself (checked here each run: the
+            # request's reply never comes); oxmq's CURVE over ws is tested oxmq to oxmq in
+            # crates/oxmq/tests/ws.rs. These rows run only once libzmq passes its own.
+            run "$scheme-curve-reqrep-libzmq-to-libzmq-reference" libzmq libzmq "$scheme" curve rep req
+            if [ "${matrix[-1]:0:2}" != ok ]; then
+                failed=$((failed - 1))
+                matrix[-1]="skip  $scheme-curve: libzmq 4.3.5 fails its own CURVE over $scheme (reference row), not counted"
+                continue
+            fi
+        fi
+        run "$scheme-$mech-reqrep-libzmq-binds" libzmq oxmq "$scheme" "$mech" rep req
+        run "$scheme-$mech-reqrep-oxmq-binds" oxmq libzmq "$scheme" "$mech" rep req
+    done
+    run "$scheme-null-pubsub-libzmq-binds" libzmq oxmq "$scheme" null pub sub
+    run "$scheme-null-pubsub-oxmq-binds" oxmq libzmq "$scheme" null pub sub
+    run "$scheme-null-pushpull-libzmq-binds" libzmq oxmq "$scheme" null pull push
+    run "$scheme-null-pushpull-oxmq-binds" oxmq libzmq "$scheme" null pull push
+done
+
+echo "== 42-web: matrix (binder listed; the other side connects)"
+printf '%s\n' "${matrix[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
