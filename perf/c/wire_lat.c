@@ -9,20 +9,26 @@
                           arrives, as a messaging layer without a receive spin does;
      spin                 both sides busy-poll non-blocking reads: no sleep and no wake-up, the
                           floor for a layer that spins before it blocks (oxmq's receive spin).
+                          Between empty polls a side yields its core (sched_yield), as oxmq's
+                          spin does: two spinners the scheduler put on one core then take
+                          turns at once instead of each burning a time slice.
    Both sides must use the same mode. */
 #include "wire_util.h"
 
 #include <fcntl.h>
+#include <sched.h>
 
 /* Reads one whole frame into buf (room for `cap` bytes); returns its length. In spin mode the
-   descriptor is non-blocking and EAGAIN is retried at once. */
+   descriptor is non-blocking and EAGAIN is retried after a sched_yield. */
 static size_t recv_frame (int fd, unsigned char *buf, size_t cap)
 {
     size_t got = 0, need = 2;
     while (got < need) {
         ssize_t r = read (fd, buf + got, cap - got);
-        if (r < 0 && (errno == EAGAIN || errno == EINTR))
+        if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+            sched_yield ();
             continue;
+        }
         if (r <= 0)
             die ("read", r == 0 ? "peer closed" : strerror (errno));
         got += (size_t) r;

@@ -234,7 +234,8 @@ class WireLimit(Impl):
         if "thr" in self.kinds:
             return ("the wire, no messaging layer: throughput a framed byte stream (perf/c/wire_thr: ZMTP-style "
                     "headers encoded into 64 KiB writes, the reader walking every frame; 10x the messages up to 256 B); "
-                    "latency a ping-pong of one frame, both sides busy-polling non-blocking reads (perf/c/wire_lat spin)")
+                    "latency a ping-pong of one frame, both sides busy-polling non-blocking reads, sched_yield between "
+                    "empty polls (perf/c/wire_lat spin)")
         return "the wire, latency only: the same ping-pong with blocking reads (perf/c/wire_lat block)"
 
 
@@ -657,7 +658,8 @@ def report(args, impls, res, cg, mach, started) -> str:
         "ipc: for throughput a framed byte stream (ZMTP-style 2- or 9-byte headers encoded into 64 KiB "
         "writes, the reader walking every frame and touching each body's first and last byte), so "
         "oxmq/limit is the share of the framed messages per second the machine can move; for latency a "
-        "ping-pong of one frame, with both sides busy-polling non-blocking reads (limit (spin), the floor "
+        "ping-pong of one frame, with both sides busy-polling non-blocking reads and yielding the core between "
+        "empty polls as oxmq's spin does (limit (spin), the floor "
         "for oxmq's receive spin) and with blocking reads (limit (block), the floor for oxmq-nospin and "
         "libzmq).", "",
         "Implementations:", "",
