@@ -218,6 +218,11 @@ class WireLimit(Impl):
             return "limit (stream)"
         return f"limit ({'spin' if self.spin else 'block'})"
 
+    def legend(self, kind):
+        if kind == "thr":
+            return "wire limit: framed stream"
+        return f"wire limit: ping-pong, {'spinning' if self.spin else 'blocking'}"
+
     def run(self, kind, transport, size, count, ep):
         if not self.supports(kind, transport):
             return None
@@ -733,7 +738,7 @@ def charts(args, impls, res, stem: Path) -> list[Path]:
                         lo.append(m - a)
                         hi.append(b - m)
                 if xs:
-                    legend = impl.column(k) if isinstance(impl, WireLimit) else impl.label
+                    legend = impl.legend(k) if isinstance(impl, WireLimit) else impl.label
                     ax.errorbar(xs, ys, yerr=[lo, hi], label=legend, capsize=3,
                                 **style.get(impl.name, dict(marker="d")))
             ax.set_xscale("log", base=2)
