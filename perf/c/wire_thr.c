@@ -79,6 +79,10 @@ static void receive (int fd, long count, long size)
     }
     double elapsed = now_us () - t0;
     sink = sum;
+    /* The walk must end exactly where the sender's stream ends (it shuts its side down after the
+       last frame): a misparsed frame would leave bytes over, or have counted short. */
+    if (in_body || start != end || read (fd, buf, BATCH) != 0)
+        die ("read", "the stream does not end at the last frame");
     print_throughput (size, count, elapsed);
     free (buf);
 }
