@@ -8,7 +8,7 @@ measured twice: with its default receive spin (column oxmq) and with the spin of
 (oxmq-nospin, OXMQ_RECV_SPIN_US=0; `--impls oxmq` selects both).
 
 The limits are the wire's own, over tcp and ipc, with no messaging layer (perf/c/wire_thr,
-wire_lat; `--impls limit` selects all three):
+wire_lat; `--impls limit` selects both columns, three limits):
   limit        throughput: a framed byte stream, ZMTP-style frame headers (2 bytes under
                256 B, 9 otherwise) encoded into 64 KiB writes, the reader walking every frame
                and touching each body's first and last byte; up to 256 B it runs 10x the
@@ -134,7 +134,7 @@ class Impl:
         return kind in self.kinds
 
     def column(self, kind: str) -> str:
-        """The table header and chart legend of this implementation in a `kind` table."""
+        """The table header of this implementation in a `kind` table."""
         return self.name
 
     def count(self, kind: str, size: int, count: int) -> int:
