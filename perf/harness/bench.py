@@ -3,10 +3,25 @@
 
 Runs the classic ZeroMQ perf tools (perf/c: local_thr/remote_thr, local_lat/remote_lat,
 inproc_thr/inproc_lat), compiled once against oxmq and once against Debian's libzmq, in
-interleaved rounds (A B, B A, A B ...) so both see the same machine weather; adds the
-plain-TCP limit (perf/c/tcp_thr_limit, tcp_lat_limit) for tcp. Reports medians with min-max,
-ratios oxmq/libzmq and oxmq/limit, the machine description, and draws the charts the ØMQ
-papers drew (latency and throughput against message size, log x).
+interleaved rounds (A B, B A, A B ...) so both see the same machine weather. oxmq's latency is
+measured twice: with its default receive spin (column oxmq) and with the spin off
+(oxmq-nospin, OXMQ_RECV_SPIN_US=0; `--impls oxmq` selects both).
+
+The limits are the wire's own, over tcp and ipc, with no messaging layer (perf/c/wire_thr,
+wire_lat; `--impls limit` selects both columns, three limits):
+  limit        throughput: a framed byte stream, ZMTP-style frame headers (2 bytes under
+               256 B, 9 otherwise) encoded into 64 KiB writes, the reader walking every frame
+               and touching each body's first and last byte; up to 256 B it runs 10x the
+               messages of the others (it is that much faster) so its runs last as long;
+               latency: a ping-pong of one frame with both sides busy-polling non-blocking
+               reads, the floor for oxmq with its receive spin;
+  limit-block  latency only: the same ping-pong with blocking reads, the floor for a layer
+               that sleeps in the kernel (oxmq-nospin, libzmq).
+So oxmq/limit reads as "the share of what the machine could do with framed messages".
+
+Reports medians with min-max, CPU per message (user+sys of both processes, start-up
+included) beside every rate, ratios oxmq/libzmq and oxmq/limit, the machine description, and
+draws the charts the ØMQ papers drew (latency and throughput against message size, log x).
 
     perf/harness/run.sh                 # installs what it needs, builds, then runs this
     perf/harness/bench.py [--quick] [--rounds N] [--sizes 1,256] [--transports tcp,ipc]
@@ -23,7 +38,8 @@ blur on 2 shared cores; for CURVE too (tcp-curve, --callgrind-curve-count messag
 --transports leaves tcp-curve out.
 
 Adding an implementation (a column): subclass `Impl` (or instantiate `CTools` with another
-bin directory) and append it to `IMPLS`, or drop a module `perf/harness/impl_<name>.py` that
+bin directory; `kinds` and `env` narrow it to throughput or latency and set its environment)
+and append it to `IMPLS`, or drop a module `perf/harness/impl_<name>.py` that
 defines `IMPL = <Impl instance>`: it is picked up automatically (`impl_omq.py`, omq.rs's tools
 from perf/omq, is one; it drops out with the reason printed when they are not built). An implementation returns the
 command lines for a run, or None for a run it does not support; the harness parses the
@@ -106,10 +122,24 @@ class Impl:
 
     name = "impl"
     label = "impl"
+    group = None  # `--impls GROUP` selects every implementation of the group (default: the name)
+    kinds = ("thr", "lat")
 
     def available(self) -> str | None:
         """None when runnable, else why not."""
         return None
+
+    def supports(self, kind: str, transport: str) -> bool:
+        """Whether this implementation has a column in the (transport, kind) table."""
+        return kind in self.kinds
+
+    def column(self, kind: str) -> str:
+        """The table header of this implementation in a `kind` table."""
+        return self.name
+
+    def count(self, kind: str, size: int, count: int) -> int:
+        """The messages (round trips) this implementation runs where the others run `count`."""
+        return count
 
     def run(self, kind: str, transport: str, size: int, count: int, ep: "Endpoint") -> Run | None:
         raise NotImplementedError
@@ -121,8 +151,10 @@ class Impl:
 class CTools(Impl):
     """The perf/c tools compiled against one library (bin directory + LD_LIBRARY_PATH)."""
 
-    def __init__(self, name: str, label: str, bindir: Path, libdir: Path | None, version: str = ""):
+    def __init__(self, name: str, label: str, bindir: Path, libdir: Path | None, version: str = "",
+                 kinds=("thr", "lat"), env: dict[str, str] | None = None, group: str | None = None):
         self.name, self.label, self.bindir, self.libdir, self.version = name, label, bindir, libdir, version
+        self.kinds, self.extra_env, self.group = tuple(kinds), dict(env or {}), group
 
     def available(self):
         missing = [t for t in ("local_thr", "remote_thr", "local_lat", "remote_lat", "inproc_thr", "inproc_lat")
@@ -132,9 +164,12 @@ class CTools(Impl):
     def env(self):
         # Pin the library: oxmq's tools carry a RUNPATH to dist/lib, libzmq's link the system
         # one; LD_LIBRARY_PATH makes it explicit either way.
-        return {"LD_LIBRARY_PATH": str(self.libdir)} if self.libdir else {"LD_LIBRARY_PATH": ""}
+        lib = {"LD_LIBRARY_PATH": str(self.libdir)} if self.libdir else {"LD_LIBRARY_PATH": ""}
+        return {**lib, **self.extra_env}
 
     def run(self, kind, transport, size, count, ep):
+        if kind not in self.kinds:
+            return None
         b = self.bindir
         if transport == "inproc":
             tool = "inproc_thr" if kind == "thr" else "inproc_lat"
@@ -147,30 +182,66 @@ class CTools(Impl):
                    self.env(), ep.listen(transport))
 
     def describe(self):
-        return f"{self.label}{' ' + self.version if self.version else ''} (perf/c tools, {self.bindir.relative_to(ROOT)})"
+        env = "".join(f", {k}={v}" for k, v in self.extra_env.items())
+        only = "" if len(self.kinds) == 2 else f", {'throughput' if self.kinds == ('thr',) else 'latency'} only"
+        where = self.bindir.relative_to(ROOT) if self.bindir.is_relative_to(ROOT) else self.bindir
+        return f"{self.label}{' ' + self.version if self.version else ''} (perf/c tools, {where}{env}{only})"
 
 
-class TcpLimit(Impl):
-    """Plain blocking TCP moving the same bytes: the ceiling for any messaging layer."""
+class WireLimit(Impl):
+    """The wire's limits, no messaging layer (perf/c/wire_thr, wire_lat), over tcp and ipc.
+    `spin` picks the latency floor: busy-polling reads (the floor for a receive spin) or
+    blocking reads (the floor for a layer that sleeps in the kernel)."""
 
-    name, label = "limit", "plain TCP"
+    group = "limit"
+    transports = ("tcp", "ipc")
+
+    def __init__(self, name: str, kinds, spin: bool):
+        self.name, self.kinds, self.spin = name, tuple(kinds), spin
+        self.label = "wire limit" + ("" if spin else " (blocking)")
 
     def available(self):
         b = PERF_C / "limit"
-        return None if (b / "tcp_thr_limit").exists() else f"missing {b}/tcp_thr_limit"
+        missing = [t for t in ("wire_thr", "wire_lat") if not (b / t).exists()]
+        return f"missing {', '.join(missing)} in {b}" if missing else None
+
+    def supports(self, kind, transport):
+        return kind in self.kinds and transport in self.transports
+
+    def count(self, kind, size, count):
+        # Small frames stream ~10x faster than any messaging layer moves them: 10x the messages
+        # keep the run as long as the others' (2M 1-byte frames take 10 ms).
+        return count * 10 if kind == "thr" and size <= 256 else count
+
+    def column(self, kind):
+        if kind == "thr":
+            return "limit (stream)"
+        return f"limit ({'spin' if self.spin else 'block'})"
+
+    def legend(self, kind):
+        if kind == "thr":
+            return "wire limit: framed stream"
+        return f"wire limit: ping-pong, {'spinning' if self.spin else 'blocking'}"
 
     def run(self, kind, transport, size, count, ep):
-        if transport != "tcp":
+        if not self.supports(kind, transport):
             return None
-        b = PERF_C / "limit"
-        tool = str(b / ("tcp_thr_limit" if kind == "thr" else "tcp_lat_limit"))
-        # the latency limit is the 1-byte ping-pong at every size? No: same size as measured.
-        return Run([[tool, "local", str(ep.port), str(size), str(count)],
-                    [tool, "remote", "127.0.0.1", str(ep.port), str(size), str(count)]],
-                   {}, ("tcp", ep.port))
+        addr = ep.zmq(transport)
+        if kind == "thr":
+            tool = str(PERF_C / "limit" / "wire_thr")
+            return Run([[tool, "local", addr, str(size), str(count)], [tool, "remote", addr, str(size), str(count)]],
+                       {}, ep.listen(transport))
+        tool, mode = str(PERF_C / "limit" / "wire_lat"), "spin" if self.spin else "block"
+        return Run([[tool, "local", addr, str(size), str(count), mode],
+                    [tool, "remote", addr, str(size), str(count), mode]], {}, ep.listen(transport))
 
     def describe(self):
-        return "plain TCP, no messaging layer (perf/c/tcp_thr_limit: 1 MiB writes; tcp_lat_limit: ping-pong)"
+        if "thr" in self.kinds:
+            return ("the wire, no messaging layer: throughput a framed byte stream (perf/c/wire_thr: ZMTP-style "
+                    "headers encoded into 64 KiB writes, the reader walking every frame; 10x the messages up to 256 B); "
+                    "latency a ping-pong of one frame, both sides busy-polling non-blocking reads, sched_yield between "
+                    "empty polls (perf/c/wire_lat spin)")
+        return "the wire, latency only: the same ping-pong with blocking reads (perf/c/wire_lat block)"
 
 
 def pkg_version(pkg: str) -> str:
@@ -183,8 +254,12 @@ def pkg_version(pkg: str) -> str:
 
 IMPLS: list[Impl] = [
     CTools("oxmq", "oxmq", PERF_C / "oxmq", DIST / "lib"),
+    # oxmq's latency without its receive spin: the figure to hold against the blocking floor
+    CTools("oxmq-nospin", "oxmq, receive spin off", PERF_C / "oxmq", DIST / "lib", kinds=("lat",),
+           env={"OXMQ_RECV_SPIN_US": "0"}, group="oxmq"),
     CTools("libzmq", "libzmq", PERF_C / "libzmq", None, pkg_version("libzmq5")),
-    TcpLimit(),
+    WireLimit("limit", ("thr", "lat"), spin=True),
+    WireLimit("limit-block", ("lat",), spin=False),
 ]
 
 
@@ -195,8 +270,8 @@ def load_plugins():
         spec.loader.exec_module(mod)  # type: ignore[union-attr]
         impl = getattr(mod, "IMPL", None)
         if impl is not None:
-            # before the plain-TCP limit, so the table reads: implementations, then the ceiling
-            at = next((i for i, x in enumerate(IMPLS) if isinstance(x, TcpLimit)), len(IMPLS))
+            # before the wire's limits, so the table reads: implementations, then the ceilings
+            at = next((i for i, x in enumerate(IMPLS) if isinstance(x, WireLimit)), len(IMPLS))
             IMPLS.insert(at, impl)
 
 
@@ -369,17 +444,21 @@ def bench(args, impls: list[Impl]) -> dict:
     try:
         for r, (t, k, s), impl in plan:
             count = thr_count(s, args.scale, t) if k == "thr" else lat_count(s, args.scale, t)
+            count = impl.count(k, s, count)
             seq += 1
             run = impl.run(k, t, s, count, Endpoint(tmp, seq))
             if run is None:
                 prog.step()
                 continue
             prog.show(f"round {r + 1}/{args.rounds} {t:6} {k} {s:>5} B {impl.name}")
+            cpu0 = children_cpu()
             out, err = execute(run)
             res = parse(k, out) if err is None else None
             if res is None:
                 failures.append(f"round {r + 1} {t} {k} {s} B {impl.name}: {err or 'no result line'}")
             else:
+                # CPU of both processes: ns per message (thr), µs per round trip (lat)
+                res["cpu"] = (children_cpu() - cpu0) * (1e9 if k == "thr" else 1e6) / count
                 samples.setdefault((t, k, s, impl.name), []).append(res)
             prog.step()
     finally:
@@ -404,8 +483,8 @@ def callgrind(args, impls: list[Impl]) -> dict:
     sizes = args.callgrind_sizes
     results = {}
     tmp = Path(tempfile.mkdtemp(prefix="oxmq-cg-"))
-    todo = [(t, impl, s, c) for t in transports for s in sizes for impl in impls if isinstance(impl, CTools)
-            for c in (ns[t] // 10, ns[t])]
+    todo = [(t, impl, s, c) for t in transports for s in sizes for impl in impls
+            if isinstance(impl, CTools) and impl.supports("thr", t) for c in (ns[t] // 10, ns[t])]
     prog = Progress(len(todo))
     try:
         seq = 0
@@ -516,6 +595,50 @@ def ratio(a, b):
     return f"{a / b:.2f}×" if a is not None and b else "—"
 
 
+def table(samples, args, t: str, k: str, impls: list[Impl], base: str | None) -> list[str]:
+    """One main table: the rates of each implementation with min–max, ratios (to libzmq and to
+    the wire's limits), then CPU per message (per round trip for latency) of each."""
+    names = [i.name for i in impls]
+    title = ("throughput, msg/s (higher is better); CPU ns per message, both processes" if k == "thr" else
+             "one-way latency, µs (lower is better); CPU µs per round trip, both processes")
+    metric = "msgs" if k == "thr" else "lat"
+    # ratios: (header, numerator, denominator)
+    ratios = []
+    if base:
+        # oxmq against the reference, then every other implementation (omq.rs, ...) too
+        ratios += [(f"{n}/{base}", n, base) for n in names
+                   if n != base and not isinstance(next(i for i in impls if i.name == n), WireLimit)]
+    if k == "thr" and "limit" in names:
+        ratios.append(("oxmq/limit", "oxmq", "limit"))
+    if k == "lat" and "limit" in names:
+        ratios.append(("oxmq/limit (spin)", "oxmq", "limit"))
+    if k == "lat" and "limit-block" in names:
+        ratios += [(f"{n}/limit (block)", n, "limit-block") for n in ("oxmq-nospin", base) if n in names]
+    ratios = [r for r in ratios if r[1] in names]
+    cpu_ratio = [("CPU oxmq/libzmq", "oxmq", base)] if base and "oxmq" in names else []
+    hdr = (["size"] + [i.column(k) for i in impls] + [h for h, _, _ in ratios]
+           + [f"CPU {i.column(k)}" for i in impls] + [h for h, _, _ in cpu_ratio])
+    if k == "thr":
+        hdr.append("oxmq Mb/s")
+    lines = [f"## {t} {title}", "", "| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+    for s in sizes_for(args, t):
+        row, meds, cpus = [f"{s} B"], {}, {}
+        for n in names:
+            meds[n], txt = cell(samples, (t, k, s, n), metric, k)
+            row.append(txt)
+        for n in names:
+            vals = [x["cpu"] for x in samples.get((t, k, s, n), []) if "cpu" in x]
+            cpus[n] = statistics.median(vals) if vals else None
+        row += [ratio(meds.get(a), meds.get(b)) for _, a, b in ratios]
+        row += [("—" if cpus[n] is None else f"{cpus[n]:.0f}" if k == "thr" else f"{cpus[n]:.1f}") for n in names]
+        row += [ratio(cpus.get(a), cpus.get(b)) for _, a, b in cpu_ratio]
+        if k == "thr":
+            mb, _ = cell(samples, (t, k, s, "oxmq"), "mbps", k)
+            row.append(f"{mb:.0f}" if mb is not None else "—")
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + [""]
+
+
 def report(args, impls, res, cg, mach, started) -> str:
     samples = res["samples"]
     names = [i.name for i in impls]
@@ -533,47 +656,24 @@ def report(args, impls, res, cg, mach, started) -> str:
         "Throughput: local_thr/remote_thr (PUSH/PULL), timed by the receiver. Latency: "
         "local_lat/remote_lat (REQ/REP), one-way = round trip / 2. Same C sources compiled against "
         "each C library (oxmq, libzmq); an implementation with its own tools (omq.rs: perf/omq) "
-        "speaks the same command lines and stops the clock at the same points. tcp-curve: the same tools with <enable_curve> = 1 (CURVE, fixed test keys). The limit: plain blocking TCP moving the same bytes (1 MiB writes) and a "
-        "ping-pong of the same size, no messaging layer.", "",
+        "speaks the same command lines and stops the clock at the same points. tcp-curve: the same tools "
+        "with <enable_curve> = 1 (CURVE, fixed test keys). CPU: user+sys of both processes from rusage "
+        "(start-up and connection set-up included), in ns per message beside each throughput and µs per "
+        "round trip beside each latency. The limits are the wire's, with no messaging layer, over tcp and "
+        "ipc: for throughput a framed byte stream (ZMTP-style 2- or 9-byte headers encoded into 64 KiB "
+        "writes, the reader walking every frame and touching each body's first and last byte), so "
+        "oxmq/limit is the share of the framed messages per second the machine can move; for latency a "
+        "ping-pong of one frame, with both sides busy-polling non-blocking reads and yielding the core between "
+        "empty polls as oxmq's spin does (limit (spin), the floor "
+        "for oxmq's receive spin) and with blocking reads (limit (block), the floor for oxmq-nospin and "
+        "libzmq).", "",
         "Implementations:", "",
     ]
     lines += [f"- **{i.name}**: {i.describe()}" for i in impls]
     lines.append("")
     for t in [] if args.callgrind_only else args.transports:
         for k in KINDS:
-            title = "throughput, msg/s (higher is better)" if k == "thr" else "one-way latency, µs (lower is better)"
-            lines += [f"## {t} {title}", ""]
-            hdr = ["size"] + names
-            # oxmq against the reference, then every other implementation (omq.rs, ...) too
-            others = [n for n in names if n not in ("oxmq", base, "limit")] if base else []
-            if base:
-                hdr += [f"oxmq/{base}"] + [f"{n}/{base}" for n in others]
-            if "limit" in names and t == "tcp":
-                hdr += ["oxmq/limit"]
-            if k == "thr":
-                hdr += ["oxmq Mb/s"]
-            lines.append("| " + " | ".join(hdr) + " |")
-            lines.append("|" + "---|" * len(hdr))
-            metric = "msgs" if k == "thr" else "lat"
-            for s in sizes_for(args, t):
-                row = [f"{s} B"]
-                meds = {}
-                for n in names:
-                    if n == "limit" and t != "tcp":
-                        row.append("—")
-                        continue
-                    meds[n], txt = cell(samples, (t, k, s, n), metric, k)
-                    row.append(txt)
-                if base:
-                    row.append(ratio(meds.get("oxmq"), meds.get(base)))
-                    row += [ratio(meds.get(n), meds.get(base)) for n in others]
-                if "limit" in names and t == "tcp":
-                    row.append(ratio(meds.get("oxmq"), meds.get("limit")))
-                if k == "thr":
-                    mb, _ = cell(samples, (t, k, s, "oxmq"), "mbps", k)
-                    row.append(f"{mb:.0f}" if mb is not None else "—")
-                lines.append("| " + " | ".join(row) + " |")
-            lines.append("")
+            lines += table(samples, args, t, k, [i for i in impls if i.supports(k, t)], base)
     if cg:
         lines += ["## Instructions per message (callgrind, tcp throughput pair)", ""]
         if "error" in cg:
@@ -617,14 +717,17 @@ def charts(args, impls, res, stem: Path) -> list[Path]:
     samples = res["samples"]
     made = []
     style = {"oxmq": dict(color="tab:red", marker="o"), "libzmq": dict(color="tab:blue", marker="s"),
-             "omq": dict(color="tab:green", marker="D"),
-             "limit": dict(color="gray", marker="^", linestyle="--")}
+             "omq": dict(color="tab:green", marker="D"), "oxmq-nospin": dict(color="tab:orange", marker="o"),
+             "limit": dict(color="gray", marker="^", linestyle="--"),
+             "limit-block": dict(color="black", marker="v", linestyle=":")}
     for k, metric, ylabel, suffix in (("thr", "msgs", "throughput [msg/s]", "throughput"),
                                       ("thr", "mbps", "throughput [Mb/s]", "bandwidth"),
                                       ("lat", "lat", "one-way latency [µs]", "latency")):
         fig, axes = plt.subplots(1, len(args.transports), figsize=(5 * len(args.transports), 4), squeeze=False)
         for ax, t in zip(axes[0], args.transports):
             for impl in impls:
+                if not impl.supports(k, t):
+                    continue
                 xs, ys, lo, hi = [], [], [], []
                 for s in sizes_for(args, t):
                     vals = [x[metric] for x in samples.get((t, k, s, impl.name), [])]
@@ -635,7 +738,8 @@ def charts(args, impls, res, stem: Path) -> list[Path]:
                         lo.append(m - a)
                         hi.append(b - m)
                 if xs:
-                    ax.errorbar(xs, ys, yerr=[lo, hi], label=impl.label, capsize=3,
+                    legend = impl.legend(k) if isinstance(impl, WireLimit) else impl.label
+                    ax.errorbar(xs, ys, yerr=[lo, hi], label=legend, capsize=3,
                                 **style.get(impl.name, dict(marker="d")))
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
@@ -659,7 +763,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--transports", default=",".join(TRANSPORTS))
-    ap.add_argument("--impls", default=None, help="comma list (default: every available one)")
+    ap.add_argument("--impls", default=None, help="comma list of names or groups: oxmq (oxmq, oxmq-nospin), "
+                    "limit (limit, limit-block) (default: every available one)")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply message counts")
     ap.add_argument("--callgrind", action="store_true", help="also count instructions per message")
     ap.add_argument("--callgrind-only", action="store_true", help="only the callgrind measurement")
@@ -686,7 +791,7 @@ def main():
     wanted = set(args.impls.split(",")) if args.impls else None
     impls = []
     for impl in IMPLS:
-        if wanted and impl.name not in wanted:
+        if wanted and impl.name not in wanted and (impl.group or impl.name) not in wanted:
             continue
         why = impl.available()
         if why:
