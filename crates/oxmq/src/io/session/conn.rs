@@ -178,7 +178,9 @@ impl Conn {
         loop {
             let r = match z.handshake(&mut self.rx.buf, ctx.now()) {
                 Ok(true) => Ok(None),
-                Ok(false) => zap::step(z, &mut self.zap, self.rx.buf.len(), &link.cfg.handshake, ctx.io, link.id()).map(Some),
+                Ok(false) => {
+                    zap::step(z, &mut self.zap, self.rx.buf.len(), &self.stream, &link.cfg.handshake, ctx.io, link.id()).map(Some)
+                }
                 Err(e) => Err(e),
             };
             z.poll_handshake_transmit(&mut self.tx.buf);
