@@ -271,16 +271,22 @@ impl ByteStream for WsLayer {
         if self.close_sent {
             return Err(io::ErrorKind::BrokenPipe.into());
         }
+        // Nothing goes out before the upgrade but a client's request.
+        let may_send = self.open || self.client;
         let mut taken = 0;
         for b in bufs {
+            // Room is made by writing what is kept before taking more: WouldBlock is said
+            // only when the descriptor itself refused bytes, or no writable edge would come.
+            if self.wire_out.len() - self.out_pos >= OUT_HIGH && may_send {
+                self.push()?;
+            }
             if self.wire_out.len() - self.out_pos >= OUT_HIGH {
                 break;
             }
             self.outb.take(b, &mut self.wire_out);
             taken += b.len();
         }
-        // Nothing goes out before the upgrade but a client's request.
-        if self.open || self.client {
+        if may_send {
             self.push()?;
         }
         if taken == 0 {
