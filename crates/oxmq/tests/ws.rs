@@ -151,7 +151,8 @@ fn plain_through_the_upgrade() {
     // A NULL client offers no protocol the PLAIN server speaks: refused in the upgrade.
     let mut null = socket(&ctx, T::Push);
     null.connect(&ep).unwrap();
-    null.send("never", opt::DONTWAIT).unwrap();
+    // EAGAIN once the refused session has ended its pipe: either way nothing may arrive.
+    let _ = null.send("never", opt::DONTWAIT);
     assert_quiet(&mut server);
 }
 
@@ -183,7 +184,8 @@ fn a_bound_path_serves_only_itself() {
     let wrong = ep.replace("/only", "/other");
     let mut push = socket(&ctx, T::Push);
     push.connect(&wrong).unwrap();
-    push.send("lost", opt::DONTWAIT).unwrap();
+    // EAGAIN once the refused session has ended its pipe: either way nothing may arrive.
+    let _ = push.send("lost", opt::DONTWAIT);
     assert_quiet(&mut pull);
     let mut good = socket(&ctx, T::Push);
     good.connect(&ep).unwrap();
