@@ -2,6 +2,7 @@
    Binds a REP socket and echoes <roundtrip-count> messages. */
 #include <zmq.h>
 #include "perf_curve.h"
+#include "perf_tls.h"
 
 int main (int argc, char *argv[])
 {
@@ -19,6 +20,7 @@ int main (int argc, char *argv[])
         die ("zmq_socket", zmq_strerror (zmq_errno ()));
     if (curve_arg (argc, argv))
         curve_setup (s, 1);
+    tls_setup (s, 1);
     if (zmq_bind (s, bind_to) != 0)
         die ("zmq_bind", zmq_strerror (zmq_errno ()));
     zmq_msg_t msg;

@@ -3,6 +3,7 @@
    from the first message to the last (libzmq's classic tool, same command line and output). */
 #include <zmq.h>
 #include "perf_curve.h"
+#include "perf_tls.h"
 
 int main (int argc, char *argv[])
 {
@@ -22,6 +23,7 @@ int main (int argc, char *argv[])
         die ("zmq_socket", zmq_strerror (zmq_errno ()));
     if (curve_arg (argc, argv))
         curve_setup (s, 1);
+    tls_setup (s, 1);
     if (zmq_bind (s, bind_to) != 0)
         die ("zmq_bind", zmq_strerror (zmq_errno ()));
 

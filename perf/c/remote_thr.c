@@ -3,6 +3,7 @@
    waits (linger) until they are all delivered. */
 #include <zmq.h>
 #include "perf_curve.h"
+#include "perf_tls.h"
 
 int main (int argc, char *argv[])
 {
@@ -20,6 +21,7 @@ int main (int argc, char *argv[])
         die ("zmq_socket", zmq_strerror (zmq_errno ()));
     if (curve_arg (argc, argv))
         curve_setup (s, 0);
+    tls_setup (s, 0);
     if (zmq_connect (s, connect_to) != 0)
         die ("zmq_connect", zmq_strerror (zmq_errno ()));
     zmq_msg_t msg;

@@ -94,6 +94,36 @@ fn address_lists_follow_pyzmq() {
 }
 
 #[test]
+fn subject_lists_judge_null_over_tls() {
+    let ctx = Context::new();
+    let auth = Authenticator::start(&ctx).unwrap();
+    let mut c = client(&ctx);
+    let (alice, bob): (&[u8], &[u8]) = (b"O=Example,CN=alice", b"O=Example,CN=bob");
+    // A subject becomes the User-Id; none, "anonymous".
+    assert_eq!(status(&ask(&mut c, "1", "", "127.0.0.1", "NULL", &[alice])), ok("O=Example,CN=alice"));
+    auth.update(|p| {
+        p.deny_subjects(["O=Example,CN=bob"]);
+    });
+    assert_eq!(status(&ask(&mut c, "2", "", "127.0.0.1", "NULL", &[bob])), no("Subject denied"));
+    assert_eq!(status(&ask(&mut c, "3", "", "127.0.0.1", "NULL", &[])), ok("anonymous"));
+    // An allow list overrides the deny list, and a request without a subject fails it.
+    auth.update(|p| {
+        p.allow_subjects(["O=Example,CN=bob"]);
+    });
+    assert_eq!(status(&ask(&mut c, "4", "", "127.0.0.1", "NULL", &[bob])), ok("O=Example,CN=bob"));
+    assert_eq!(status(&ask(&mut c, "5", "", "127.0.0.1", "NULL", &[alice])), no("Subject not allowed"));
+    assert_eq!(status(&ask(&mut c, "6", "", "127.0.0.1", "NULL", &[])), no("Subject not allowed"));
+    assert_eq!(status(&ask(&mut c, "7", "", "127.0.0.1", "NULL", &[alice, bob])), no("Invalid credentials"));
+    // The address check still comes first.
+    auth.deny(["10.0.0.1"]);
+    assert_eq!(status(&ask(&mut c, "8", "", "10.0.0.1", "NULL", &[bob])), no("Address denied"));
+    auth.update(|p| {
+        p.clear_subjects();
+    });
+    assert_eq!(status(&ask(&mut c, "9", "", "127.0.0.1", "NULL", &[alice])), ok("O=Example,CN=alice"));
+}
+
+#[test]
 fn plain_with_password_file_and_reload() {
     let dir = TempDir::new();
     let file = dir.0.join("passwords");

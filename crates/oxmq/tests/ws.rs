@@ -104,6 +104,31 @@ fn large_messages_stream_through() {
     }
 }
 
+/// Enough small messages that the layer keeps more than its high-water mark of frames: once
+/// it did and then drained them all into the socket, it said WouldBlock with no writable edge
+/// to come, and the stream stalled (found by the web benchmark at ~300,000 messages of 256 B).
+#[test]
+fn a_long_stream_of_small_messages_never_stalls() {
+    let ctx = Context::new();
+    let (mut pull, mut push) = (socket(&ctx, T::Pull), socket(&ctx, T::Push));
+    let ep = bind_ws(&mut pull, "/many");
+    push.connect(&ep).unwrap();
+    let n = 400_000u32;
+    let sender = std::thread::spawn(move || {
+        let mut body = [0u8; 256];
+        for i in 0..n {
+            body[..4].copy_from_slice(&i.to_le_bytes());
+            push.send(&body[..], 0).unwrap();
+        }
+        push
+    });
+    for i in 0..n {
+        let m = pull.recv(0).unwrap_or_else(|e| panic!("message {i}: {e:?}"));
+        assert_eq!(m[..4], i.to_le_bytes());
+    }
+    drop(sender.join().unwrap());
+}
+
 #[test]
 fn plain_through_the_upgrade() {
     let ctx = Context::new();
@@ -126,7 +151,8 @@ fn plain_through_the_upgrade() {
     // A NULL client offers no protocol the PLAIN server speaks: refused in the upgrade.
     let mut null = socket(&ctx, T::Push);
     null.connect(&ep).unwrap();
-    null.send("never", opt::DONTWAIT).unwrap();
+    // EAGAIN once the refused session has ended its pipe: either way nothing may arrive.
+    let _ = null.send("never", opt::DONTWAIT);
     assert_quiet(&mut server);
 }
 
@@ -158,7 +184,8 @@ fn a_bound_path_serves_only_itself() {
     let wrong = ep.replace("/only", "/other");
     let mut push = socket(&ctx, T::Push);
     push.connect(&wrong).unwrap();
-    push.send("lost", opt::DONTWAIT).unwrap();
+    // EAGAIN once the refused session has ended its pipe: either way nothing may arrive.
+    let _ = push.send("lost", opt::DONTWAIT);
     assert_quiet(&mut pull);
     let mut good = socket(&ctx, T::Push);
     good.connect(&ep).unwrap();

@@ -5,11 +5,15 @@
 //! * If the allow list is not empty, only its addresses pass the address check; otherwise an
 //!   address on the deny list fails it. An address that fails is refused whatever the
 //!   mechanism.
-//! * NULL is accepted when the address check did not fail.
+//! * NULL is accepted when the address check did not fail, and, for a request that carries a
+//!   TLS peer's certificate subject (NULL over tls:// or wss:// with a client certificate; see
+//!   ARCHITECTURE.md, "The transport seam"), when the subject check does not fail either: with
+//!   a subject allow list only its subjects pass (a request without a subject then fails),
+//!   otherwise a subject on the deny list fails. These lists are oxmq's; pyzmq has none.
 //! * PLAIN and CURVE must authenticate even from an allowed address. The domain selects the
 //!   configuration; an empty domain means `*` (the default domain).
 //! * A reply to an accepted request carries a User-Id: the username for PLAIN, the client's
-//!   public key in Z85 for CURVE, `anonymous` for NULL. A CURVE key accepted from a
+//!   public key in Z85 for CURVE, the certificate subject or else `anonymous` for NULL. A CURVE key accepted from a
 //!   certificate also carries that certificate's metadata as ZAP metadata.
 //!
 //! Unlike pyzmq and CZMQ, a mechanism other than NULL, PLAIN and CURVE (GSSAPI, or anything
@@ -62,6 +66,8 @@ impl std::fmt::Debug for CurveSource {
 pub struct Policy {
     allow: BTreeSet<String>,
     deny: BTreeSet<String>,
+    allow_subjects: BTreeSet<String>,
+    deny_subjects: BTreeSet<String>,
     plain: HashMap<String, PlainSource>,
     curve: HashMap<String, CurveSource>,
 }
@@ -81,8 +87,9 @@ pub struct ZapRequest<'a> {
     pub identity: &'a [u8],
     /// "NULL", "PLAIN" or "CURVE".
     pub mechanism: &'a [u8],
-    /// The mechanism's credentials: none (NULL), user name and password (PLAIN), the
-    /// client's 32-byte public key (CURVE).
+    /// The mechanism's credentials: none (NULL; over TLS, the peer certificate's subject when
+    /// the peer presented one), user name and password (PLAIN), the client's 32-byte public
+    /// key (CURVE).
     pub credentials: Vec<&'a [u8]>,
 }
 
@@ -132,6 +139,29 @@ impl Policy {
     pub fn clear_addresses(&mut self) -> &mut Policy {
         self.allow.clear();
         self.deny.clear();
+        self
+    }
+
+    /// Adds certificate subjects (RFC 4514 text as the `TLS-Peer-Subject` property gives it,
+    /// e.g. `O=Example,CN=client-7`) to the subject allow list. Once it is not empty, NULL is
+    /// accepted only from TLS peers with one of these subjects; PLAIN and CURVE are not
+    /// affected (their requests carry no subject).
+    pub fn allow_subjects<I: IntoIterator<Item = S>, S: Into<String>>(&mut self, subjects: I) -> &mut Policy {
+        self.allow_subjects.extend(subjects.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds certificate subjects to the subject deny list (used only while the subject allow
+    /// list is empty): NULL from a TLS peer with one of them is refused.
+    pub fn deny_subjects<I: IntoIterator<Item = S>, S: Into<String>>(&mut self, subjects: I) -> &mut Policy {
+        self.deny_subjects.extend(subjects.into_iter().map(Into::into));
+        self
+    }
+
+    /// Empties both subject lists.
+    pub fn clear_subjects(&mut self) -> &mut Policy {
+        self.allow_subjects.clear();
+        self.deny_subjects.clear();
         self
     }
 
@@ -237,11 +267,29 @@ impl Policy {
             d => String::from_utf8_lossy(d).into_owned(),
         };
         match req.mechanism {
-            b"NULL" => ZapReply::ok(b"anonymous".to_vec(), Vec::new()),
+            b"NULL" => self.null(&req.credentials),
             b"PLAIN" => self.plain(&domain, &req.credentials),
             b"CURVE" => self.curve(&domain, &req.credentials),
             _ => ZapReply::refuse("Unsupported mechanism"),
         }
+    }
+
+    /// NULL: no credentials, or a TLS peer's certificate subject.
+    fn null(&self, credentials: &[&[u8]]) -> ZapReply {
+        let subject = match credentials {
+            [] => None,
+            [s] => Some(String::from_utf8_lossy(s)),
+            _ => return ZapReply::refuse("Invalid credentials"),
+        };
+        if !self.allow_subjects.is_empty() {
+            if !subject.as_ref().is_some_and(|s| self.allow_subjects.contains(s.as_ref())) {
+                return ZapReply::refuse("Subject not allowed");
+            }
+        } else if subject.as_ref().is_some_and(|s| self.deny_subjects.contains(s.as_ref())) {
+            return ZapReply::refuse("Subject denied");
+        }
+        let user_id = subject.map_or(b"anonymous".to_vec(), |s| s.into_owned().into_bytes());
+        ZapReply::ok(user_id, Vec::new())
     }
 
     fn plain(&self, domain: &str, credentials: &[&[u8]]) -> ZapReply {

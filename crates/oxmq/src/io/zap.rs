@@ -37,12 +37,19 @@ pub(super) struct ZapClient {
 }
 
 impl ZapClient {
-    /// Connects to the handler and sends `request`; `None` if no handler is bound (any more).
-    /// Wake-ups for the reply arrive as a read activation of the session `id`.
-    pub(super) fn ask(h: &HandshakeOptions, request: &zmtp::ZapRequest, io: &Arc<IoThread>, id: PipeId) -> Option<ZapClient> {
+    /// Connects to the handler and sends `request`, with `tls_subject` as NULL's credentials
+    /// (see [`request_frames`]); `None` if no handler is bound (any more). Wake-ups for the
+    /// reply arrive as a read activation of the session `id`.
+    pub(super) fn ask(
+        h: &HandshakeOptions,
+        request: &zmtp::ZapRequest,
+        tls_subject: Option<String>,
+        io: &Arc<IoThread>,
+        id: PipeId,
+    ) -> Option<ZapClient> {
         let mut pipe = h.zap.as_ref()?.connect()?;
         pipe.set_owner(Arc::new(Waker { io: io.clone() }), id);
-        let frames = request.frames();
+        let frames = request_frames(request, tls_subject);
         let last = frames.len() - 1;
         for (i, f) in frames.into_iter().enumerate() {
             let mut m = Msg::from_bytes(f);
@@ -72,6 +79,21 @@ impl ZapClient {
             }
         }
     }
+}
+
+/// The frames of `request` as the handler receives them. A NULL request over a TLS connection
+/// whose peer presented a verified certificate (tls://, wss:// with mutual TLS) carries one
+/// credentials frame: that certificate's subject as RFC 4514 text (the `TLS-Peer-Subject`
+/// property's value), so a handler can allow or deny by certificate. RFC 27 leaves
+/// credentials to the mechanism and NULL has none of its own; PLAIN and CURVE requests keep
+/// exactly their mechanism's frames (handlers count them), and their handlers see the subject
+/// only as the property.
+fn request_frames(request: &zmtp::ZapRequest, tls_subject: Option<String>) -> Vec<Bytes> {
+    let mut frames = request.frames();
+    if let Some(s) = tls_subject.filter(|_| request.mechanism == b"NULL" && request.credentials.is_empty()) {
+        frames.push(Bytes::from(s.into_bytes()));
+    }
+    frames
 }
 
 /// Turns every wake-up of the ZAP pipe (a reply, or the handler closing) into a read
@@ -110,6 +132,7 @@ pub(super) fn step(
     conn: &mut zmtp::Connection,
     client: &mut Option<ZapClient>,
     buffered: usize,
+    stream: &crate::transport::stream::Stream,
     h: &HandshakeOptions,
     io: &Arc<IoThread>,
     id: PipeId,
@@ -119,7 +142,7 @@ pub(super) fn step(
         return Err(zmtp::HandshakeError::UnexpectedMessage.into());
     }
     if client.is_none() {
-        match ZapClient::ask(h, request, io, id) {
+        match ZapClient::ask(h, request, stream.peer_subject(), io, id) {
             Some(c) => *client = Some(c),
             // The handler was unbound since the connection started.
             None => return Err(conn.zap_unavailable()),

@@ -4,6 +4,11 @@
 use super::*;
 
 impl Socket {
+    /// The socket type's ZMTP name (a plain ZWS2.0 peer is told nothing else of it).
+    fn wire_name(&self) -> &'static [u8] {
+        self.socket_type().wire().map_or(&b"PAIR"[..], |t| t.name().as_bytes())
+    }
+
     /// Accepts connections at `endpoint`.
     pub fn bind(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
@@ -14,7 +19,13 @@ impl Socket {
         let (ep, layered) = Endpoint::parse_layered(endpoint, true)?;
         self.check_stream_transport()?;
         let wrap = match &layered {
-            Some(l) => Some(crate::transport::layer::wrap(l, &self.options.security.mechanism(), &self.options.tls, true)?),
+            Some(l) => Some(crate::transport::layer::wrap(
+                l,
+                &self.options.security.mechanism(),
+                self.wire_name(),
+                &self.options.tls,
+                true,
+            )?),
             None => None,
         };
         self.shared.metrics.note_endpoint(endpoint);
@@ -90,7 +101,13 @@ impl Socket {
         self.check_stream_transport()?;
         // A layered endpoint (ws, wss, tls): its layer, made now so bad TLS options are EINVAL.
         let wrap = match &layered {
-            Some(l) => Some(crate::transport::layer::wrap(l, &self.options.security.mechanism(), &self.options.tls, false)?),
+            Some(l) => Some(crate::transport::layer::wrap(
+                l,
+                &self.options.security.mechanism(),
+                self.wire_name(),
+                &self.options.tls,
+                false,
+            )?),
             None => None,
         };
         match ep {

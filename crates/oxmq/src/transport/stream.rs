@@ -9,7 +9,7 @@ use super::StreamOptions;
 use mio::event::Source;
 use mio::unix::SourceFd;
 use mio::{Interest, Registry, Token};
-use std::io::{self, IoSlice, Read, Write};
+use std::io::{self, IoSlice, Read};
 use std::os::fd::{AsRawFd, RawFd};
 
 /// A byte stream layered over a descriptor the reactor watches (TLS records, WebSocket frames,
@@ -234,8 +234,8 @@ impl Stream {
 
     pub(crate) fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         match self {
-            Stream::Tcp(s) => s.write_vectored(bufs),
-            Stream::Ipc(s) => s.write_vectored(bufs),
+            Stream::Tcp(s) => send_vectored(s.as_raw_fd(), bufs),
+            Stream::Ipc(s) => send_vectored(s.as_raw_fd(), bufs),
             Stream::Layer(l) => l.write_vectored(bufs),
         }
     }
@@ -284,6 +284,23 @@ impl Stream {
                 Ok(n)
             }
         }
+    }
+}
+
+/// `writev` that cannot raise SIGPIPE: a peer that has closed is EPIPE, as in libzmq
+/// (MSG_NOSIGNAL), never a signal that kills an application which did not ignore it.
+fn send_vectored(fd: RawFd, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+    // SAFETY: msghdr is plain data; all-zero is a valid empty header.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    // IoSlice is ABI-compatible with iovec on Unix (std guarantees it); sendmsg only reads.
+    msg.msg_iov = bufs.as_ptr() as *mut libc::iovec;
+    msg.msg_iovlen = bufs.len().min(libc::UIO_MAXIOV as usize) as _;
+    // SAFETY: `msg` points at `bufs`, which outlive the call; `fd` is an open socket.
+    let n = unsafe { libc::sendmsg(fd, &msg, libc::MSG_NOSIGNAL) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
     }
 }
 

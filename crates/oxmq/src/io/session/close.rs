@@ -36,8 +36,11 @@ impl Conn {
             return true;
         }
         // A layer may still hold output back (the link was full when everything was
-        // written): it goes out as the peer reads, at each check, or it never would.
-        if self.stream.flush().is_err() || !discard_input(self) || self.stream.unacknowledged() == Some(0) {
+        // written): it goes out as the peer reads, at each check, or it never would. Until it
+        // has, the kernel's queue says nothing and the write side stays open (a FIN, or a TLS
+        // close_notify, before those bytes would lose them).
+        let Ok(flushed) = self.stream.flush() else { return true };
+        if !discard_input(self) || (flushed && self.stream.unacknowledged() == Some(0)) {
             return true;
         }
         if !self.fin_sent {
@@ -47,11 +50,14 @@ impl Conn {
                     d.stop_pinging(); // nothing more is written
                 }
             }
+            let at = ctx.now() + Duration::from_millis(FIRST_CHECK_MS);
+            ctx.add_timer(at, link.token, link.serial, Timer::CloseCheck(FIRST_CHECK_MS));
+        }
+        if flushed && !self.write_shut {
+            self.write_shut = true;
             if self.stream.shutdown_write().is_err() {
                 return true;
             }
-            let at = ctx.now() + Duration::from_millis(FIRST_CHECK_MS);
-            ctx.add_timer(at, link.token, link.serial, Timer::CloseCheck(FIRST_CHECK_MS));
         }
         false
     }

@@ -63,9 +63,11 @@ pub(super) struct Conn {
     /// The application thread's direct read met a broken stream or a hostile frame: the I/O
     /// thread ends the connection at its next turn.
     pub(super) failed: bool,
-    /// Closing: everything is written and the write side shut down; the connection waits to
-    /// close without a reset (see `close.rs`).
+    /// Closing: everything is written to the stream; the connection waits to close without a
+    /// reset (see `close.rs`), its write side shut once a layer has written what it held.
     pub(super) fin_sent: bool,
+    /// The write side was shut (FIN after all the data, the layer's included).
+    pub(super) write_shut: bool,
     /// Successful reads (for the direct send path's "reply": input since the last write).
     pub(super) reads: u64,
     /// The reactor timer set for the connection's earliest deadline (`deadline.rs`).
@@ -108,6 +110,7 @@ impl Conn {
             io_errno: 0,
             failed: false,
             fin_sent: false,
+            write_shut: false,
             reads: 0,
             deadline: None,
             id: CONNS.fetch_add(1, Ordering::Relaxed),
@@ -178,7 +181,9 @@ impl Conn {
         loop {
             let r = match z.handshake(&mut self.rx.buf, ctx.now()) {
                 Ok(true) => Ok(None),
-                Ok(false) => zap::step(z, &mut self.zap, self.rx.buf.len(), &link.cfg.handshake, ctx.io, link.id()).map(Some),
+                Ok(false) => {
+                    zap::step(z, &mut self.zap, self.rx.buf.len(), &self.stream, &link.cfg.handshake, ctx.io, link.id()).map(Some)
+                }
                 Err(e) => Err(e),
             };
             z.poll_handshake_transmit(&mut self.tx.buf);

@@ -40,10 +40,13 @@ pub(crate) struct WsConfig {
     /// The ZMTP mechanism name, and whether this socket is its server (PLAIN_SERVER, CURVE_SERVER).
     pub mechanism: &'static [u8],
     pub as_server: bool,
+    /// Our socket type's ZMTP name: plain ZWS2.0 answers the peer's first message with a READY
+    /// naming the type ours pairs with, which may arrive before the engine's own READY.
+    pub socket_type: &'static [u8],
 }
 
 impl WsConfig {
-    pub(crate) fn new(path: &str, authority: &str, m: &zmtp::Mechanism) -> WsConfig {
+    pub(crate) fn new(path: &str, authority: &str, m: &zmtp::Mechanism, socket_type: &'static [u8]) -> WsConfig {
         use zmtp::Mechanism as M;
         let (zws, mechanism, as_server) = match m {
             M::Null => (Zws::Null, &b"NULL"[..], false),
@@ -52,7 +55,7 @@ impl WsConfig {
             M::CurveClient(_) => (Zws::Curve, &b"CURVE"[..], false),
             M::CurveServer(_) => (Zws::Curve, &b"CURVE"[..], true),
         };
-        WsConfig { path: path.to_string(), authority: authority.to_string(), zws, mechanism, as_server }
+        WsConfig { path: path.to_string(), authority: authority.to_string(), zws, mechanism, as_server, socket_type }
     }
 }
 
@@ -140,6 +143,9 @@ impl WsLayer {
         };
         let raw = protocol == Zws::Raw;
         self.outb.set_raw(raw);
+        // Known now, so the peer's first message never waits on the engine's READY (which
+        // would leave its READY undelivered until the descriptor next became readable).
+        self.outb.our_type = Some(self.cfg.socket_type.to_vec());
         self.inb = Inbound::new(!self.client, raw);
         self.inject.extend_from_slice(&zws::greeting(self.cfg.mechanism, self.cfg.as_server));
         self.open = true;
@@ -234,7 +240,6 @@ impl ByteStream for WsLayer {
                 if !self.wire_out.is_empty() {
                     self.push()?; // pongs, a close, the 101 response
                 }
-                self.inb.late_ready(&self.outb, &mut self.inject);
                 if n > 0 {
                     return Ok(n);
                 }
@@ -266,16 +271,22 @@ impl ByteStream for WsLayer {
         if self.close_sent {
             return Err(io::ErrorKind::BrokenPipe.into());
         }
+        // Nothing goes out before the upgrade but a client's request.
+        let may_send = self.open || self.client;
         let mut taken = 0;
         for b in bufs {
+            // Room is made by writing what is kept before taking more: WouldBlock is said
+            // only when the descriptor itself refused bytes, or no writable edge would come.
+            if self.wire_out.len() - self.out_pos >= OUT_HIGH && may_send {
+                self.push()?;
+            }
             if self.wire_out.len() - self.out_pos >= OUT_HIGH {
                 break;
             }
             self.outb.take(b, &mut self.wire_out);
             taken += b.len();
         }
-        // Nothing goes out before the upgrade but a client's request.
-        if self.open || self.client {
+        if may_send {
             self.push()?;
         }
         if taken == 0 {

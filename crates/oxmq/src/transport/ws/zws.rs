@@ -76,7 +76,7 @@ pub(crate) struct Outbound {
     /// Plain ZWS2.0: the engine's READY is being read (Some) or still to come (`await_ready`).
     await_ready: bool,
     ready: Option<Vec<u8>>,
-    /// Plain ZWS2.0: our socket type, once our READY has told it.
+    /// Plain ZWS2.0: our socket type (set by the layer when the upgrade completes).
     pub(crate) our_type: Option<Vec<u8>>,
 }
 
@@ -313,7 +313,7 @@ impl Inbound {
                     return Ok(Step::Wait);
                 }
                 self.state = In::Header;
-                let Some(ours) = &out.our_type else { return Ok(Step::More) };
+                let Some(ours) = &out.our_type else { return Err(ZwsError::BadIdentity) };
                 let id = self.peer_identity.take().unwrap_or_default();
                 ready_for(ours, &id, inject);
                 Ok(Step::More)
@@ -339,17 +339,6 @@ impl Inbound {
                     _ => Ok(Step::More), // a pong
                 }
             }
-        }
-    }
-
-    /// Plain ZWS2.0: the peer's routing id came before our READY told our socket type; now it
-    /// has.
-    pub(crate) fn late_ready(&mut self, out: &Outbound, inject: &mut Vec<u8>) {
-        if matches!(self.state, In::Identity { .. }) || self.await_identity {
-            return;
-        }
-        if let (Some(ours), Some(id)) = (&out.our_type, self.peer_identity.take()) {
-            ready_for(ours, &id, inject);
         }
     }
 }
