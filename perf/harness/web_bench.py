@@ -34,12 +34,16 @@ import bench  # noqa: E402  (free_port, run_local_remote, THR_RE, LAT_RE)
 from cells import fmt, fmt_thr, med  # noqa: E402
 
 TOOLS = {"oxmq": bench.ROOT / "perf" / "c" / "build" / "oxmq",
-         "libzmq": bench.ROOT / "perf" / "c" / "build" / "libzmq-drafts"}
-# (implementation, transport) in table order; libzmq 4.3.5 has no tls://.
+         "libzmq": bench.ROOT / "perf" / "c" / "build" / "libzmq-drafts",
+         # omq.rs' tools (perf/omq, built by perf/harness/run.sh with omq-tokio's ws feature)
+         "omq": bench.ROOT / "perf" / "omq" / "target" / "release"}
+# (implementation, transport) in table order; libzmq 4.3.5 has no tls://; omq.rs has ws://
+# but no wss:// (its ws feature is plain WebSocket).
 CELLS = [("oxmq", "tcp"), ("oxmq", "tcp+curve"), ("oxmq", "ws"), ("oxmq", "wss"), ("oxmq", "tls"),
-         ("libzmq", "ws"), ("libzmq", "wss")]
+         ("libzmq", "ws"), ("libzmq", "wss"), ("omq", "ws")]
 # Message counts per run (~0.3 to 1 s on this machine); --quick divides them by 10.
-THR_COUNT = {("oxmq", 1): 3_000_000, ("oxmq", 256): 1_500_000, ("libzmq", 1): 600_000, ("libzmq", 256): 500_000}
+THR_COUNT = {("oxmq", 1): 3_000_000, ("oxmq", 256): 1_500_000, ("libzmq", 1): 600_000, ("libzmq", 256): 500_000,
+             ("omq", 1): 2_000_000, ("omq", 256): 1_000_000}
 LAT_COUNT = 10_000
 RUN_TIMEOUT = 180
 
@@ -121,6 +125,9 @@ def judge(res: dict, sizes: list[int]) -> list[str]:
     for t in ("wss", "tls"):
         for s in sizes:
             verdict(f"{t} thr / libzmq wss thr, {s} B", ratio(f"oxmq/{t}/thr/{s}", f"libzmq/wss/thr/{s}"), 2, True)
+    for s in sizes:  # the issue sets no target against omq.rs: the ratio alone
+        v = ratio(f"oxmq/ws/thr/{s}", f"omq/ws/thr/{s}")
+        lines.append(f"| ws thr / omq.rs ws thr, {s} B | {'—' if v is None else f'{v:.2f}×'} | — | comparison |")
     if 256 in sizes:
         verdict("tls thr / tcp+CURVE thr, 256 B", ratio("oxmq/tls/thr/256", "oxmq/tcp+curve/thr/256"), 1, True)
     return lines
@@ -132,7 +139,8 @@ def tables(res: dict, rounds: int, sizes: list[int]) -> str:
     out = [
         "## Web transports: ws, wss and tls beside tcp and CURVE, and libzmq 4.3.5's ws and wss",
         "",
-        f"perf/c's local/remote thr and lat; oxmq (dist/) and libzmq 4.3.5 with drafts, ws and wss (GnuTLS), each "
+        f"perf/c's local/remote thr and lat; oxmq (dist/) and libzmq 4.3.5 with drafts, ws and wss (GnuTLS), and "
+        f"omq.rs (omq-tokio 0.33, its ws feature; perf/omq's tools, the same command lines), each "
         f"running both sides; loopback, one connection, {rounds} interleaved round(s), medians; CPU is user+sys of "
         f"both processes (start-up and handshakes included); TLS 1.3 with a P-256 certificate (oxmq: rustls/ring; "
         f"libzmq: GnuTLS). Load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}. Command: "
@@ -170,14 +178,17 @@ def main() -> int:
     ap.add_argument("--certs", required=True)
     args, _ = ap.parse_known_args()
     global CELLS, LAT_COUNT
-    missing = [f"{impl}/{t}" for impl in ("oxmq", "libzmq") for t in ("local_thr", "remote_thr", "local_lat", "remote_lat")
+    missing = [f"{impl}/{t}" for impl in TOOLS for t in ("local_thr", "remote_thr", "local_lat", "remote_lat")
                if not (TOOLS[impl] / t).exists()]
     if any(m.startswith("oxmq/") for m in missing):
         print(f"web section: missing tools {missing} (make -C perf/c oxmq)", file=sys.stderr)
         return 1
-    if missing:
-        print("web section: no libzmq drafts tools (make -C perf/c drafts): oxmq columns only", file=sys.stderr)
-        CELLS = [c for c in CELLS if c[0] == "oxmq"]
+    if any(m.startswith("libzmq/") for m in missing):
+        print("web section: no libzmq drafts tools (make -C perf/c drafts): no libzmq columns", file=sys.stderr)
+        CELLS = [c for c in CELLS if c[0] != "libzmq"]
+    if any(m.startswith("omq/") for m in missing):
+        print("web section: no omq.rs tools (perf/omq, built by perf/harness/run.sh): no omq column", file=sys.stderr)
+        CELLS = [c for c in CELLS if c[0] != "omq"]
     sizes = [int(s) for s in args.sizes.split(",") if s]
     rounds = args.rounds or (1 if args.quick else 3)
     if args.quick:
