@@ -1,0 +1,110 @@
+/**
+ * Client sides of the ZMTP security handshakes a ZWS connection runs after the WebSocket
+ * upgrade (RFC 45 names them in Sec-WebSocket-Protocol: ZWS2.0/NULL, ZWS2.0/PLAIN, ZWS2.0/CURVE).
+ * Each mechanism is a state machine over command bodies: no sockets, no clock. CURVE is in curve.ts.
+ */
+import { AuthError, ProtocolError } from "./errors.js";
+import { type Frame, type Properties, ascii, decodeCommand, decodeProperties, encodeCommand, encodeProperties, text } from "./wire.js";
+
+export type MechanismName = "NULL" | "PLAIN" | "CURVE";
+
+export interface HandshakeStep {
+  /** Command bodies to send, in order. */
+  send: Uint8Array[];
+  /** Set when the handshake is complete: the peer's metadata (keys lower-case). */
+  peer?: Properties;
+}
+
+export interface Mechanism {
+  readonly name: MechanismName;
+  /** Command bodies to send as soon as the WebSocket is open. */
+  start(): Uint8Array[];
+  /** A command frame from the peer during the handshake. Throws ProtocolError or AuthError. */
+  onCommand(body: Uint8Array): HandshakeStep;
+  /** An outgoing frame after the handshake (CURVE boxes it into a MESSAGE). */
+  encode(frame: Frame): Frame;
+  /** An incoming frame after the handshake (CURVE opens the MESSAGE box). */
+  decode(frame: Frame): Frame;
+}
+
+/** The reason an ERROR command carries, as an AuthError (a server refusing us is an auth failure). */
+export function errorCommand(data: Uint8Array, mechanism: MechanismName): AuthError {
+  const len = data[0] ?? 0;
+  const reason = data.length >= 1 + len ? text(data.subarray(1, 1 + len)) : "";
+  return new AuthError(`${mechanism} handshake refused by the peer${reason ? `: ${reason}` : ""}`);
+}
+
+function unexpected(mechanism: MechanismName, name: string, state: string): ProtocolError {
+  return new ProtocolError(`${mechanism}: unexpected ${name} command while ${state}`);
+}
+
+/** NULL (RFC 23): both sides send READY with their metadata. */
+export class NullMechanism implements Mechanism {
+  readonly name = "NULL" as const;
+  private done = false;
+  constructor(private readonly own: Properties) {}
+
+  start(): Uint8Array[] {
+    return [encodeCommand("READY", encodeProperties(this.own))];
+  }
+
+  onCommand(body: Uint8Array): HandshakeStep {
+    const cmd = decodeCommand(body);
+    if (cmd.name === "ERROR") throw errorCommand(cmd.data, this.name);
+    if (cmd.name !== "READY" || this.done) throw unexpected(this.name, cmd.name, "waiting for READY");
+    this.done = true;
+    return { send: [], peer: decodeProperties(cmd.data) };
+  }
+
+  encode(frame: Frame): Frame {
+    return frame;
+  }
+  decode(frame: Frame): Frame {
+    return frame;
+  }
+}
+
+/** PLAIN client (RFC 24): HELLO(user, password), WELCOME, INITIATE(metadata), READY(metadata). */
+export class PlainClientMechanism implements Mechanism {
+  readonly name = "PLAIN" as const;
+  private state: "welcome" | "ready" | "done" = "welcome";
+  constructor(
+    private readonly own: Properties,
+    private readonly username: string,
+    private readonly password: string,
+  ) {}
+
+  start(): Uint8Array[] {
+    const user = ascii(this.username);
+    const pass = ascii(this.password);
+    if (user.length > 255 || pass.length > 255) throw new ProtocolError("PLAIN: username and password are at most 255 bytes");
+    const data = new Uint8Array(2 + user.length + pass.length);
+    data[0] = user.length;
+    data.set(user, 1);
+    data[1 + user.length] = pass.length;
+    data.set(pass, 2 + user.length);
+    return [encodeCommand("HELLO", data)];
+  }
+
+  onCommand(body: Uint8Array): HandshakeStep {
+    const cmd = decodeCommand(body);
+    if (cmd.name === "ERROR") throw errorCommand(cmd.data, this.name);
+    if (this.state === "welcome" && cmd.name === "WELCOME") {
+      if (cmd.data.length !== 0) throw new ProtocolError("PLAIN: WELCOME has a body");
+      this.state = "ready";
+      return { send: [encodeCommand("INITIATE", encodeProperties(this.own))] };
+    }
+    if (this.state === "ready" && cmd.name === "READY") {
+      this.state = "done";
+      return { send: [], peer: decodeProperties(cmd.data) };
+    }
+    throw unexpected(this.name, cmd.name, `waiting for ${this.state.toUpperCase()}`);
+  }
+
+  encode(frame: Frame): Frame {
+    return frame;
+  }
+  decode(frame: Frame): Frame {
+    return frame;
+  }
+}
