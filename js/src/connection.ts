@@ -3,7 +3,7 @@
  * type check (RFC 45's table), then whole multipart messages in both directions. It knows nothing
  * of socket patterns; the pipe that owns it decides what messages mean and when to reconnect.
  */
-import { type ZmqError, MessageSizeError, ProtocolError } from "./errors.js";
+import { type ZmqError, ConnectError, MessageSizeError, ProtocolError } from "./errors.js";
 import type { Mechanism } from "./mechanism.js";
 import { type Properties, FLAG_COMMAND, FLAG_MORE, decodeCommand, decodeFrame, encodeFrame, text } from "./wire.js";
 import type { WebSocketLike } from "./websocket.js";
@@ -45,6 +45,7 @@ export interface ConnectionOptions {
 
 export class Connection {
   private handshaken = false;
+  private opened = false;
   /** The server chose "ZWS2.0": no mechanism, each side's first message is its routing id (RFC 45). */
   private bare = false;
   private ended = false;
@@ -59,12 +60,15 @@ export class Connection {
     private readonly events: ConnectionEvents,
     private readonly options: ConnectionOptions,
   ) {
-    ws.onopen = () => this.guard(() => this.opened());
+    ws.onopen = () => this.guard(() => this.open());
     ws.onmessage = (event) => this.guard(() => this.received(event.data));
     ws.onerror = () => {
       /* onclose follows and reports it */
     };
-    ws.onclose = (event) => this.end(this.handshaken && event.code === 1000 ? null : new ProtocolError(closeReason(event)));
+    ws.onclose = (event) => {
+      if (!this.opened) this.end(new ConnectError(`could not open the WebSocket${event.reason ? `: ${event.reason}` : ""}`));
+      else this.end(this.handshaken && event.code === 1000 ? null : new ProtocolError(closeReason(event)));
+    };
     if (options.handshakeInterval > 0) {
       this.timer = setTimeout(() => this.fail(new ProtocolError("handshake timed out")), options.handshakeInterval);
     }
@@ -118,7 +122,8 @@ export class Connection {
     this.ws.send(encodeFrame(frame.flags, frame.body));
   }
 
-  private opened(): void {
+  private open(): void {
+    this.opened = true;
     const protocol = this.ws.protocol;
     if (protocol === "ZWS2.0" && this.mechanism.name === "NULL") {
       this.bare = true;
@@ -170,7 +175,7 @@ export class Connection {
   private complete(peer: Properties): void {
     const type = text(peer.get("socket-type") ?? new Uint8Array(0)) as SocketType;
     if (!PEERS[this.localType].includes(type)) {
-      throw new ProtocolError(`a ${this.localType} socket cannot talk to a ${type || "untyped"} peer`);
+      throw new ProtocolError(`a ${this.localType} socket cannot talk to ${type ? `a ${type}` : "a peer without a Socket-Type"}`);
     }
     this.handshaken = true;
     this.clearTimer();

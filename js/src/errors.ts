@@ -13,7 +13,8 @@ export type ErrorCode =
   | "ENOTSUP"
   | "EHOSTUNREACH"
   | "EACCES"
-  | "EMSGSIZE";
+  | "EMSGSIZE"
+  | "ECONNREFUSED";
 
 export class ZmqError extends Error {
   readonly code: ErrorCode;
@@ -91,5 +92,12 @@ export class HostUnreachableError extends ZmqError {
 export class MessageSizeError extends ZmqError {
   constructor(message: string) {
     super("EMSGSIZE", message);
+  }
+}
+
+/** The WebSocket did not open: nothing listens, the upgrade was refused, TLS failed. */
+export class ConnectError extends ZmqError {
+  constructor(message: string) {
+    super("ECONNREFUSED", message);
   }
 }

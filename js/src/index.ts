@@ -21,6 +21,7 @@ export {
   NotSupportedError,
   HostUnreachableError,
   MessageSizeError,
+  ConnectError,
   type ErrorCode,
 } from "./errors.js";
 

@@ -87,6 +87,9 @@ export class PlainClientMechanism implements Mechanism {
   }
 
   onCommand(body: Uint8Array): HandshakeStep {
+    // libzmq 4.3.5's PLAIN server writes its ERROR name as "\x05ERROR" in C, where the hex escape
+    // swallows the E: the command arrives as "^RROR" (0x5e and "RROR") with no length byte.
+    if (body.length >= 5 && text(body.subarray(0, 5)) === "^RROR") throw errorCommand(body.subarray(5), this.name);
     const cmd = decodeCommand(body);
     if (cmd.name === "ERROR") throw errorCommand(cmd.data, this.name);
     if (this.state === "welcome" && cmd.name === "WELCOME") {
