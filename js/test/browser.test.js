@@ -7,49 +7,14 @@
 // (120,000 bytes went as one, 131,000 did not) and libzmq 4.3.5 drops a connection that
 // fragments, so the large-frame scenario uses 100,000 bytes here (ZWS_BROWSER_BIG_FRAME sets it).
 import { after, before, test } from "node:test";
-import { createReadStream, existsSync, statSync } from "node:fs";
-import * as http from "node:http";
-import { dirname, extname, join, normalize } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import * as zws from "../dist/index.js";
+import { importMap, launchChromium, staticServer } from "./chromium.js";
 import { makeKeys, peerBinary, setUp } from "./harness.js";
 import { scenarios } from "./scenarios.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const types = { ".js": "text/javascript", ".html": "text/html", ".map": "application/json", ".css": "text/css" };
-
-/** Serves js/ (dist, test, node_modules/@noble) to the page; nothing outside it. */
-export function staticServer(dir) {
-  return http.createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-    const file = join(dir, path);
-    if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
-    createReadStream(file).pipe(res);
-  });
-}
-
-export const importMap = {
-  imports: {
-    "#websocket": "/dist/websocket-browser.js",
-    "@noble/curves/": "/node_modules/@noble/curves/",
-    "@noble/ciphers/": "/node_modules/@noble/ciphers/",
-    "@noble/hashes/": "/node_modules/@noble/hashes/",
-  },
-};
-
-export function launchChromium() {
-  // Local Network Access (Chromium 14x+) asks the user before a page may open connections to
-  // loopback or private addresses; headless there is no one to ask.
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-features=LocalNetworkAccessChecks"],
-  });
-}
 
 let server;
 let browser;
