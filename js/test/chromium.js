@@ -29,11 +29,11 @@ export const importMap = {
   },
 };
 
-export function launchChromium() {
+export function launchChromium(extraArgs = []) {
   // Local Network Access (Chromium 14x+) asks the user before a page may open connections to
   // loopback or private addresses; headless there is no one to ask.
   return chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-features=LocalNetworkAccessChecks"],
+    args: ["--no-sandbox", "--disable-features=LocalNetworkAccessChecks", ...extraArgs],
   });
 }

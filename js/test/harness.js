@@ -6,7 +6,7 @@
 //   LIBZMQ_DRAFTS_PREFIX=dir            the libzmq to build it against (default: the prefix
 //                                       interop/libzmq-drafts/build.sh prints, building it if needed)
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +45,7 @@ export class Peer {
     this.waiters = new Set();
   }
 
-  static async start(args, endpoint = "ws://127.0.0.1:*/zws") {
+  static async start(args, endpoint = args.includes("--wss") ? "wss://127.0.0.1:*/zws" : "ws://127.0.0.1:*/zws") {
     const peer = new Peer(args);
     await peer.launch(endpoint);
     return peer;
@@ -152,7 +152,33 @@ export async function setUp(scenario, keys) {
   };
 }
 
-/** CURVE keys for the scenarios: the server's, an accepted client's, and one nobody accepts. */
+/**
+ * Keys for the scenarios: CURVE key pairs (the server's, an accepted client's, one nobody
+ * accepts) and, for wss://, a throwaway CA with a server certificate for 127.0.0.1 and localhost
+ * (openssl), plus a second CA that signed nothing here.
+ */
 export function makeKeys(zws) {
-  return { server: zws.curveKeyPair(), client: zws.curveKeyPair(), other: zws.curveKeyPair() };
+  const dir = join(here, "..", "test-results", "tls");
+  mkdirSync(dir, { recursive: true });
+  const ssl = (...args) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  for (const ca of ["ca", "other-ca"]) {
+    ssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", `/CN=zws test ${ca}`, "-keyout", `${ca}.key`, "-out", `${ca}.pem`);
+  }
+  ssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr");
+  writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  ssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "server.pem");
+  // Chromium's --ignore-certificate-errors-spki-list takes the base64 SHA-256 of the key's SPKI.
+  const spki = execFileSync("sh", ["-c", "openssl x509 -in server.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"], { cwd: dir, encoding: "utf8" }).trim();
+  return {
+    server: zws.curveKeyPair(),
+    client: zws.curveKeyPair(),
+    other: zws.curveKeyPair(),
+    tls: {
+      cert: join(dir, "server.pem"),
+      key: join(dir, "server.key"),
+      ca: readFileSync(join(dir, "ca.pem"), "utf8"),
+      otherCa: readFileSync(join(dir, "other-ca.pem"), "utf8"),
+      spki,
+    },
+  };
 }

@@ -342,6 +342,38 @@ export const scenarios = {
     },
   },
 
+  wss: {
+    mechanism: "NULL",
+    peers: (keys) => [["rep", "--wss", keys.tls.cert, keys.tls.key]],
+    async run(zws, ctx) {
+      // Node verifies against the test CA (tls.ca); Chromium trusts the server key's SPKI.
+      const req = new zws.Req({ ...opts, tls: { ca: ctx.keys.tls.ca } });
+      expect(ctx.endpoints[0].startsWith("wss://"), "a wss:// endpoint");
+      req.connect(ctx.endpoints[0]);
+      await req.send(["over", "tls"]);
+      expectEqual(texts(await req.receive()), ["over", "tls"], "reply over wss");
+      req.close();
+    },
+  },
+
+  wssUntrusted: {
+    mechanism: "NULL",
+    nodeOnly: true,
+    peers: (keys) => [["rep", "--wss", keys.tls.cert, keys.tls.key]],
+    async run(zws, ctx) {
+      // A certificate from a CA we do not trust: the WebSocket never opens, nothing is sent.
+      const req = new zws.Req({ tls: { ca: ctx.keys.tls.otherCa } });
+      const event = nextEvent(req, ["connect:error", "handshake"]);
+      req.connect(ctx.endpoints[0]);
+      const e = await event;
+      req.close();
+      expectEqual([e.type, e.error?.code], ["connect:error", "ECONNREFUSED"], "an untrusted certificate");
+      expect(/certificate|self.signed|verify/i.test(e.error.message), `the reason names the certificate: ${e.error.message}`);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expectEqual((await ctx.harness("lines", 0)).length, 0, "messages the server got");
+    },
+  },
+
   plain: {
     mechanism: "PLAIN",
     peers: () => [["rep", "--plain", "admin:secret"]],

@@ -10,7 +10,7 @@
  * It exits when stdin closes (the test ended) or on SIGTERM.
  *
  * usage: zws-peer TYPE ENDPOINT [--plain USER:PASS] [--curve SECRET_Z85] [--curve-client PUBLIC_Z85]
- *                 [--subscribe TOPIC]... [--routing-id ID] [--count N]
+ *                 [--subscribe TOPIC]... [--routing-id ID] [--count N] [--wss CERT_PEM_FILE KEY_PEM_FILE]
  *   rep router dealer pair   echo every message back (router keeps the routing id frame)
  *   pull sub                 print every message (sub subscribes to each --subscribe, default all)
  *   push                     send --count messages "0".."N-1"
@@ -18,6 +18,7 @@
  *   pub                      publish "A <i>", "B <i>" and "sync <i>" every 2 ms until stdin closes
  * --plain and --curve make it a PLAIN or CURVE server, with a ZAP handler that accepts only that
  * user and password (PLAIN) or, with --curve-client, only that client key (CURVE).
+ * --wss gives a wss:// endpoint its certificate and key (ZMQ_WSS_CERT_PEM, ZMQ_WSS_KEY_PEM).
  */
 #include <zmq.h>
 #include <errno.h>
@@ -101,6 +102,19 @@ static void *zap_handler(void *ctx) {
   return NULL;
 }
 
+/* The whole of a small file, NUL-terminated, or exit. */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) { perror(path); exit(2); }
+  static char bufs[2][16384];
+  static int next;
+  char *buf = bufs[next++ & 1];
+  size_t n = fread(buf, 1, sizeof bufs[0] - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
 static void *stdin_watch(void *arg) {
   (void)arg;
   char buf[256];
@@ -111,7 +125,7 @@ static void *stdin_watch(void *arg) {
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: zws-peer TYPE ENDPOINT [options]\n"); return 2; }
   const char *type = argv[1], *endpoint = argv[2];
-  const char *plain = NULL, *curve = NULL, *routing_id = NULL;
+  const char *plain = NULL, *curve = NULL, *routing_id = NULL, *wss_cert = NULL, *wss_key = NULL;
   const char *subs[16]; int nsubs = 0; long count = 10;
   for (int i = 3; i < argc; i++) {
     if (!strcmp(argv[i], "--plain") && i + 1 < argc) plain = argv[++i];
@@ -120,6 +134,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--subscribe") && i + 1 < argc && nsubs < 16) subs[nsubs++] = argv[++i];
     else if (!strcmp(argv[i], "--routing-id") && i + 1 < argc) routing_id = argv[++i];
     else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--wss") && i + 2 < argc) { wss_cert = slurp(argv[++i]); wss_key = slurp(argv[++i]); }
     else { fprintf(stderr, "zws-peer: bad argument %s\n", argv[i]); return 2; }
   }
   static const struct { const char *name; int type; } types[] = {
@@ -147,6 +162,10 @@ int main(int argc, char **argv) {
     if (zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, curve, 40) != 0) { perror("curve key"); return 2; }
   }
   if (plain || curve) zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, "test", 4);
+  if (wss_cert) {
+    if (zmq_setsockopt(s, 104 /* ZMQ_WSS_CERT_PEM */, wss_cert, strlen(wss_cert)) != 0 ||
+        zmq_setsockopt(s, 103 /* ZMQ_WSS_KEY_PEM */, wss_key, strlen(wss_key)) != 0) { perror("wss options"); return 2; }
+  }
   if (routing_id) zmq_setsockopt(s, ZMQ_ROUTING_ID, routing_id, strlen(routing_id));
   if (stype == ZMQ_SUB) {
     if (nsubs == 0) zmq_setsockopt(s, ZMQ_SUBSCRIBE, "", 0);
