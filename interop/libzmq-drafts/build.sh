@@ -8,8 +8,9 @@
 # is not), checked against the crate's sha256. The tree has no configure script, so this is
 # CMake's build, configured as autotools' `--enable-drafts --with-libsodium --enable-curve`.
 #
-#   bash interop/libzmq-drafts/build.sh   # prefix with lib/libzmq.so.5, include/zmq.h and
-#                                        # bin/local_thr, remote_lat ... (libzmq's perf tools)
+#   bash interop/libzmq-drafts/build.sh [PREFIX]   # PREFIX gets lib/libzmq.so.5, include/zmq.h
+#                          # and bin/local_thr, remote_lat ... (libzmq's perf tools); default
+#                          # $OXMQ_CACHE/libzmq-4.3.5-drafts
 #   LIBZMQ_DRAFTS_PREFIX=$(bash interop/libzmq-drafts/build.sh)
 #
 # Skips everything when the prefix already holds a finished build (a stamp file written last).
@@ -27,7 +28,7 @@ CRATE_SHA256=d9a1c884770df9c1b3eb0a0ad01d7516234879e0ce144c505348550f2492923e
 BUILD_REV=1
 
 cache="${OXMQ_CACHE:-$HOME/.cache/oxmq}"
-prefix="$cache/libzmq-$VERSION-drafts"
+prefix="${1:-$cache/libzmq-$VERSION-drafts}"
 stamp="$prefix/.built-rev-$BUILD_REV"
 if [ -f "$stamp" ]; then
   echo "$prefix"
@@ -45,7 +46,7 @@ dpkg -s libsodium-dev >/dev/null 2>&1 || need+=(libsodium-dev)
 . "$root/scripts/apt-install.sh"
 apt_install ${need[@]+"${need[@]}"} >&2
 
-work="$cache/libzmq-$VERSION-drafts-build"
+work="$prefix.build"
 rm -rf "$work" "$prefix"
 mkdir -p "$work"
 echo "libzmq-drafts: downloading $CRATE_URL" >&2
