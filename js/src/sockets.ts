@@ -165,15 +165,13 @@ export class Router extends Socket {
   /** @internal */
   override pipeDown(pipe: Pipe): void {
     pipe.routingId = null;
-    this.removeInbox(pipe);
     super.pipeDown(pipe);
   }
 
-  protected override xreceive(): Uint8Array[] | undefined {
-    const entry = this.inbox.shift();
-    if (!entry) return undefined;
-    entry.pipe.consumed();
-    return [entry.pipe.routingId ?? new Uint8Array(0), ...entry.frames];
+  protected override accept(pipe: Pipe, frames: Uint8Array[]): boolean {
+    // The id is taken at arrival: messages that came before a disconnect keep their sender's id.
+    frames.unshift(pipe.routingId!);
+    return true;
   }
 
   protected override async xsend(frames: Uint8Array[]): Promise<void> {
