@@ -9,7 +9,8 @@
 # CMake's build, configured as autotools' `--enable-drafts --with-libsodium --enable-curve`.
 #
 #   bash interop/libzmq-drafts/build.sh [PREFIX]   # PREFIX gets lib/libzmq.so.5, include/zmq.h
-#                          # and bin/local_thr, remote_lat ... (libzmq's perf tools); default
+#                          # and bin/local_thr, remote_lat ... (libzmq's perf tools, with a
+#                          # RUNPATH to this libzmq: LD_LIBRARY_PATH can swap another); default
 #                          # $OXMQ_CACHE/libzmq-4.3.5-drafts
 #   LIBZMQ_DRAFTS_PREFIX=$(bash interop/libzmq-drafts/build.sh)
 #
@@ -25,7 +26,7 @@ CRATE_URL="${ZEROMQ_SRC_CRATE_URL:-https://static.crates.io/crates/zeromq-src/$C
 # sha256 of the .crate file, as crates.io's index records it (the "cksum" of 0.3.6+4.3.5).
 CRATE_SHA256=d9a1c884770df9c1b3eb0a0ad01d7516234879e0ce144c505348550f2492923e
 # Bump when the recipe below changes, so a cached build is redone.
-BUILD_REV=1
+BUILD_REV=2
 
 cache="${OXMQ_CACHE:-$HOME/.cache/oxmq}"
 prefix="${1:-$cache/libzmq-$VERSION-drafts}"
@@ -63,7 +64,7 @@ src="$work/$CRATE/vendor"
 
 echo "libzmq-drafts: configuring and building into $prefix" >&2
 cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-  -DCMAKE_INSTALL_LIBDIR=lib -DENABLE_DRAFTS=ON -DENABLE_WS=ON -DWITH_TLS=ON \
+  -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH="$prefix/lib" -DENABLE_DRAFTS=ON -DENABLE_WS=ON -DWITH_TLS=ON \
   -DENABLE_CURVE=ON -DWITH_LIBSODIUM=ON -DBUILD_TESTS=OFF -DBUILD_STATIC=OFF \
   -DWITH_DOC=OFF -DWITH_DOCS=OFF -DENABLE_CPACK=OFF -DWITH_PERF_TOOL=ON \
   > "$work/cmake.log" 2>&1 || { tail -40 "$work/cmake.log" >&2; exit 1; }
