@@ -10,7 +10,7 @@ import { Connection, type SocketType } from "./connection.js";
 import { AuthError, type ZmqError } from "./errors.js";
 import type { Mechanism } from "./mechanism.js";
 import type { Properties } from "./wire.js";
-import type { OpenWebSocket, TlsOptions } from "./websocket.js";
+import type { OpenWebSocket, TlsOptions, WebSocketLike } from "./websocket.js";
 import { namesMechanisms } from "#websocket";
 
 /** Above this many bytes waiting in the WebSocket, messages stay in the pipe's queue. */
@@ -37,6 +37,8 @@ export interface PipeOwner {
   pipeMessage(pipe: Pipe, frames: Uint8Array[]): void;
   pipeSubscription(pipe: Pipe, topic: Uint8Array, subscribe: boolean): void;
   pipeDown(pipe: Pipe): void;
+  /** An accepted connection ended: the pipe is finished. */
+  pipeGone(pipe: Pipe): void;
   /** Room opened in the pipe's queue, or it became ready. */
   pipeWritable(pipe: Pipe): void;
   emit(type: string, detail: { address: string; interval?: number; error?: ZmqError }): void;
@@ -60,12 +62,18 @@ export class Pipe {
   private paused = false;
   private closed = false;
 
+  /**
+   * A pipe for connect(endpoint), which opens (and re-opens) its own WebSocket; or, with
+   * `accepted`, one for a connection a bind() accepted, which ends with that connection.
+   */
   constructor(
     private readonly owner: PipeOwner,
     readonly endpoint: string,
+    private readonly accepted?: WebSocketLike,
   ) {
     this.interval = owner.settings().reconnectInterval;
-    this.open();
+    if (accepted) this.attach(accepted, owner.mechanism());
+    else this.open();
   }
 
   get ready(): boolean {
@@ -109,17 +117,21 @@ export class Pipe {
   }
 
   private open(): void {
-    const settings = this.owner.settings();
     let ws;
     let mechanism;
     try {
       mechanism = this.owner.mechanism();
-      ws = this.owner.openWebSocket(this.endpoint, protocolsFor(mechanism), settings.tls);
+      ws = this.owner.openWebSocket(this.endpoint, protocolsFor(mechanism), this.owner.settings().tls);
     } catch (error) {
       this.owner.emit("connect:error", { address: this.endpoint, error: error as ZmqError });
       this.retry();
       return;
     }
+    this.attach(ws, mechanism);
+  }
+
+  private attach(ws: WebSocketLike, mechanism: Mechanism): void {
+    const settings = this.owner.settings();
     this.conn = new Connection(ws, mechanism, this.owner.type, {
       ready: (peer) => {
         this.peer = peer;
@@ -150,7 +162,12 @@ export class Pipe {
           const type = error instanceof AuthError ? "handshake:error:auth" : error.code === "EPROTO" ? "handshake:error:protocol" : "connect:error";
           this.owner.emit(type, { address: this.endpoint, error });
         }
-        this.retry();
+        if (this.accepted) {
+          this.close();
+          this.owner.pipeGone(this);
+        } else {
+          this.retry();
+        }
       },
     }, { handshakeInterval: settings.handshakeInterval, maxMessageSize: settings.maxMessageSize, identity: settings.identity });
   }

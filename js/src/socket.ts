@@ -4,10 +4,10 @@
  * (EAGAIN), and the pipes a socket type routes over. Each socket type (sockets.ts) supplies how a
  * message is routed out (xsend) and how one is taken in (accept, xreceive).
  */
-import { namesMechanisms, openWebSocket } from "#websocket";
+import { type Listener, listen, namesMechanisms, openWebSocket } from "#websocket";
 import type { SocketType } from "./connection.js";
 import { CurveClientMechanism, type CurveKey } from "./curve.js";
-import { AgainError, BusyError, InvalidError, NotSupportedError, TermError, type ZmqError } from "./errors.js";
+import { AgainError, BusyError, InvalidError, NotSupportedError, TermError, type ZmqError, ZmqError as ZmqErrorBase } from "./errors.js";
 import { type Mechanism, NullMechanism, PlainClientMechanism } from "./mechanism.js";
 import { Pipe, type PipeOwner, type PipeSettings } from "./pipe.js";
 import { type Properties, ascii } from "./wire.js";
@@ -39,8 +39,8 @@ export interface SocketOptions {
   curveServerKey: CurveKey | undefined;
   curvePublicKey: CurveKey | undefined;
   curveSecretKey: CurveKey | undefined;
-  /** Node only: TLS settings for wss:// (in browsers the browser decides). */
-  tls: TlsOptions | undefined;
+  /** Node only: TLS settings for wss:// (in browsers the browser decides); key and cert for a wss:// bind. */
+  tls: (TlsOptions & { key?: string; cert?: string }) | undefined;
 }
 
 const DEFAULTS: SocketOptions = {
@@ -121,7 +121,9 @@ export abstract class Socket implements PipeOwner, SocketOptions {
   curveServerKey: CurveKey | undefined = DEFAULTS.curveServerKey;
   curvePublicKey: CurveKey | undefined = DEFAULTS.curvePublicKey;
   curveSecretKey: CurveKey | undefined = DEFAULTS.curveSecretKey;
-  tls: TlsOptions | undefined = DEFAULTS.tls;
+  tls: (TlsOptions & { key?: string; cert?: string }) | undefined = DEFAULTS.tls;
+  /** The address of the last bind(), with its real port. */
+  lastEndpoint: string | null = null;
 
   readonly events = new SocketEvents();
   /** Messages ZeroMQ's semantics dropped on this socket (PUB to a full pipe, ROUTER to an unknown id, ...). */
@@ -133,6 +135,7 @@ export abstract class Socket implements PipeOwner, SocketOptions {
   /** Received messages, in arrival order, each with the pipe it came from. */
   protected readonly inbox: { pipe: Pipe; frames: Uint8Array[] }[] = [];
   private readonly waiters = new Set<Waiter>();
+  private readonly listeners = new Map<string, Listener>();
   private sending = false;
   private receiving = false;
   private isClosed = false;
@@ -167,6 +170,48 @@ export abstract class Socket implements PipeOwner, SocketOptions {
     this.pipes.push(new Pipe(this, address));
   }
 
+  /**
+   * Node only: accepts ZWS connections at a ws:// or wss:// address ("*" for any port; the real
+   * one is in lastEndpoint). NULL only: the server sides of PLAIN and CURVE are not built. Offers
+   * "ZWS2.0/NULL" and, for browsers, plain "ZWS2.0", whichever the client names first.
+   */
+  async bind(address: string): Promise<void> {
+    this.checkOpen();
+    if (!/^wss?:\/\//.test(address)) throw new InvalidError(`endpoint ${address}: only ws:// and wss:// are supported`);
+    if (this.mechanism().name !== "NULL") throw new NotSupportedError("bind() does the NULL mechanism only (no PLAIN or CURVE server here)");
+    if (this.listeners.has(address)) throw new InvalidError(`already bound to ${address}`);
+    let listener: Listener;
+    try {
+      listener = await listen(
+        address,
+        (offered) => offered.find((p) => p === "ZWS2.0/NULL" || p === "ZWS2.0") ?? null,
+        (ws) => {
+          if (this.isClosed) ws.close();
+          else this.pipes.push(new Pipe(this, listener.address, ws));
+        },
+        this.tls,
+      );
+    } catch (error) {
+      if (error instanceof ZmqErrorBase) throw error;
+      throw new InvalidError(`cannot bind ${address}: ${(error as Error).message}`);
+    }
+    if (this.isClosed) {
+      listener.close();
+      throw new TermError();
+    }
+    this.listeners.set(address, listener);
+    this.lastEndpoint = listener.address;
+  }
+
+  /** Stops accepting at an address given to bind() (or its lastEndpoint); its connections stay. */
+  unbind(address: string): void {
+    this.checkOpen();
+    const entry = [...this.listeners].find(([given, l]) => given === address || l.address === address);
+    if (!entry) throw new InvalidError(`not bound to ${address}`);
+    entry[1].close();
+    this.listeners.delete(entry[0]);
+  }
+
   /** Closes the connection(s) to an endpoint given to connect(); queued messages for it are dropped. */
   disconnect(address: string): void {
     this.checkOpen();
@@ -182,6 +227,8 @@ export abstract class Socket implements PipeOwner, SocketOptions {
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    for (const listener of this.listeners.values()) listener.close();
+    this.listeners.clear();
     for (const pipe of this.pipes) pipe.close();
     this.pipes.length = 0;
     this.inbox.length = 0;
@@ -354,6 +401,13 @@ export abstract class Socket implements PipeOwner, SocketOptions {
 
   /** @internal */
   pipeDown(_pipe: Pipe): void {
+    this.wake();
+  }
+
+  /** @internal */
+  pipeGone(pipe: Pipe): void {
+    const index = this.pipes.indexOf(pipe);
+    if (index >= 0) this.pipes.splice(index, 1);
     this.wake();
   }
 

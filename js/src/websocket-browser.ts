@@ -1,5 +1,5 @@
 /** `#websocket` in browsers (and any runtime with a global WebSocket): the platform's WebSocket. */
-import { InvalidError } from "./errors.js";
+import { InvalidError, NotSupportedError } from "./errors.js";
 import type { TlsOptions, WebSocketLike } from "./websocket.js";
 
 export function openWebSocket(url: string, protocols: string[], _tls: TlsOptions | undefined): WebSocketLike {
@@ -15,3 +15,23 @@ export function openWebSocket(url: string, protocols: string[], _tls: TlsOptions
  * cannot be offered: a browser connects as "ZWS2.0", RFC 45's mode without a mechanism.
  */
 export const namesMechanisms = false;
+
+export interface Listener {
+  readonly address: string;
+  close(): void;
+}
+
+export interface ServerTlsOptions {
+  key?: string;
+  cert?: string;
+}
+
+/** Browsers cannot accept connections. */
+export function listen(
+  _address: string,
+  _choose: (offered: string[]) => string | null,
+  _accept: (ws: WebSocketLike) => void,
+  _tls: ServerTlsOptions | undefined,
+): Promise<Listener> {
+  return Promise.reject(new NotSupportedError("bind() needs Node: a browser cannot accept connections"));
+}

@@ -6,6 +6,8 @@
  * fragmented data messages are reassembled; control frames must be final and at most 125 bytes.
  */
 import { createHash, randomBytes } from "node:crypto";
+import * as http from "node:http";
+import * as https from "node:https";
 import * as net from "node:net";
 import * as tls from "node:tls";
 import type { TlsOptions, WebSocketLike } from "./websocket.js";
@@ -38,13 +40,38 @@ class NodeWebSocket implements WebSocketLike {
   onerror: ((event: unknown) => void) | null = null;
 
   private readonly socket: net.Socket;
+  private readonly server: boolean = false;
+  /** Server side: data waits until onopen has run. */
+  private announced = true;
   private buffer: Buffer = Buffer.alloc(0);
   private fragments: Buffer[] = [];
   private closeSent = false;
   private corked = false;
   private closeEvent: { code: number; reason: string } | null = null;
 
-  constructor(url: URL, protocols: string[], tlsOptions: TlsOptions | undefined) {
+  /**
+   * A client connecting to `url` (masks what it sends; the server must not), or, with `accepted`,
+   * the server side of a connection whose HTTP upgrade is already answered (frames from the
+   * client must be masked; ours are not).
+   */
+  constructor(url: URL, protocols: string[], tlsOptions: TlsOptions | undefined, accepted?: { socket: net.Socket; head: Buffer; protocol: string }) {
+    if (accepted) {
+      this.server = true;
+      this.socket = accepted.socket;
+      this.protocol = accepted.protocol;
+      this.buffer = accepted.head;
+      this.readyState = 1;
+      this.announced = false;
+      this.attach(null, protocols);
+      // The owner sets its handlers after construction: open (and any data already read) then.
+      setImmediate(() => {
+        if (this.readyState !== 1) return;
+        this.announced = true;
+        this.onopen?.({});
+        if (this.buffer.length) this.consume(Buffer.alloc(0), null, protocols);
+      });
+      return;
+    }
     const secure = url.protocol === "wss:";
     const port = Number(url.port || (secure ? 443 : 80));
     const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -57,21 +84,28 @@ class NodeWebSocket implements WebSocketLike {
           ...(tlsOptions?.rejectUnauthorized !== undefined ? { rejectUnauthorized: tlsOptions.rejectUnauthorized } : {}),
         })
       : net.connect({ host, port });
-    this.socket.setNoDelay(true);
     const key = randomBytes(16).toString("base64");
     const request =
       `GET ${url.pathname || "/"}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
       `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Protocol: ${protocols.join(", ")}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
     this.socket.once(secure ? "secureConnect" : "connect", () => this.socket.write(request));
-    this.socket.on("data", (chunk: Buffer) => {
-      try {
-        this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
-        if (this.readyState === 0) this.handshake(key, protocols);
-        if (this.readyState === 1 || this.readyState === 2) this.frames();
-      } catch (error) {
-        this.abort(1002, (error as Error).message);
-      }
-    });
+    this.attach(key, protocols);
+  }
+
+  private consume(chunk: Buffer, key: string | null, protocols: string[]): void {
+    try {
+      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+      if (!this.announced) return;
+      if (this.readyState === 0) this.handshake(key!, protocols);
+      if (this.readyState === 1 || this.readyState === 2) this.frames();
+    } catch (error) {
+      this.abort(1002, (error as Error).message);
+    }
+  }
+
+  private attach(key: string | null, protocols: string[]): void {
+    this.socket.setNoDelay(true);
+    this.socket.on("data", (chunk: Buffer) => this.consume(chunk, key, protocols));
     this.socket.on("error", (error) => {
       this.closeEvent ??= { code: 1006, reason: error.message };
       this.onerror?.(error);
@@ -142,7 +176,8 @@ class NodeWebSocket implements WebSocketLike {
       const fin = (b[0]! & 0x80) !== 0;
       const opcode = b[0]! & 0x0f;
       if (b[0]! & 0x70) throw new Error("reserved bits set");
-      if (b[1]! & 0x80) throw new Error("masked frame from the server");
+      const masked = (b[1]! & 0x80) !== 0;
+      if (masked !== this.server) throw new Error(this.server ? "unmasked frame from a client" : "masked frame from the server");
       let length = b[1]! & 0x7f;
       let at = 2;
       if (length === 126) {
@@ -156,9 +191,15 @@ class NodeWebSocket implements WebSocketLike {
         length = Number(big);
         at = 10;
       }
+      const maskAt = at;
+      if (masked) at += 4;
       if (b.length < at + length) return;
-      const payload = b.subarray(at, at + length);
+      let payload = b.subarray(at, at + length);
       this.buffer = b.subarray(at + length);
+      if (masked) {
+        payload = Buffer.from(payload);
+        for (let i = 0; i < length; i++) payload[i] = payload[i]! ^ b[maskAt + (i & 3)]!;
+      }
       if (opcode >= 0x8) {
         if (!fin || length > 125) throw new Error("fragmented or oversized control frame");
         this.control(opcode, payload);
@@ -210,17 +251,22 @@ class NodeWebSocket implements WebSocketLike {
 
   private writeFrame(opcode: number, data: Uint8Array): void {
     const length = data.length;
-    const headerLength = 2 + (length > 0xffff ? 8 : length > 125 ? 2 : 0) + 4;
+    const maskBit = this.server ? 0 : 0x80;
+    const headerLength = 2 + (length > 0xffff ? 8 : length > 125 ? 2 : 0) + (this.server ? 0 : 4);
     const header = Buffer.allocUnsafe(headerLength);
     header[0] = 0x80 | opcode;
     if (length > 0xffff) {
-      header[1] = 0x80 | 127;
+      header[1] = maskBit | 127;
       header.writeBigUInt64BE(BigInt(length), 2);
     } else if (length > 125) {
-      header[1] = 0x80 | 126;
+      header[1] = maskBit | 126;
       header.writeUInt16BE(length, 2);
     } else {
-      header[1] = 0x80 | length;
+      header[1] = maskBit | length;
+    }
+    if (this.server) {
+      this.write(header, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      return;
     }
     const mask = maskKey();
     mask.copy(header, headerLength - 4);
@@ -239,6 +285,10 @@ class NodeWebSocket implements WebSocketLike {
       }
     }
     for (let i = words << 2; i < length; i++) payload[i] = data[i]! ^ mask[i & 3]!;
+    this.write(header, payload);
+  }
+
+  private write(header: Buffer, payload: Uint8Array): void {
     // Frames written in one turn of the event loop leave in one writev.
     if (!this.corked) {
       this.corked = true;
@@ -249,7 +299,7 @@ class NodeWebSocket implements WebSocketLike {
       });
     }
     this.socket.write(header);
-    if (length > 0) this.socket.write(payload);
+    if (payload.length > 0) this.socket.write(payload);
   }
 
   private abort(code: number, reason: string): void {
@@ -262,4 +312,75 @@ class NodeWebSocket implements WebSocketLike {
 
 export function openWebSocket(url: string, protocols: string[], tlsOptions: TlsOptions | undefined): WebSocketLike {
   return new NodeWebSocket(new URL(url), protocols, tlsOptions);
+}
+
+export interface Listener {
+  /** The bound address with its real port (what zeromq.js calls lastEndpoint). */
+  readonly address: string;
+  close(): void;
+}
+
+/** Node only: TLS key and certificate for a wss:// bind, PEM. */
+export interface ServerTlsOptions {
+  key?: string;
+  cert?: string;
+}
+
+/**
+ * Listens for WebSocket upgrades at a ws:// or wss:// address ("*" or 0 for any port). Each
+ * request whose path matches and whose Sec-WebSocket-Protocol offers a name `choose` accepts
+ * is answered 101 and handed to `accept`; anything else gets 400 (or 404 for another path) and
+ * is closed.
+ */
+export async function listen(
+  address: string,
+  choose: (offered: string[]) => string | null,
+  accept: (ws: WebSocketLike) => void,
+  tlsOptions: ServerTlsOptions | undefined,
+): Promise<Listener> {
+  const url = new URL(address.replace(/:\*(?=\/|$)/, ":0"));
+  const secure = url.protocol === "wss:";
+  if (secure && (!tlsOptions?.key || !tlsOptions.cert)) throw new Error("a wss:// bind needs tls.key and tls.cert");
+  const server = secure ? https.createServer({ key: tlsOptions!.key!, cert: tlsOptions!.cert! }) : http.createServer();
+  server.on("request", (_req, res) => res.writeHead(426, { Upgrade: "websocket", Connection: "close" }).end());
+  server.on("upgrade", (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+    const refuse = (status: string) => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.destroy();
+    };
+    socket.on("error", () => socket.destroy());
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path !== (url.pathname || "/")) return refuse("404 Not Found");
+    const key = req.headers["sec-websocket-key"];
+    const connection = (req.headers.connection ?? "").toLowerCase().split(/\s*,\s*/);
+    if (
+      (req.headers.upgrade ?? "").toLowerCase() !== "websocket" ||
+      !connection.includes("upgrade") ||
+      req.headers["sec-websocket-version"] !== "13" ||
+      typeof key !== "string" ||
+      Buffer.from(key, "base64").length !== 16
+    ) {
+      return refuse("400 Bad Request");
+    }
+    const offered = (req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+    const protocol = choose(offered);
+    if (!protocol) return refuse("400 Bad Request");
+    const acceptKey = createHash("sha1").update(key + GUID).digest("base64");
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptKey}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
+    );
+    accept(new NodeWebSocket(url, [], undefined, { socket, head, protocol }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(Number(url.port || (secure ? 443 : 80)), url.hostname.replace(/^\[|\]$/g, ""), () => resolve());
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    address: `${url.protocol}//${url.hostname}:${port}${url.pathname}`,
+    close: () => {
+      server.close();
+      server.closeAllConnections?.();
+    },
+  };
 }

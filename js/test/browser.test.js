@@ -81,3 +81,47 @@ for (const [name, scenario] of Object.entries(scenarios)) {
     }
   });
 }
+
+test("chromium: a page's REQ and SUB against sockets bound by Node (this package on both sides, plain ZWS2.0)", { timeout: 30000 }, async () => {
+  const rep = new zws.Rep({ receiveTimeout: 10000 });
+  await rep.bind("ws://127.0.0.1:*/rep");
+  const pub = new zws.Pub();
+  await pub.bind("ws://127.0.0.1:*/pub");
+  let stop = false;
+  const serving = (async () => {
+    const [question] = await rep.receive();
+    await rep.send(["answer to", question]);
+    for (let i = 0; !stop; i++) {
+      await pub.send([i % 2 ? "odd" : "even", String(i)]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  try {
+    await page.goto(`${base}/`);
+    const got = await page.evaluate(
+      async ({ repAt, pubAt }) => {
+        const zws = await import("/dist/index.js");
+        const req = new zws.Req({ receiveTimeout: 10000 });
+        req.connect(repAt);
+        await req.send("from the page");
+        const reply = (await req.receive()).map((f) => new TextDecoder().decode(f));
+        const sub = new zws.Sub({ receiveTimeout: 10000 });
+        sub.connect(pubAt);
+        sub.subscribe("odd");
+        const topics = [];
+        for (let i = 0; i < 5; i++) topics.push(new TextDecoder().decode((await sub.receive())[0]));
+        req.close();
+        sub.close();
+        return { reply, topics };
+      },
+      { repAt: rep.lastEndpoint, pubAt: pub.lastEndpoint },
+    );
+    if (JSON.stringify(got.reply) !== JSON.stringify(["answer to", "from the page"])) throw new Error(`reply ${JSON.stringify(got.reply)}`);
+    if (got.topics.some((t) => t !== "odd")) throw new Error(`SUB got ${JSON.stringify(got.topics)}`);
+  } finally {
+    stop = true;
+    await serving.catch(() => {});
+    rep.close();
+    pub.close();
+  }
+});

@@ -137,6 +137,12 @@ export async function setUp(scenario, keys) {
     throw error;
   }
   const harness = async (op, index, n) => {
+    if (op === "spawn") {
+      // index: the peer's arguments, endpoint second (a peer that connects to the scenario's bind).
+      const [type, endpoint, ...rest] = index;
+      peers.push(await Peer.start([type, ...rest], endpoint));
+      return peers.length - 1;
+    }
     const peer = peers[index];
     if (!peer) throw new Error(`no peer ${index}`);
     if (op === "lines") return peer.lines;

@@ -422,6 +422,71 @@ export const scenarios = {
     },
   },
 
+  bindRepForLibzmq: {
+    mechanism: "NULL",
+    nodeOnly: true,
+    peers: () => [],
+    async run(zws, ctx) {
+      // Our REP binds; libzmq's REQ connects and sends three requests.
+      const rep = new zws.Rep(opts);
+      await rep.bind("ws://127.0.0.1:*/bound");
+      expect(/^ws:\/\/127\.0\.0\.1:\d+\/bound$/.test(rep.lastEndpoint), `lastEndpoint ${rep.lastEndpoint}`);
+      const peer = await ctx.harness("spawn", ["req", rep.lastEndpoint, "--connect", "--count", "3"]);
+      for (let i = 0; i < 3; i++) {
+        expectEqual(texts(await rep.receive()), [`req ${i}`], "request from libzmq");
+        await rep.send(`ok ${i}`);
+      }
+      await ctx.harness("waitLines", peer, 3);
+      expectEqual(await ctx.harness("lines", peer), [["ok 0"], ["ok 1"], ["ok 2"]], "replies libzmq got");
+      rep.close();
+    },
+  },
+
+  bindPubAndRouter: {
+    mechanism: "NULL",
+    nodeOnly: true,
+    peers: () => [],
+    async run(zws, ctx) {
+      // Our PUB binds; a libzmq SUB (topic A) and one of ours (topic B) connect.
+      const pub = new zws.Pub();
+      await pub.bind("ws://127.0.0.1:*/pub");
+      const peer = await ctx.harness("spawn", ["sub", pub.lastEndpoint, "--connect", "--subscribe", "A"]);
+      const sub = new zws.Sub(opts);
+      sub.connect(pub.lastEndpoint);
+      sub.subscribe("B");
+      let got = null;
+      const receiving = sub.receive().then((m) => (got = texts(m)));
+      for (let i = 0; got === null || (await ctx.harness("lines", peer)).length < 3; i++) {
+        await pub.send([`A ${i}`]);
+        await pub.send([`B ${i}`]);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (i > 2000) throw new Error("subscribers never got anything");
+      }
+      await receiving;
+      expect(got[0].startsWith("B "), `our SUB got ${got}`);
+      for (const [topic] of await ctx.harness("lines", peer)) expect(topic.startsWith("A "), `libzmq's SUB got ${topic}`);
+      sub.close();
+      pub.close();
+
+      // Our ROUTER binds; two DEALERs of ours connect with routing ids.
+      const router = new zws.Router(opts);
+      await router.bind("ws://127.0.0.1:*/router");
+      const dealers = ["d1", "d2"].map((id) => {
+        const d = new zws.Dealer({ ...opts, routingId: id });
+        d.connect(router.lastEndpoint);
+        return d;
+      });
+      await dealers[0].send("from d1");
+      await dealers[1].send("from d2");
+      const seen = [texts(await router.receive()), texts(await router.receive())].sort();
+      expectEqual(seen, [["d1", "from d1"], ["d2", "from d2"]], "ROUTER's view");
+      await router.send(["d2", "back to d2"]);
+      expectEqual(texts(await dealers[1].receive()), ["back to d2"], "routed reply");
+      dealers.forEach((d) => d.close());
+      router.close();
+    },
+  },
+
   browserRefusesMechanisms: {
     mechanism: "NULL",
     browserOnly: true,
@@ -436,6 +501,7 @@ export const scenarios = {
       }
       expectEqual(threw?.code, "ENOTSUP", "PLAIN in a browser");
       req.close();
+      await expectError(new zws.Rep().bind("ws://127.0.0.1:*/x"), "ENOTSUP", "bind() in a browser");
     },
   },
 };

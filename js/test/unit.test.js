@@ -123,3 +123,52 @@ test("node websocket client: hostile servers are refused as protocol or connect 
   const bad = await hostile([], { accept: "d3Jvbmc=" });
   assert.deepEqual([bad.type, bad.error.code], ["connect:error", "ECONNREFUSED"]);
 });
+
+/** Sends raw bytes to a bound address; resolves with what came back before the server closed. */
+function raw(port, request, after = null) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(request));
+    let got = Buffer.alloc(0);
+    let sentAfter = false;
+    socket.on("data", (d) => {
+      got = Buffer.concat([got, d]);
+      if (after && !sentAfter && got.includes("\r\n\r\n")) {
+        sentAfter = true;
+        socket.write(Buffer.from(after));
+      }
+    });
+    socket.on("close", () => resolve(got.toString("latin1")));
+    socket.on("error", reject);
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server kept the connection open; it sent ${JSON.stringify(got.toString("latin1").slice(0, 80))}`));
+    }, 5000);
+  });
+}
+
+test("bind: bad upgrades get 400/404/426/431 and an unmasked client frame ends the connection", async () => {
+  const rep = new zws.Rep();
+  await rep.bind("ws://127.0.0.1:*/zws");
+  const port = Number(new URL(rep.lastEndpoint).port);
+  const upgrade = (lines) => `GET /zws HTTP/1.1\r\nHost: x\r\n${lines.join("\r\n")}\r\n\r\n`;
+  const good = ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="];
+  assert.match(await raw(port, upgrade([...good.slice(0, 3), "Sec-WebSocket-Key: c2hvcnQ=", "Sec-WebSocket-Protocol: ZWS2.0/NULL"])), /^HTTP\/1.1 400/);
+  assert.match(await raw(port, upgrade([...good, "Sec-WebSocket-Protocol: ZWS2.0/PLAIN"])), /^HTTP\/1.1 400/);
+  assert.match(await raw(port, upgrade([...good.slice(1), "Sec-WebSocket-Protocol: ZWS2.0/NULL"])), /^HTTP\/1.1 426/); // no Upgrade header
+  assert.match(await raw(port, upgrade([...good.slice(0, 2), "Sec-WebSocket-Version: 8", good[3], "Sec-WebSocket-Protocol: ZWS2.0/NULL"])), /^HTTP\/1.1 400/);
+  assert.match(await raw(port, upgrade([...good, "Sec-WebSocket-Protocol: ZWS2.0/NULL"]).replace("/zws", "/other")), /^HTTP\/1.1 404/);
+  assert.match(await raw(port, upgrade([...good, `X-Big: ${"a".repeat(20000)}`, "Sec-WebSocket-Protocol: ZWS2.0/NULL"])), /^HTTP\/1.1 431/);
+  // A proper upgrade, then an unmasked frame (RFC 6455 5.1: the server must close).
+  const reply = await raw(port, upgrade([...good, "Sec-WebSocket-Protocol: ZWS2.0/NULL"]), [0x82, 2, 0x00, 0x41]);
+  assert.match(reply, /^HTTP\/1.1 101 Switching Protocols\r\n/);
+  assert.match(reply, /Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=\r\n/); // RFC 6455's example key
+  // The socket still works for a well-behaved client afterwards.
+  const req = new zws.Req({ receiveTimeout: 5000 });
+  req.connect(rep.lastEndpoint);
+  await req.send("still serving");
+  const [q] = await rep.receive();
+  await rep.send(q);
+  assert.equal(new TextDecoder().decode((await req.receive())[0]), "still serving");
+  req.close();
+  rep.close();
+});

@@ -19,6 +19,7 @@
  * --plain and --curve make it a PLAIN or CURVE server, with a ZAP handler that accepts only that
  * user and password (PLAIN) or, with --curve-client, only that client key (CURVE).
  * --wss gives a wss:// endpoint its certificate and key (ZMQ_WSS_CERT_PEM, ZMQ_WSS_KEY_PEM).
+ * --connect connects to ENDPOINT instead of binding it (and prints "BOUND ENDPOINT" all the same).
  */
 #include <zmq.h>
 #include <errno.h>
@@ -126,7 +127,7 @@ int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: zws-peer TYPE ENDPOINT [options]\n"); return 2; }
   const char *type = argv[1], *endpoint = argv[2];
   const char *plain = NULL, *curve = NULL, *routing_id = NULL, *wss_cert = NULL, *wss_key = NULL;
-  const char *subs[16]; int nsubs = 0; long count = 10;
+  const char *subs[16]; int nsubs = 0; long count = 10; int connect = 0;
   for (int i = 3; i < argc; i++) {
     if (!strcmp(argv[i], "--plain") && i + 1 < argc) plain = argv[++i];
     else if (!strcmp(argv[i], "--curve") && i + 1 < argc) curve = argv[++i];
@@ -134,6 +135,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--subscribe") && i + 1 < argc && nsubs < 16) subs[nsubs++] = argv[++i];
     else if (!strcmp(argv[i], "--routing-id") && i + 1 < argc) routing_id = argv[++i];
     else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--connect")) connect = 1;
     else if (!strcmp(argv[i], "--wss") && i + 2 < argc) { wss_cert = slurp(argv[++i]); wss_key = slurp(argv[++i]); }
     else { fprintf(stderr, "zws-peer: bad argument %s\n", argv[i]); return 2; }
   }
@@ -171,9 +173,14 @@ int main(int argc, char **argv) {
     if (nsubs == 0) zmq_setsockopt(s, ZMQ_SUBSCRIBE, "", 0);
     for (int i = 0; i < nsubs; i++) zmq_setsockopt(s, ZMQ_SUBSCRIBE, subs[i], strlen(subs[i]));
   }
-  if (zmq_bind(s, endpoint) != 0) { fprintf(stderr, "zws-peer: bind %s: %s\n", endpoint, zmq_strerror(errno)); return 1; }
   char bound[256]; size_t blen = sizeof bound;
-  zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, bound, &blen);
+  if (connect) {
+    if (zmq_connect(s, endpoint) != 0) { fprintf(stderr, "zws-peer: connect %s: %s\n", endpoint, zmq_strerror(errno)); return 1; }
+    snprintf(bound, sizeof bound, "%s", endpoint);
+  } else {
+    if (zmq_bind(s, endpoint) != 0) { fprintf(stderr, "zws-peer: bind %s: %s\n", endpoint, zmq_strerror(errno)); return 1; }
+    zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, bound, &blen);
+  }
   printf("BOUND %s\n", bound);
   fflush(stdout);
 
