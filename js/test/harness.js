@@ -183,6 +183,8 @@ export function makeKeys(zws) {
       cert: join(dir, "server.pem"),
       key: join(dir, "server.key"),
       ca: readFileSync(join(dir, "ca.pem"), "utf8"),
+      certPem: readFileSync(join(dir, "server.pem"), "utf8"),
+      keyPem: readFileSync(join(dir, "server.key"), "utf8"),
       otherCa: readFileSync(join(dir, "other-ca.pem"), "utf8"),
       spki,
     },

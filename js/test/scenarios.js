@@ -442,6 +442,31 @@ export const scenarios = {
     },
   },
 
+  bindWss: {
+    mechanism: "NULL",
+    nodeOnly: true,
+    peers: () => [],
+    async run(zws, ctx) {
+      const { certPem, keyPem, ca, otherCa } = ctx.keys.tls;
+      const rep = new zws.Rep({ ...opts, tls: { cert: certPem, key: keyPem } });
+      await rep.bind("wss://127.0.0.1:*/secure");
+      const req = new zws.Req({ ...opts, tls: { ca } });
+      req.connect(rep.lastEndpoint);
+      await req.send("over our own wss");
+      expectEqual(texts(await rep.receive()), ["over our own wss"], "request over wss");
+      await rep.send("ok");
+      expectEqual(texts(await req.receive()), ["ok"], "reply over wss");
+      req.close();
+      const stranger = new zws.Req({ tls: { ca: otherCa } });
+      const event = nextEvent(stranger, ["connect:error", "handshake"]);
+      stranger.connect(rep.lastEndpoint);
+      expectEqual((await event).type, "connect:error", "a client that does not trust the server's CA");
+      stranger.close();
+      rep.close();
+      await expectError(new zws.Rep().bind("wss://127.0.0.1:*/x"), "EINVAL", "a wss bind without key and cert");
+    },
+  },
+
   bindPubAndRouter: {
     mechanism: "NULL",
     nodeOnly: true,
