@@ -186,8 +186,12 @@ export abstract class Socket implements PipeOwner, SocketOptions {
         address,
         (offered) => offered.find((p) => p === "ZWS2.0/NULL" || p === "ZWS2.0") ?? null,
         (ws) => {
-          if (this.isClosed) ws.close();
-          else this.pipes.push(new Pipe(this, listener.address, ws));
+          if (this.isClosed || !this.acceptsPeer()) {
+            ws.close();
+            return;
+          }
+          this.emit("accept", { address: listener.address });
+          this.pipes.push(new Pipe(this, listener.address, ws));
         },
         this.tls,
       );
@@ -290,6 +294,11 @@ export abstract class Socket implements PipeOwner, SocketOptions {
     if (!entry) return undefined;
     entry.pipe.consumed();
     return entry.frames;
+  }
+
+  /** Whether a bound socket takes one more connection (PAIR takes one peer). */
+  protected acceptsPeer(): boolean {
+    return true;
   }
 
   /** The properties we send in READY/INITIATE. */

@@ -294,6 +294,10 @@ export class Pair extends Socket {
     super.connect(address);
   }
 
+  protected override acceptsPeer(): boolean {
+    return this.pipes.length === 0;
+  }
+
   protected override async xsend(frames: Uint8Array[]): Promise<void> {
     const pipe = await this.waitUntil(() => (this.pipes[0]?.writable ? this.pipes[0] : undefined), this.sendTimeout);
     pipe.write(frames);

@@ -509,6 +509,24 @@ export const scenarios = {
       expectEqual(texts(await dealers[1].receive()), ["back to d2"], "routed reply");
       dealers.forEach((d) => d.close());
       router.close();
+
+      // A bound PAIR takes one peer; a second is turned away and keeps retrying.
+      const pair = new zws.Pair(opts);
+      const accepted = [];
+      pair.events.on("accept", (e) => accepted.push(e.address));
+      await pair.bind("ws://127.0.0.1:*/pair");
+      const first = new zws.Pair(opts);
+      first.connect(pair.lastEndpoint);
+      await first.send("first");
+      expectEqual(texts(await pair.receive()), ["first"], "the first PAIR peer");
+      const second = new zws.Pair({ ...opts, reconnectInterval: 20 });
+      const refused = nextEvent(second, ["handshake:error:protocol", "connect:error", "handshake"]);
+      second.connect(pair.lastEndpoint);
+      expect((await refused).type !== "handshake", "a second PAIR peer must not get through");
+      await pair.send("still first");
+      expectEqual(texts(await first.receive()), ["still first"], "the first peer keeps the PAIR");
+      expectEqual(accepted.length, 1, "accept events");
+      [first, second, pair].forEach((s) => s.close());
     },
   },
 
