@@ -298,6 +298,21 @@ export const scenarios = {
     },
   },
 
+  pullBackpressure: {
+    mechanism: "NULL",
+    peers: () => [["push", "--count", "3000"]],
+    async run(zws, ctx) {
+      // A small receive HWM: under Node the connection pauses reading while 5 wait; nothing is lost.
+      const pull = new zws.Pull({ ...opts, receiveHighWaterMark: 5 });
+      pull.connect(ctx.endpoints[0]);
+      for (let i = 0; i < 3000; i++) {
+        expectEqual(text((await pull.receive())[0]), String(i), "message order");
+        if (i % 500 === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      pull.close();
+    },
+  },
+
   reconnect: {
     mechanism: "NULL",
     peers: () => [["dealer"]],
@@ -527,6 +542,36 @@ export const scenarios = {
       expectEqual(texts(await first.receive()), ["still first"], "the first peer keeps the PAIR");
       expectEqual(accepted.length, 1, "accept events");
       [first, second, pair].forEach((s) => s.close());
+    },
+  },
+
+  curveSubscriber: {
+    mechanism: "CURVE",
+    peers: (keys) => [["pub", "--curve", keys.server.secretKey]],
+    async run(zws, ctx) {
+      // The subscription goes inside a CURVE MESSAGE box; libzmq's PUB filters on it.
+      const sub = new zws.Sub({ ...opts, curveServerKey: ctx.keys.server.publicKey });
+      sub.connect(ctx.endpoints[0]);
+      sub.subscribe("B");
+      for (let i = 0; i < 5; i++) expect(text((await sub.receive())[0]).startsWith("B "), "only B over CURVE");
+      sub.close();
+    },
+  },
+
+  plainPubToSub: {
+    mechanism: "PLAIN",
+    peers: () => [["sub", "--plain", "u:p", "--subscribe", "A"]],
+    async run(zws, ctx) {
+      const pub = new zws.Pub({ plainUsername: "u", plainPassword: "p" });
+      pub.connect(ctx.endpoints[0]);
+      for (let i = 0; (await ctx.harness("lines", 0)).length < 3; i++) {
+        await pub.send(`B ${i}`);
+        await pub.send(`A ${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (i > 2000) throw new Error("the SUB peer got nothing");
+      }
+      for (const [topic] of await ctx.harness("lines", 0)) expect(topic.startsWith("A "), `SUB peer got ${topic}`);
+      pub.close();
     },
   },
 
