@@ -4,7 +4,7 @@
  * of socket patterns; the pipe that owns it decides what messages mean and when to reconnect.
  */
 import { type ZmqError, ConnectError, MessageSizeError, ProtocolError } from "./errors.js";
-import type { Mechanism } from "./mechanism.js";
+import { type Mechanism, RefusedHandshake } from "./mechanism.js";
 import { type Properties, FLAG_COMMAND, FLAG_MORE, decodeCommand, decodeFrame, encodeFrame, text } from "./wire.js";
 import type { WebSocketLike } from "./websocket.js";
 
@@ -149,7 +149,17 @@ export class Connection {
     }
     if (!this.handshaken) {
       if (!(raw.flags & FLAG_COMMAND)) throw new ProtocolError("ZWS: a message frame before the handshake completed");
-      const step = this.mechanism.onCommand(raw.body);
+      let step;
+      try {
+        step = this.mechanism.onCommand(raw.body);
+      } catch (error) {
+        // A server refusing credentials says so (ERROR) before it closes.
+        if (error instanceof RefusedHandshake) {
+          this.ws.send(encodeFrame(FLAG_COMMAND, error.reply));
+          throw error.error;
+        }
+        throw error;
+      }
       for (const body of step.send) this.ws.send(encodeFrame(FLAG_COMMAND, body));
       if (step.peer) this.complete(step.peer);
       return;

@@ -111,3 +111,74 @@ export class PlainClientMechanism implements Mechanism {
     return frame;
   }
 }
+
+/** Decides a PLAIN client's credentials on a bound socket; true lets it in. */
+export type PlainAuthenticator = (username: string, password: string) => boolean;
+
+/**
+ * PLAIN server (RFC 24) for bind(): HELLO, then WELCOME or ERROR by the authenticator's answer
+ * (everyone is let in without one, as libzmq without a ZAP handler), INITIATE, READY. The peer's
+ * properties gain "user-id" (the username), as libzmq sets User-Id.
+ */
+export class PlainServerMechanism implements Mechanism {
+  readonly name = "PLAIN" as const;
+  private state: "hello" | "initiate" | "done" = "hello";
+  private username = "";
+  constructor(
+    private readonly own: Properties,
+    private readonly authenticate: PlainAuthenticator | undefined,
+  ) {}
+
+  start(): Uint8Array[] {
+    return [];
+  }
+
+  onCommand(body: Uint8Array): HandshakeStep {
+    const cmd = decodeCommand(body);
+    if (this.state === "hello" && cmd.name === "HELLO") {
+      const d = cmd.data;
+      const ulen = d[0] ?? 0;
+      const plen = d[1 + ulen];
+      if (d.length < 1 || plen === undefined || d.length !== 2 + ulen + plen) throw new ProtocolError("PLAIN: malformed HELLO");
+      this.username = text(d.subarray(1, 1 + ulen));
+      const password = text(d.subarray(2 + ulen));
+      if (this.authenticate && !this.authenticate(this.username, password)) {
+        throw new RefusedHandshake(encodeCommand("ERROR", concatReason("400")), new AuthError(`PLAIN: refused user ${JSON.stringify(this.username)}`));
+      }
+      this.state = "initiate";
+      return { send: [encodeCommand("WELCOME")] };
+    }
+    if (this.state === "initiate" && cmd.name === "INITIATE") {
+      const peer = decodeProperties(cmd.data);
+      peer.set("user-id", ascii(this.username));
+      this.state = "done";
+      return { send: [encodeCommand("READY", encodeProperties(this.own))], peer };
+    }
+    throw unexpected(this.name, cmd.name, `waiting for ${this.state.toUpperCase()}`);
+  }
+
+  encode(frame: Frame): Frame {
+    return frame;
+  }
+  decode(frame: Frame): Frame {
+    return frame;
+  }
+}
+
+function concatReason(reason: string): Uint8Array {
+  const r = ascii(reason);
+  const out = new Uint8Array(1 + r.length);
+  out[0] = r.length;
+  out.set(r, 1);
+  return out;
+}
+
+/** A handshake the server ends: `reply` (an ERROR command) goes to the peer before the close. */
+export class RefusedHandshake extends Error {
+  constructor(
+    readonly reply: Uint8Array,
+    readonly error: AuthError,
+  ) {
+    super(error.message);
+  }
+}

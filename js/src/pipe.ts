@@ -70,9 +70,10 @@ export class Pipe {
     private readonly owner: PipeOwner,
     readonly endpoint: string,
     private readonly accepted?: WebSocketLike,
+    serverMechanism?: Mechanism,
   ) {
     this.interval = owner.settings().reconnectInterval;
-    if (accepted) this.attach(accepted, owner.mechanism());
+    if (accepted) this.attach(accepted, serverMechanism!);
     else this.open();
   }
 

@@ -8,7 +8,7 @@ import { type Listener, listen, namesMechanisms, openWebSocket } from "#websocke
 import type { SocketType } from "./connection.js";
 import { CurveClientMechanism, type CurveKey } from "./curve.js";
 import { AgainError, BusyError, InvalidError, NotSupportedError, TermError, type ZmqError, ZmqError as ZmqErrorBase } from "./errors.js";
-import { type Mechanism, NullMechanism, PlainClientMechanism } from "./mechanism.js";
+import { type Mechanism, NullMechanism, type PlainAuthenticator, PlainClientMechanism, PlainServerMechanism } from "./mechanism.js";
 import { Pipe, type PipeOwner, type PipeSettings } from "./pipe.js";
 import { type Properties, ascii } from "./wire.js";
 import type { OpenWebSocket, TlsOptions } from "./websocket.js";
@@ -35,6 +35,10 @@ export interface SocketOptions {
   maxMessageSize: number;
   plainUsername: string | undefined;
   plainPassword: string | undefined;
+  /** Bound sockets: be a PLAIN server (a peer connecting must offer ZWS2.0/PLAIN). */
+  plainServer: boolean;
+  /** With plainServer: decides each client's username and password (without it all are let in). */
+  plainAuthenticate: PlainAuthenticator | undefined;
   /** Set to the server's public key to use CURVE (Z85 text or 32 bytes). */
   curveServerKey: CurveKey | undefined;
   curvePublicKey: CurveKey | undefined;
@@ -55,6 +59,8 @@ const DEFAULTS: SocketOptions = {
   maxMessageSize: -1,
   plainUsername: undefined,
   plainPassword: undefined,
+  plainServer: false,
+  plainAuthenticate: undefined,
   curveServerKey: undefined,
   curvePublicKey: undefined,
   curveSecretKey: undefined,
@@ -118,6 +124,8 @@ export abstract class Socket implements PipeOwner, SocketOptions {
   maxMessageSize = DEFAULTS.maxMessageSize;
   plainUsername: string | undefined = DEFAULTS.plainUsername;
   plainPassword: string | undefined = DEFAULTS.plainPassword;
+  plainServer = DEFAULTS.plainServer;
+  plainAuthenticate: PlainAuthenticator | undefined = DEFAULTS.plainAuthenticate;
   curveServerKey: CurveKey | undefined = DEFAULTS.curveServerKey;
   curvePublicKey: CurveKey | undefined = DEFAULTS.curvePublicKey;
   curveSecretKey: CurveKey | undefined = DEFAULTS.curveSecretKey;
@@ -172,26 +180,27 @@ export abstract class Socket implements PipeOwner, SocketOptions {
 
   /**
    * Node only: accepts ZWS connections at a ws:// or wss:// address ("*" for any port; the real
-   * one is in lastEndpoint). NULL only: the server sides of PLAIN and CURVE are not built. Offers
-   * "ZWS2.0/NULL" and, for browsers, plain "ZWS2.0", whichever the client names first.
+   * one is in lastEndpoint). NULL (taking "ZWS2.0/NULL" or, from browsers, plain "ZWS2.0") or,
+   * with plainServer, PLAIN ("ZWS2.0/PLAIN"); there is no CURVE server side.
    */
   async bind(address: string): Promise<void> {
     this.checkOpen();
     if (!/^wss?:\/\//.test(address)) throw new InvalidError(`endpoint ${address}: only ws:// and wss:// are supported`);
-    if (this.mechanism().name !== "NULL") throw new NotSupportedError("bind() does the NULL mechanism only (no PLAIN or CURVE server here)");
+    if (this.curveServerKey !== undefined) throw new NotSupportedError("bind() has no CURVE server side (NULL and PLAIN only)");
+    const mechanism = this.plainServer ? "ZWS2.0/PLAIN" : "ZWS2.0/NULL";
     if (this.listeners.has(address)) throw new InvalidError(`already bound to ${address}`);
     let listener: Listener;
     try {
       listener = await listen(
         address,
-        (offered) => offered.find((p) => p === "ZWS2.0/NULL" || p === "ZWS2.0") ?? null,
+        (offered) => offered.find((p) => p === mechanism || (p === "ZWS2.0" && !this.plainServer)) ?? null,
         (ws) => {
           if (this.isClosed || !this.acceptsPeer()) {
             ws.close();
             return;
           }
           this.emit("accept", { address: listener.address });
-          this.pipes.push(new Pipe(this, listener.address, ws));
+          this.pipes.push(new Pipe(this, listener.address, ws, this.serverMechanism()));
         },
         this.tls,
       );
@@ -388,6 +397,12 @@ export abstract class Socket implements PipeOwner, SocketOptions {
       return new PlainClientMechanism(props, this.plainUsername ?? "", this.plainPassword ?? "");
     }
     return new NullMechanism(props);
+  }
+
+  /** The mechanism of a connection bind() accepted. */
+  private serverMechanism(): Mechanism {
+    const props = this.ownProperties();
+    return this.plainServer ? new PlainServerMechanism(props, this.plainAuthenticate) : new NullMechanism(props);
   }
 
   /** @internal */

@@ -457,6 +457,38 @@ export const scenarios = {
     },
   },
 
+  bindPlain: {
+    mechanism: "PLAIN",
+    nodeOnly: true,
+    peers: () => [],
+    async run(zws, ctx) {
+      // Our REP binds as a PLAIN server; libzmq's REQ logs in, one of ours with a wrong password does not.
+      const rep = new zws.Rep({ ...opts, plainServer: true, plainAuthenticate: (user, pass) => user === "alice" && pass === "s3cret" });
+      const refusedHere = nextEvent(rep, ["handshake:error:auth"]);
+      await rep.bind("ws://127.0.0.1:*/plain");
+      const peer = await ctx.harness("spawn", ["req", rep.lastEndpoint, "--connect", "--plain-client", "alice:s3cret", "--count", "2"]);
+      for (let i = 0; i < 2; i++) {
+        expectEqual(texts(await rep.receive()), [`req ${i}`], "request from libzmq over PLAIN");
+        await rep.send(`welcome ${i}`);
+      }
+      await ctx.harness("waitLines", peer, 2);
+      expectEqual(await ctx.harness("lines", peer), [["welcome 0"], ["welcome 1"]], "replies libzmq got");
+      const mallory = new zws.Req({ plainUsername: "alice", plainPassword: "guess" });
+      const refusedThere = nextEvent(mallory, ["handshake:error:auth", "handshake"]);
+      mallory.connect(rep.lastEndpoint);
+      expectEqual([(await refusedThere).type, (await refusedThere).error?.code], ["handshake:error:auth", "EACCES"], "the client refused");
+      expectEqual((await refusedHere).error?.code, "EACCES", "the server's event");
+      mallory.close();
+      // A NULL client cannot reach a PLAIN server: no protocol in common.
+      const anon = new zws.Req();
+      const failed = nextEvent(anon, ["connect:error", "handshake"]);
+      anon.connect(rep.lastEndpoint);
+      expectEqual((await failed).type, "connect:error", "a NULL client at a PLAIN server");
+      anon.close();
+      rep.close();
+    },
+  },
+
   bindWss: {
     mechanism: "NULL",
     nodeOnly: true,

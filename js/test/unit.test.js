@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import * as net from "node:net";
 import { test } from "node:test";
 import * as zws from "../dist/index.js";
-import { NullMechanism, PlainClientMechanism } from "../dist/mechanism.js";
+import { NullMechanism, PlainClientMechanism, PlainServerMechanism, RefusedHandshake } from "../dist/mechanism.js";
 import { decodeFrame, decodeProperties, encodeCommand, encodeProperties } from "../dist/wire.js";
 
 const bytes = (...b) => new Uint8Array(b);
@@ -61,6 +61,25 @@ test("mechanisms: NULL and PLAIN handshakes, ERROR as EACCES, out-of-order comma
     code: "EACCES",
     message: /400/,
   });
+});
+
+test("mechanisms: the PLAIN server takes HELLO, INITIATE; refuses with ERROR 400; malformed HELLO is EPROTO", () => {
+  const own = new Map([["Socket-Type", ascii("REP")]]);
+  const hello = (u, p) => encodeCommand("HELLO", bytes(u.length, ...ascii(u), p.length, ...ascii(p)));
+  const ok = new PlainServerMechanism(own, (u, p) => u === "a" && p === "b");
+  assert.deepEqual(ok.start(), []);
+  assert.deepEqual(ok.onCommand(hello("a", "b")).send, [encodeCommand("WELCOME")]);
+  const done = ok.onCommand(encodeCommand("INITIATE", encodeProperties(new Map([["Socket-Type", ascii("REQ")]]))));
+  assert.deepEqual(done.send, [encodeCommand("READY", encodeProperties(own))]);
+  assert.equal(new TextDecoder().decode(done.peer.get("user-id")), "a");
+  assert.throws(
+    () => new PlainServerMechanism(own, () => false).onCommand(hello("a", "x")),
+    (e) => e instanceof RefusedHandshake && e.error.code === "EACCES" && new TextDecoder().decode(e.reply) === "\x05ERROR\x03400",
+  );
+  assert.throws(() => new PlainServerMechanism(own, undefined).onCommand(encodeCommand("HELLO", bytes(9, 1))), { code: "EPROTO" });
+  assert.throws(() => new PlainServerMechanism(own, undefined).onCommand(encodeCommand("INITIATE")), { code: "EPROTO" });
+  // Without an authenticator everyone is let in, as libzmq without a ZAP handler.
+  assert.equal(new PlainServerMechanism(own, undefined).onCommand(hello("x", "y")).send.length, 1);
 });
 
 test("options and errors: unknown options, bad endpoints, bad keys, wrong-direction calls", async () => {
