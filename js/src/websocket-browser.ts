@@ -1,6 +1,7 @@
 /** `#websocket` in browsers (and any runtime with a global WebSocket): the platform's WebSocket. */
 import { InvalidError, NotSupportedError } from "./errors.js";
-import type { TlsOptions, WebSocketLike } from "./websocket.js";
+import type { Listener, ServerTlsOptions, TlsOptions, WebSocketLike } from "./websocket.js";
+export type { Listener } from "./websocket.js";
 
 export function openWebSocket(url: string, protocols: string[], _tls: TlsOptions | undefined): WebSocketLike {
   const Ctor = (globalThis as { WebSocket?: new (url: string, protocols: string[]) => WebSocketLike }).WebSocket;
@@ -15,16 +16,6 @@ export function openWebSocket(url: string, protocols: string[], _tls: TlsOptions
  * cannot be offered: a browser connects as "ZWS2.0", RFC 45's mode without a mechanism.
  */
 export const namesMechanisms = false;
-
-export interface Listener {
-  readonly address: string;
-  close(): void;
-}
-
-export interface ServerTlsOptions {
-  key?: string;
-  cert?: string;
-}
 
 /** Browsers cannot accept connections. */
 export function listen(

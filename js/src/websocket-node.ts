@@ -10,7 +10,8 @@ import * as http from "node:http";
 import * as https from "node:https";
 import * as net from "node:net";
 import * as tls from "node:tls";
-import type { TlsOptions, WebSocketLike } from "./websocket.js";
+import type { Listener, ServerTlsOptions, TlsOptions, WebSocketLike } from "./websocket.js";
+export type { Listener } from "./websocket.js";
 
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 const MAX_HANDSHAKE = 16 * 1024;
@@ -312,18 +313,6 @@ class NodeWebSocket implements WebSocketLike {
 
 export function openWebSocket(url: string, protocols: string[], tlsOptions: TlsOptions | undefined): WebSocketLike {
   return new NodeWebSocket(new URL(url), protocols, tlsOptions);
-}
-
-export interface Listener {
-  /** The bound address with its real port (what zeromq.js calls lastEndpoint). */
-  readonly address: string;
-  close(): void;
-}
-
-/** Node only: TLS key and certificate for a wss:// bind, PEM. */
-export interface ServerTlsOptions {
-  key?: string;
-  cert?: string;
 }
 
 /**

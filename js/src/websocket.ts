@@ -29,3 +29,16 @@ export interface TlsOptions {
 }
 
 export type OpenWebSocket = (url: string, protocols: string[], tls: TlsOptions | undefined) => WebSocketLike;
+
+/** A bind()'s listening endpoint. */
+export interface Listener {
+  /** The bound address with its real port (what zeromq.js calls lastEndpoint). */
+  readonly address: string;
+  close(): void;
+}
+
+/** Node only: TLS key and certificate for a wss:// bind, PEM. */
+export interface ServerTlsOptions {
+  key?: string;
+  cert?: string;
+}
