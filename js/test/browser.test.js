@@ -1,0 +1,127 @@
+// The scenarios (scenarios.js) inside a real headless Chromium (Debian's, driven by
+// playwright-core; CHROMIUM overrides its path), against the same zws-peer servers as the Node
+// tests. The page loads the package's dist/ as native ES modules through an import map, so what
+// runs is what a browser app gets. Browsers cannot name mechanisms in Sec-WebSocket-Protocol, so
+// only the NULL scenarios run here (over RFC 45's bare "ZWS2.0"), plus one that checks PLAIN is
+// refused with ENOTSUP. For wss://, Chromium trusts exactly the test server's key (its SPKI hash
+// in --ignore-certificate-errors-spki-list; without it the page gets ERR_CERT_AUTHORITY_INVALID).
+// Chromium sends a message above about 128 KiB as several WebSocket frames
+// (120,000 bytes went as one, 131,000 did not) and libzmq 4.3.5 drops a connection that
+// fragments, so the large-frame scenario uses 100,000 bytes here (ZWS_BROWSER_BIG_FRAME sets it).
+import { after, before, test } from "node:test";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as zws from "../dist/index.js";
+import { importMap, launchChromium, staticServer } from "./chromium.js";
+import { makeKeys, peerBinary, setUp } from "./harness.js";
+import { scenarios } from "./scenarios.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+let server;
+let browser;
+let page;
+let base;
+let harness = null;
+const keys = makeKeys(zws);
+
+before(async () => {
+  peerBinary();
+  server = staticServer(root);
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${server.address().port}`;
+  browser = await launchChromium([`--ignore-certificate-errors-spki-list=${keys.tls.spki}`]);
+  page = await browser.newPage();
+  page.on("console", (msg) => process.stderr.write(`[chromium] ${msg.text()}\n`));
+  await page.exposeFunction("zwsHarness", (op, ...args) => harness(op, ...args));
+  await page.route(`${base}/`, (route) =>
+    route.fulfill({
+      contentType: "text/html",
+      body: `<!doctype html><script type="importmap">${JSON.stringify(importMap)}</script><title>zws tests</title>`,
+    }),
+  );
+  await page.goto(`${base}/`);
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test("chromium: refuses RFC 45's subprotocol names (why PLAIN and CURVE cannot run in a browser)", async () => {
+  const message = await page.evaluate(() => {
+    try {
+      new WebSocket("ws://127.0.0.1:9/", ["ZWS2.0/NULL"]);
+      return "accepted";
+    } catch (error) {
+      return `${error.name}`;
+    }
+  });
+  if (message !== "SyntaxError") throw new Error(`Chromium's WebSocket took "ZWS2.0/NULL": ${message}`);
+});
+
+for (const [name, scenario] of Object.entries(scenarios)) {
+  if (scenario.mechanism !== "NULL" || scenario.nodeOnly) continue;
+  test(`chromium: ${name}`, { timeout: 30000 }, async () => {
+    const setup = await setUp(scenario, keys);
+    harness = setup.harness;
+    await page.goto(`${base}/`); // a fresh page: nothing left over from the previous scenario
+    try {
+      await page.evaluate(
+        async ({ name, context }) => {
+          const zws = await import("/dist/index.js");
+          const { scenarios } = await import("/test/scenarios.js");
+          await scenarios[name].run(zws, { ...context, harness: (...args) => globalThis.zwsHarness(...args) });
+        },
+        { name, context: { ...setup.context, bigFrame: Number(process.env.ZWS_BROWSER_BIG_FRAME || 100000) } },
+      );
+    } finally {
+      harness = null;
+      await setup.stop();
+    }
+  });
+}
+
+test("chromium: a page's REQ and SUB against sockets bound by Node (this package on both sides, plain ZWS2.0)", { timeout: 30000 }, async () => {
+  const rep = new zws.Rep({ receiveTimeout: 10000 });
+  await rep.bind("ws://127.0.0.1:*/rep");
+  const pub = new zws.Pub();
+  await pub.bind("ws://127.0.0.1:*/pub");
+  let stop = false;
+  const serving = (async () => {
+    const [question] = await rep.receive();
+    await rep.send(["answer to", question]);
+    for (let i = 0; !stop; i++) {
+      await pub.send([i % 2 ? "odd" : "even", String(i)]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  try {
+    await page.goto(`${base}/`);
+    const got = await page.evaluate(
+      async ({ repAt, pubAt }) => {
+        const zws = await import("/dist/index.js");
+        const req = new zws.Req({ receiveTimeout: 10000 });
+        req.connect(repAt);
+        await req.send("from the page");
+        const reply = (await req.receive()).map((f) => new TextDecoder().decode(f));
+        const sub = new zws.Sub({ receiveTimeout: 10000 });
+        sub.connect(pubAt);
+        sub.subscribe("odd");
+        const topics = [];
+        for (let i = 0; i < 5; i++) topics.push(new TextDecoder().decode((await sub.receive())[0]));
+        req.close();
+        sub.close();
+        return { reply, topics };
+      },
+      { repAt: rep.lastEndpoint, pubAt: pub.lastEndpoint },
+    );
+    if (JSON.stringify(got.reply) !== JSON.stringify(["answer to", "from the page"])) throw new Error(`reply ${JSON.stringify(got.reply)}`);
+    if (got.topics.some((t) => t !== "odd")) throw new Error(`SUB got ${JSON.stringify(got.topics)}`);
+  } finally {
+    stop = true;
+    await serving.catch(() => {});
+    rep.close();
+    pub.close();
+  }
+});
