@@ -3,8 +3,7 @@
 # crates.io crate zeromq-src, built once into a cache by interop/libzmq-drafts/build.sh): the
 # same C peer (interop/web/peer.c) built against libzmq and against oxmq's libzmq.so.5, each
 # binding while the other connects, REQ/REP under NULL, PLAIN and CURVE, PUB/SUB and PUSH/PULL
-# under NULL, over ws and wss (CURVE rows only where libzmq passes its own CURVE over ws, which
-# 4.3.5 does not: reported as skipped). Certificates are made at test time with openssl. Prints the
+# under NULL, over ws and wss. Certificates are made at test time with openssl. Prints the
 # matrix and "N passed, N failed".
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -76,17 +75,6 @@ run() {
 
 for scheme in ws wss; do
     for mech in null plain curve; do
-        if [ "$mech" = curve ]; then
-            # libzmq 4.3.5's ws engine fails CURVE against itself (checked here each run: the
-            # request's reply never comes); oxmq's CURVE over ws is tested oxmq to oxmq in
-            # crates/oxmq/tests/ws.rs. These rows run only once libzmq passes its own.
-            run "$scheme-curve-reqrep-libzmq-to-libzmq-reference" libzmq libzmq "$scheme" curve rep req
-            if [ "${matrix[-1]:0:2}" != ok ]; then
-                failed=$((failed - 1))
-                matrix[-1]="skip  $scheme-curve: libzmq 4.3.5 fails its own CURVE over $scheme (reference row), not counted"
-                continue
-            fi
-        fi
         run "$scheme-$mech-reqrep-libzmq-binds" libzmq oxmq "$scheme" "$mech" rep req
         run "$scheme-$mech-reqrep-oxmq-binds" oxmq libzmq "$scheme" "$mech" rep req
     done
