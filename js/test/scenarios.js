@@ -650,6 +650,24 @@ export const scenarios = {
     },
   },
 
+  curvePubToSub: {
+    mechanism: "CURVE",
+    peers: (keys) => [["sub", "--curve", keys.server.secretKey, "--subscribe", "A"]],
+    async run(zws, ctx) {
+      // libzmq's SUB sends its subscription over CURVE as a SUBSCRIBE command inside the box.
+      const pub = new zws.Pub({ curveServerKey: ctx.keys.server.publicKey });
+      pub.connect(ctx.endpoints[0]);
+      for (let i = 0; (await ctx.harness("lines", 0)).length < 3; i++) {
+        await pub.send(`B ${i}`);
+        await pub.send(`A ${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (i > 2000) throw new Error("the SUB peer got nothing");
+      }
+      for (const [topic] of await ctx.harness("lines", 0)) expect(topic.startsWith("A "), `SUB peer got ${topic}`);
+      pub.close();
+    },
+  },
+
   browserRefusesMechanisms: {
     mechanism: "NULL",
     browserOnly: true,
