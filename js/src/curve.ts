@@ -8,8 +8,8 @@
 import { x25519 } from "@noble/curves/ed25519.js";
 import { hsalsa, xsalsa20poly1305 } from "@noble/ciphers/salsa.js";
 import { randomBytes } from "@noble/ciphers/utils.js";
-import { InvalidError, ProtocolError } from "./errors.js";
-import { type HandshakeStep, type Mechanism, errorCommand } from "./mechanism.js";
+import { AuthError, InvalidError, ProtocolError } from "./errors.js";
+import { type HandshakeStep, type Mechanism, RefusedHandshake, errorCommand, errorReason } from "./mechanism.js";
 import { type Frame, type Properties, ascii, concat, decodeCommand, decodeProperties, encodeCommand, encodeProperties, equalBytes } from "./wire.js";
 import { z85Decode, z85Encode } from "./z85.js";
 
@@ -182,3 +182,114 @@ export class CurveClientMechanism implements Mechanism {
 }
 
 const MESSAGE = encodeCommand("MESSAGE");
+
+/** Decides a CURVE client's long-term public key (Z85) on a bound socket; true lets it in. */
+export type CurveAuthenticator = (publicKey: string) => boolean;
+
+/**
+ * CurveZMQ server side (RFC 26) for bind(): HELLO, WELCOME with a cookie boxed under a key of this
+ * connection's own, INITIATE (cookie, vouch and the client's long-term key checked), READY. The
+ * peer's properties gain "user-id", the client's public key in Z85, as libzmq's ZAP default.
+ */
+export class CurveServerMechanism implements Mechanism {
+  readonly name = "CURVE" as const;
+  private readonly secretKey: Uint8Array;
+  private readonly publicKey: Uint8Array;
+  private readonly transientSecret = x25519.utils.randomSecretKey();
+  private readonly cookieKey = randomBytes(32);
+  private clientTransient: Uint8Array | null = null;
+  private sessionKey: Uint8Array | null = null;
+  private nonce = 1n;
+  private peerNonce = 0n;
+  private state: "hello" | "initiate" | "done" = "hello";
+
+  constructor(
+    private readonly own: Properties,
+    secretKey: CurveKey,
+    private readonly authenticate: CurveAuthenticator | undefined,
+  ) {
+    this.secretKey = curveKeyBytes(secretKey, "curveSecretKey");
+    this.publicKey = x25519.getPublicKey(this.secretKey);
+  }
+
+  start(): Uint8Array[] {
+    return [];
+  }
+
+  onCommand(body: Uint8Array): HandshakeStep {
+    const cmd = decodeCommand(body);
+    if (this.state === "hello" && cmd.name === "HELLO") return this.hello(cmd.data);
+    if (this.state === "initiate" && cmd.name === "INITIATE") return this.initiate(cmd.data);
+    throw new ProtocolError(`CURVE: unexpected ${cmd.name} command while waiting for ${this.state.toUpperCase()}`);
+  }
+
+  private hello(data: Uint8Array): HandshakeStep {
+    if (data.length !== 194) throw new ProtocolError("CURVE: HELLO has the wrong size");
+    if (data[0] !== 1 || data[1] !== 0) throw new ProtocolError("CURVE: HELLO of an unknown version");
+    const clientTransient = data.slice(74, 106);
+    const wire = data.subarray(106, 114);
+    this.checkPeerNonce(wire);
+    const zeros = open(precompute(clientTransient, this.secretKey), concat([ascii("CurveZMQHELLO---"), wire]), data.subarray(114), "HELLO");
+    if (zeros.length !== 64 || zeros.some((b) => b !== 0)) throw new ProtocolError("CURVE: HELLO signature is not zeros");
+    this.clientTransient = clientTransient;
+    const transientPublic = x25519.getPublicKey(this.transientSecret);
+    const cookieNonce = randomBytes(16);
+    const cookie = concat([cookieNonce, seal(this.cookieKey, concat([ascii("COOKIE--"), cookieNonce]), concat([clientTransient, this.transientSecret]))]);
+    const welcomeNonce = randomBytes(16);
+    const box = seal(precompute(clientTransient, this.secretKey), concat([ascii("WELCOME-"), welcomeNonce]), concat([transientPublic, cookie]));
+    this.state = "initiate";
+    return { send: [encodeCommand("WELCOME", concat([welcomeNonce, box]))] };
+  }
+
+  private initiate(data: Uint8Array): HandshakeStep {
+    if (data.length < 96 + 8 + 16 + 128) throw new ProtocolError("CURVE: INITIATE is too short");
+    const cookie = open(this.cookieKey, concat([ascii("COOKIE--"), data.subarray(0, 16)]), data.subarray(16, 96), "cookie");
+    if (!equalBytes(cookie.subarray(0, 32), this.clientTransient!)) throw new ProtocolError("CURVE: cookie of another connection");
+    const transientSecret = cookie.subarray(32, 64);
+    const wire = data.subarray(96, 104);
+    this.checkPeerNonce(wire);
+    this.sessionKey = precompute(this.clientTransient!, transientSecret);
+    const plain = open(this.sessionKey, concat([ascii("CurveZMQINITIATE"), wire]), data.subarray(104), "INITIATE");
+    const clientKey = plain.subarray(0, 32);
+    const vouch = open(precompute(clientKey, transientSecret), concat([ascii("VOUCH---"), plain.subarray(32, 48)]), plain.subarray(48, 128), "vouch");
+    if (!equalBytes(vouch.subarray(0, 32), this.clientTransient!) || !equalBytes(vouch.subarray(32, 64), this.publicKey)) {
+      throw new ProtocolError("CURVE: the vouch does not match this connection");
+    }
+    const peer = decodeProperties(plain.subarray(128));
+    const id = z85Encode(clientKey);
+    if (this.authenticate && !this.authenticate(id)) {
+      throw new RefusedHandshake(encodeCommand("ERROR", errorReason("400")), new AuthError(`CURVE: refused client key ${id}`));
+    }
+    peer.set("user-id", ascii(id));
+    const n = shortNonce("CurveZMQREADY---", this.nonce++);
+    this.state = "done";
+    return { send: [encodeCommand("READY", concat([n.wire, seal(this.sessionKey, n.nonce, encodeProperties(this.own))]))], peer };
+  }
+
+  private checkPeerNonce(wire: Uint8Array): void {
+    const value = new DataView(wire.buffer, wire.byteOffset, 8).getBigUint64(0);
+    if (value <= this.peerNonce) throw new ProtocolError("CURVE: peer nonce did not increase");
+    this.peerNonce = value;
+  }
+
+  encode(frame: Frame): Frame {
+    const n = shortNonce("CurveZMQMESSAGES", this.nonce++);
+    const plain = new Uint8Array(1 + frame.body.length);
+    plain[0] = frame.flags;
+    plain.set(frame.body, 1);
+    return { flags: 0, body: concat([MESSAGE, n.wire, seal(this.sessionKey!, n.nonce, plain)]) };
+  }
+
+  decode(frame: Frame): Frame {
+    const body = frame.body;
+    if (body.length < MESSAGE.length + 8 + 17 || !equalBytes(body.subarray(0, MESSAGE.length), MESSAGE)) {
+      throw new ProtocolError("CURVE: expected a MESSAGE");
+    }
+    const wire = body.subarray(MESSAGE.length, MESSAGE.length + 8);
+    this.checkPeerNonce(wire);
+    const plain = open(this.sessionKey!, concat([ascii("CurveZMQMESSAGEC"), wire]), body.subarray(MESSAGE.length + 8), "MESSAGE");
+    const flags = plain[0]!;
+    if ((flags & ~0x03) !== 0) throw new ProtocolError("CURVE: unknown flags inside a MESSAGE");
+    return { flags, body: plain.subarray(1) };
+  }
+}

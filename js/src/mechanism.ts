@@ -143,7 +143,7 @@ export class PlainServerMechanism implements Mechanism {
       this.username = text(d.subarray(1, 1 + ulen));
       const password = text(d.subarray(2 + ulen));
       if (this.authenticate && !this.authenticate(this.username, password)) {
-        throw new RefusedHandshake(encodeCommand("ERROR", concatReason("400")), new AuthError(`PLAIN: refused user ${JSON.stringify(this.username)}`));
+        throw new RefusedHandshake(encodeCommand("ERROR", errorReason("400")), new AuthError(`PLAIN: refused user ${JSON.stringify(this.username)}`));
       }
       this.state = "initiate";
       return { send: [encodeCommand("WELCOME")] };
@@ -165,7 +165,8 @@ export class PlainServerMechanism implements Mechanism {
   }
 }
 
-function concatReason(reason: string): Uint8Array {
+/** An ERROR command's data: the reason's length and the reason. */
+export function errorReason(reason: string): Uint8Array {
   const r = ascii(reason);
   const out = new Uint8Array(1 + r.length);
   out[0] = r.length;

@@ -6,7 +6,7 @@
  */
 import { type Listener, listen, namesMechanisms, openWebSocket } from "#websocket";
 import type { SocketType } from "./connection.js";
-import { CurveClientMechanism, type CurveKey } from "./curve.js";
+import { type CurveAuthenticator, CurveClientMechanism, type CurveKey, CurveServerMechanism } from "./curve.js";
 import { AgainError, BusyError, InvalidError, NotSupportedError, TermError, type ZmqError, ZmqError as ZmqErrorBase } from "./errors.js";
 import { type Mechanism, NullMechanism, type PlainAuthenticator, PlainClientMechanism, PlainServerMechanism } from "./mechanism.js";
 import { Pipe, type PipeOwner, type PipeSettings } from "./pipe.js";
@@ -43,6 +43,10 @@ export interface SocketOptions {
   curveServerKey: CurveKey | undefined;
   curvePublicKey: CurveKey | undefined;
   curveSecretKey: CurveKey | undefined;
+  /** Bound sockets: be a CURVE server with curveSecretKey (a peer connecting must offer ZWS2.0/CURVE). */
+  curveServer: boolean;
+  /** With curveServer: decides each client's long-term public key, Z85 (without it all are let in). */
+  curveAuthenticate: CurveAuthenticator | undefined;
   /** Node only: TLS settings for wss:// (in browsers the browser decides); key and cert for a wss:// bind. */
   tls: (TlsOptions & { key?: string; cert?: string }) | undefined;
 }
@@ -64,6 +68,8 @@ const DEFAULTS: SocketOptions = {
   curveServerKey: undefined,
   curvePublicKey: undefined,
   curveSecretKey: undefined,
+  curveServer: false,
+  curveAuthenticate: undefined,
   tls: undefined,
 };
 
@@ -129,6 +135,8 @@ export abstract class Socket implements PipeOwner, SocketOptions {
   curveServerKey: CurveKey | undefined = DEFAULTS.curveServerKey;
   curvePublicKey: CurveKey | undefined = DEFAULTS.curvePublicKey;
   curveSecretKey: CurveKey | undefined = DEFAULTS.curveSecretKey;
+  curveServer = DEFAULTS.curveServer;
+  curveAuthenticate: CurveAuthenticator | undefined = DEFAULTS.curveAuthenticate;
   tls: (TlsOptions & { key?: string; cert?: string }) | undefined = DEFAULTS.tls;
   /** The address of the last bind(), with its real port. */
   lastEndpoint: string | null = null;
@@ -180,20 +188,22 @@ export abstract class Socket implements PipeOwner, SocketOptions {
 
   /**
    * Node only: accepts ZWS connections at a ws:// or wss:// address ("*" for any port; the real
-   * one is in lastEndpoint). NULL (taking "ZWS2.0/NULL" or, from browsers, plain "ZWS2.0") or,
-   * with plainServer, PLAIN ("ZWS2.0/PLAIN"); there is no CURVE server side.
+   * one is in lastEndpoint). NULL (taking "ZWS2.0/NULL" or, from browsers, plain "ZWS2.0"), or
+   * with plainServer PLAIN ("ZWS2.0/PLAIN"), or with curveServer CURVE ("ZWS2.0/CURVE").
    */
   async bind(address: string): Promise<void> {
     this.checkOpen();
     if (!/^wss?:\/\//.test(address)) throw new InvalidError(`endpoint ${address}: only ws:// and wss:// are supported`);
-    if (this.curveServerKey !== undefined) throw new NotSupportedError("bind() has no CURVE server side (NULL and PLAIN only)");
-    const mechanism = this.plainServer ? "ZWS2.0/PLAIN" : "ZWS2.0/NULL";
+    if (this.plainServer && this.curveServer) throw new InvalidError("plainServer and curveServer are both set");
+    if (this.curveServer && this.curveSecretKey === undefined) throw new InvalidError("curveServer needs curveSecretKey");
+    this.serverMechanism(); // a bad key fails here
+    const mechanism = this.curveServer ? "ZWS2.0/CURVE" : this.plainServer ? "ZWS2.0/PLAIN" : "ZWS2.0/NULL";
     if (this.listeners.has(address)) throw new InvalidError(`already bound to ${address}`);
     let listener: Listener;
     try {
       listener = await listen(
         address,
-        (offered) => offered.find((p) => p === mechanism || (p === "ZWS2.0" && !this.plainServer)) ?? null,
+        (offered) => offered.find((p) => p === mechanism || (p === "ZWS2.0" && mechanism === "ZWS2.0/NULL")) ?? null,
         (ws) => {
           if (this.isClosed || !this.acceptsPeer()) {
             ws.close();
@@ -402,6 +412,7 @@ export abstract class Socket implements PipeOwner, SocketOptions {
   /** The mechanism of a connection bind() accepted. */
   private serverMechanism(): Mechanism {
     const props = this.ownProperties();
+    if (this.curveServer) return new CurveServerMechanism(props, this.curveSecretKey!, this.curveAuthenticate);
     return this.plainServer ? new PlainServerMechanism(props, this.plainAuthenticate) : new NullMechanism(props);
   }
 

@@ -489,6 +489,49 @@ export const scenarios = {
     },
   },
 
+  bindCurve: {
+    mechanism: "CURVE",
+    nodeOnly: true,
+    peers: () => [],
+    async run(zws, ctx) {
+      // Our ROUTER binds as a CURVE server; libzmq's REQ (a known client key) and our own DEALER connect.
+      const { server, client, other } = ctx.keys;
+      const seen = [];
+      const router = new zws.Router({
+        ...opts,
+        curveServer: true,
+        curveSecretKey: server.secretKey,
+        curveAuthenticate: (key) => (seen.push(key), key === client.publicKey),
+      });
+      await router.bind("ws://127.0.0.1:*/curve");
+      const peer = await ctx.harness("spawn", ["req", router.lastEndpoint, "--connect", "--curve-to", server.publicKey, client.publicKey, client.secretKey, "--count", "2"]);
+      for (let i = 0; i < 2; i++) {
+        const [id, empty, body] = await router.receive();
+        expectEqual([empty.length, text(body)], [0, `req ${i}`], "REQ envelope and request over CURVE");
+        await router.send([id, "", `boxed ${i}`]);
+      }
+      await ctx.harness("waitLines", peer, 2);
+      expectEqual(await ctx.harness("lines", peer), [["boxed 0"], ["boxed 1"]], "replies libzmq opened");
+      // Our client, the same key: multipart both ways.
+      const mine = new zws.Dealer({ ...opts, curveServerKey: server.publicKey, curvePublicKey: client.publicKey, curveSecretKey: client.secretKey });
+      mine.connect(router.lastEndpoint);
+      const big = bytes(70000, 9);
+      await mine.send(["ours", big]);
+      const [, head, got] = await router.receive();
+      expectEqual(text(head), "ours", "first frame");
+      expect(sameBytes(got, big), "70 kB over our CURVE both ends");
+      mine.close();
+      // An unknown key: refused with ERROR (EACCES on the client).
+      const stranger = new zws.Dealer({ curveServerKey: server.publicKey, curveSecretKey: other.secretKey });
+      const refused = nextEvent(stranger, ["handshake:error:auth", "handshake"]);
+      stranger.connect(router.lastEndpoint);
+      expectEqual([(await refused).type, (await refused).error?.code], ["handshake:error:auth", "EACCES"], "an unknown client key");
+      stranger.close();
+      expect(seen.includes(client.publicKey) && seen.includes(other.publicKey), "the authenticator saw both keys");
+      router.close();
+    },
+  },
+
   bindWss: {
     mechanism: "NULL",
     nodeOnly: true,
@@ -595,6 +638,24 @@ export const scenarios = {
     peers: () => [["sub", "--plain", "u:p", "--subscribe", "A"]],
     async run(zws, ctx) {
       const pub = new zws.Pub({ plainUsername: "u", plainPassword: "p" });
+      pub.connect(ctx.endpoints[0]);
+      for (let i = 0; (await ctx.harness("lines", 0)).length < 3; i++) {
+        await pub.send(`B ${i}`);
+        await pub.send(`A ${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (i > 2000) throw new Error("the SUB peer got nothing");
+      }
+      for (const [topic] of await ctx.harness("lines", 0)) expect(topic.startsWith("A "), `SUB peer got ${topic}`);
+      pub.close();
+    },
+  },
+
+  curvePubToSub: {
+    mechanism: "CURVE",
+    peers: (keys) => [["sub", "--curve", keys.server.secretKey, "--subscribe", "A"]],
+    async run(zws, ctx) {
+      // libzmq's SUB sends its subscription over CURVE as a SUBSCRIBE command inside the box.
+      const pub = new zws.Pub({ curveServerKey: ctx.keys.server.publicKey });
       pub.connect(ctx.endpoints[0]);
       for (let i = 0; (await ctx.harness("lines", 0)).length < 3; i++) {
         await pub.send(`B ${i}`);

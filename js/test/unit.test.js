@@ -8,6 +8,7 @@ import { test } from "node:test";
 import * as zws from "../dist/index.js";
 import { NullMechanism, PlainClientMechanism, PlainServerMechanism, RefusedHandshake } from "../dist/mechanism.js";
 import { decodeFrame, decodeProperties, encodeCommand, encodeProperties } from "../dist/wire.js";
+import { CurveClientMechanism, CurveServerMechanism } from "../dist/curve.js";
 
 const bytes = (...b) => new Uint8Array(b);
 const ascii = (s) => new TextEncoder().encode(s);
@@ -80,6 +81,39 @@ test("mechanisms: the PLAIN server takes HELLO, INITIATE; refuses with ERROR 400
   assert.throws(() => new PlainServerMechanism(own, undefined).onCommand(encodeCommand("INITIATE")), { code: "EPROTO" });
   // Without an authenticator everyone is let in, as libzmq without a ZAP handler.
   assert.equal(new PlainServerMechanism(own, undefined).onCommand(hello("x", "y")).send.length, 1);
+});
+
+test("curve: client and server state machines in memory: handshake, messages both ways, tampering, a refused key", () => {
+  const server = zws.curveKeyPair();
+  const client = zws.curveKeyPair();
+  const props = (type) => new Map([["Socket-Type", ascii(type)]]);
+  const pair = (authenticate) => {
+    const c = new CurveClientMechanism(props("DEALER"), { serverKey: server.publicKey, publicKey: client.publicKey, secretKey: client.secretKey });
+    const s = new CurveServerMechanism(props("ROUTER"), server.secretKey, authenticate);
+    const [hello] = c.start();
+    assert.equal(hello.length, 200);
+    const [welcome] = s.onCommand(hello).send;
+    assert.equal(welcome.length, 168);
+    const [initiate] = c.onCommand(welcome).send;
+    return { c, s, initiate };
+  };
+  const { c, s, initiate } = pair((key) => key === client.publicKey);
+  const atServer = s.onCommand(initiate);
+  assert.equal(new TextDecoder().decode(atServer.peer.get("user-id")), client.publicKey);
+  const atClient = c.onCommand(atServer.send[0]);
+  assert.deepEqual(atClient.peer.get("socket-type"), ascii("ROUTER"));
+  const boxed = c.encode({ flags: 1, body: ascii("hi") });
+  assert.equal(boxed.flags, 0);
+  assert.deepEqual(s.decode(boxed), { flags: 1, body: ascii("hi") });
+  assert.throws(() => s.decode(boxed), { code: "EPROTO" }); // a replayed nonce
+  const reply = s.encode({ flags: 0, body: ascii("yo") });
+  reply.body[reply.body.length - 1] ^= 1;
+  assert.throws(() => c.decode(reply), { code: "EPROTO" }); // a flipped bit
+  const refused = pair(() => false);
+  assert.throws(() => refused.s.onCommand(refused.initiate), (e) => e.error?.code === "EACCES");
+  // A HELLO boxed for another server key does not open.
+  const wrong = new CurveClientMechanism(props("DEALER"), { serverKey: zws.curveKeyPair().publicKey });
+  assert.throws(() => new CurveServerMechanism(props("ROUTER"), server.secretKey, undefined).onCommand(wrong.start()[0]), { code: "EPROTO" });
 });
 
 test("options and errors: unknown options, bad endpoints, bad keys, wrong-direction calls", async () => {

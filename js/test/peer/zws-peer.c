@@ -20,7 +20,8 @@
  * user and password (PLAIN) or, with --curve-client, only that client key (CURVE).
  * --wss gives a wss:// endpoint its certificate and key (ZMQ_WSS_CERT_PEM, ZMQ_WSS_KEY_PEM).
  * --connect connects to ENDPOINT instead of binding it (and prints "BOUND ENDPOINT" all the same);
- * --plain-client USER:PASS makes it a PLAIN client.
+ * --plain-client USER:PASS makes it a PLAIN client; --curve-to SERVER_PUB CLIENT_PUB CLIENT_SECRET
+ * (Z85) a CURVE client.
  */
 #include <zmq.h>
 #include <errno.h>
@@ -127,7 +128,7 @@ static void *stdin_watch(void *arg) {
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: zws-peer TYPE ENDPOINT [options]\n"); return 2; }
   const char *type = argv[1], *endpoint = argv[2];
-  const char *plain = NULL, *plain_client = NULL, *curve = NULL, *routing_id = NULL, *wss_cert = NULL, *wss_key = NULL;
+  const char *plain = NULL, *plain_client = NULL, *curve = NULL, *curve_to[3] = {NULL, NULL, NULL}, *routing_id = NULL, *wss_cert = NULL, *wss_key = NULL;
   const char *subs[16]; int nsubs = 0; long count = 10; int connect = 0;
   for (int i = 3; i < argc; i++) {
     if (!strcmp(argv[i], "--plain") && i + 1 < argc) plain = argv[++i];
@@ -138,6 +139,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = atol(argv[++i]);
     else if (!strcmp(argv[i], "--connect")) connect = 1;
     else if (!strcmp(argv[i], "--plain-client") && i + 1 < argc) plain_client = argv[++i];
+    else if (!strcmp(argv[i], "--curve-to") && i + 3 < argc) { curve_to[0] = argv[++i]; curve_to[1] = argv[++i]; curve_to[2] = argv[++i]; }
     else if (!strcmp(argv[i], "--wss") && i + 2 < argc) { wss_cert = slurp(argv[++i]); wss_key = slurp(argv[++i]); }
     else { fprintf(stderr, "zws-peer: bad argument %s\n", argv[i]); return 2; }
   }
@@ -166,6 +168,10 @@ int main(int argc, char **argv) {
     if (!colon) { fprintf(stderr, "zws-peer: --plain-client USER:PASS\n"); return 2; }
     zmq_setsockopt(s, ZMQ_PLAIN_USERNAME, plain_client, colon - plain_client);
     zmq_setsockopt(s, ZMQ_PLAIN_PASSWORD, colon + 1, strlen(colon + 1));
+  }
+  if (curve_to[0]) {
+    if (zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, curve_to[0], 40) || zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, curve_to[1], 40) ||
+        zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, curve_to[2], 40)) { perror("curve client keys"); return 2; }
   }
   if (curve) {
     zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof one);
