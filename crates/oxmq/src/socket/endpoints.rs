@@ -9,6 +9,12 @@ impl Socket {
         self.socket_type().wire().map_or(&b"PAIR"[..], |t| t.name().as_bytes())
     }
 
+    /// The layer of a ws, wss or tls endpoint, made at bind/connect so bad TLS options are EINVAL
+    /// there; `serve` for a bind.
+    fn layer_for(&self, l: &crate::transport::endpoint::Layered, serve: bool) -> Result<crate::transport::connect::Wrap> {
+        crate::transport::layer::wrap(l, &self.options.security.mechanism(), self.wire_name(), &self.options.tls, serve)
+    }
+
     /// Accepts connections at `endpoint`.
     pub fn bind(&mut self, endpoint: &str) -> Result<()> {
         self.check_term()?;
@@ -18,16 +24,7 @@ impl Socket {
         }
         let (ep, layered) = Endpoint::parse_layered(endpoint, true)?;
         self.check_stream_transport()?;
-        let wrap = match &layered {
-            Some(l) => Some(crate::transport::layer::wrap(
-                l,
-                &self.options.security.mechanism(),
-                self.wire_name(),
-                &self.options.tls,
-                true,
-            )?),
-            None => None,
-        };
+        let wrap = layered.as_ref().map(|l| self.layer_for(l, true)).transpose()?;
         self.shared.metrics.note_endpoint(endpoint);
         match ep {
             Endpoint::Inproc(name) => {
@@ -100,16 +97,7 @@ impl Socket {
         let (ep, layered) = Endpoint::parse_layered(endpoint, false)?;
         self.check_stream_transport()?;
         // A layered endpoint (ws, wss, tls): its layer, made now so bad TLS options are EINVAL.
-        let wrap = match &layered {
-            Some(l) => Some(crate::transport::layer::wrap(
-                l,
-                &self.options.security.mechanism(),
-                self.wire_name(),
-                &self.options.tls,
-                false,
-            )?),
-            None => None,
-        };
+        let wrap = layered.as_ref().map(|l| self.layer_for(l, false)).transpose()?;
         match ep {
             Endpoint::Inproc(name) => {
                 let end = inproc::connect(&self.env, self.shared.kind, &self.options, &name)?;
