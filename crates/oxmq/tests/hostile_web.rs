@@ -1,5 +1,6 @@
 //! Hostile WebSocket peers (beside `hostile.rs`): raw TCP clients that send a malformed or
-//! oversized HTTP upgrade, an unmasked client frame, a fragmented control frame or a text frame
+//! oversized HTTP upgrade, an unmasked client frame, a fragmented control frame, a text frame,
+//! a stray continuation frame or a fragmented message past MAXMSGSIZE
 //! to an oxmq PULL bound at ws://, while a well-behaved oxmq PUSH keeps talking to it. Each
 //! hostile connection is answered (an HTTP error for a bad upgrade) and closed, reported as
 //! HANDSHAKE_FAILED_PROTOCOL with libzmq's ZMQ_PROTOCOL_ERROR_WS_UNSPECIFIED, counted as a
@@ -28,8 +29,13 @@ struct Server {
 
 impl Server {
     fn new() -> Server {
+        Server::with_maxmsgsize(-1)
+    }
+
+    fn with_maxmsgsize(max: i64) -> Server {
         let ctx = Context::new();
         let mut pull = socket(&ctx, T::Pull);
+        pull.set_bytes(opt::MAXMSGSIZE, &max.to_ne_bytes()).unwrap();
         let mon_ep = format!("inproc://{}", unique("mon"));
         pull.monitor(Some(&mon_ep), ev::HANDSHAKE_FAILED_PROTOCOL).unwrap();
         let mut mon = ctx.socket(T::Pair).unwrap();
@@ -165,13 +171,35 @@ fn a_fragmented_control_frame_is_refused() {
 }
 
 #[test]
-fn text_and_fragmented_data_frames_are_refused() {
+fn text_and_stray_continuation_frames_are_refused() {
     let mut s = Server::new();
-    for (what, frame) in [("text", [0x81u8, 0x81, 0, 0, 0, 0, b'a']), ("fragmented binary", [0x02, 0x81, 0, 0, 0, 0, 0])] {
+    let cases: [(&str, &[u8]); 3] = [
+        ("text", &[0x81, 0x81, 0, 0, 0, 0, b'a']),
+        ("a continuation with no message begun", &[0x80, 0x81, 0, 0, 0, 0, 0]),
+        ("a new message inside a fragmented one", &[0x02, 0x81, 0, 0, 0, 0, 0, 0x82, 0x81, 0, 0, 0, 0, 0]),
+    ];
+    for (what, frames) in cases {
         let before = s.pull.stats().protocol_errors;
         let mut c = s.upgraded();
-        c.write_all(&frame).unwrap();
+        c.write_all(frames).unwrap();
         expect_closed(&mut c, CLOSE_DEADLINE, what);
         s.refused(what, before);
     }
+}
+
+#[test]
+fn a_fragmented_message_past_maxmsgsize_is_refused_before_it_is_whole() {
+    let mut s = Server::with_maxmsgsize(1000);
+    let before = s.pull.stats().protocol_errors;
+    let mut c = s.upgraded();
+    // Fragments of 600 bytes, never the last: refused at the second, with no FIN ever sent.
+    for _ in 0..2 {
+        let mut f = vec![0x02, 0x80 | 126];
+        f.extend_from_slice(&600u16.to_be_bytes());
+        f.extend_from_slice(&[0; 4]);
+        f.extend_from_slice(&[0; 600]);
+        let _ = c.write_all(&f);
+    }
+    expect_closed(&mut c, CLOSE_DEADLINE, "oversized fragments");
+    s.refused("oversized fragments", before);
 }

@@ -315,3 +315,48 @@ fn plain_zws2_without_a_mechanism_exchanges_routing_ids() {
     send_parts(&mut router, &[b"browser", b"back"]);
     assert_eq!(read_frame(&mut c), (0x2, b"\x00back".to_vec()));
 }
+
+/// `client_frame` with FIN cleared: a fragment that is not a message's last.
+fn fragment(opcode: u8, payload: &[u8], key: [u8; 4]) -> Vec<u8> {
+    let mut f = client_frame(opcode, payload, key);
+    f[0] &= 0x7F;
+    f
+}
+
+#[test]
+fn a_message_sent_in_fragments_arrives_whole() {
+    // Browsers send large messages in fragments (Chromium: over about 128 KiB), with control
+    // frames allowed between them (RFC 6455 §5.4).
+    let ctx = Context::new();
+    let mut rep = socket(&ctx, T::Rep);
+    let ep = bind_ws(&mut rep, "/frag");
+    let (mut c, head) = upgrade(&ep, "ZWS2.0");
+    assert!(head.contains("Sec-WebSocket-Protocol: ZWS2.0\r\n"), "{head}");
+    // Plain ZWS2.0: the routing id comes first, itself in two fragments.
+    c.write_all(&fragment(0x2, b"\x00bro", [1, 1, 1, 1])).unwrap();
+    c.write_all(&client_frame(0x0, b"wser", [2, 2, 2, 2])).unwrap();
+    let body: Vec<u8> = (0..1_000_003u32).map(|i| (i % 251) as u8).collect();
+    let mut payload = vec![0x01]; // the empty delimiter's MORE, then the request
+    c.write_all(&client_frame(0x2, &payload, [3, 3, 3, 3])).unwrap();
+    payload[0] = 0x00;
+    payload.extend_from_slice(&body);
+    let cuts = [0, 1, 70_000, 70_000, 600_001, payload.len()];
+    for (i, w) in cuts.windows(2).enumerate() {
+        let op = if i == 0 { 0x2 } else { 0x0 };
+        let last = w[1] == payload.len();
+        let key = [i as u8, 0x5A, 0xA5, 7];
+        let f = if last { client_frame(op, &payload[w[0]..w[1]], key) } else { fragment(op, &payload[w[0]..w[1]], key) };
+        c.write_all(&f).unwrap();
+        if i == 2 {
+            c.write_all(&client_frame(0x9, b"mid", [4, 4, 4, 4])).unwrap();
+        }
+    }
+    assert_eq!(read_frame(&mut c), (0x2, b"\x00".to_vec()), "the server's (empty) routing id");
+    assert_eq!(read_frame(&mut c), (0xA, b"mid".to_vec()), "the ping between fragments is answered");
+    let got = recv_bytes(&mut rep);
+    assert_eq!((got.len(), got.first(), got.last()), (body.len(), body.first(), body.last()));
+    assert_eq!(got, body);
+    rep.send("done", 0).unwrap();
+    assert_eq!(read_frame(&mut c), (0x2, b"\x01".to_vec()));
+    assert_eq!(read_frame(&mut c), (0x2, b"\x00done".to_vec()));
+}

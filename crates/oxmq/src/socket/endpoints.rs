@@ -12,7 +12,8 @@ impl Socket {
     /// The layer of a ws, wss or tls endpoint, made at bind/connect so bad TLS options are EINVAL
     /// there; `serve` for a bind.
     fn layer_for(&self, l: &crate::transport::endpoint::Layered, serve: bool) -> Result<crate::transport::connect::Wrap> {
-        crate::transport::layer::wrap(l, &self.options.security.mechanism(), self.wire_name(), &self.options.tls, serve)
+        let o = &self.options;
+        crate::transport::layer::wrap(l, &o.security.mechanism(), self.wire_name(), o.max_msg_size(), &o.tls, serve)
     }
 
     /// Accepts connections at `endpoint`.

@@ -11,16 +11,18 @@ use crate::error::Result;
 use std::sync::Arc;
 
 /// The wrap for `layered`'s connections, for a socket with `mechanism` and the WSS options
-/// `t`, of type `socket_type` (its ZMTP name); `bind`: a listener's (server's) wrap.
+/// `t`, of type `socket_type` (its ZMTP name) and MAXMSGSIZE `max_message`; `bind`: a
+/// listener's (server's) wrap.
 pub(crate) fn wrap(
     layered: &Layered,
     mechanism: &zmtp::Mechanism,
     socket_type: &'static [u8],
+    max_message: Option<u64>,
     t: &TlsOptions,
     bind: bool,
 ) -> Result<Wrap> {
     let scheme = layered.scheme;
-    let ws = scheme.ws().then(|| Arc::new(WsConfig::new(&layered.path, &layered.authority, mechanism, socket_type)));
+    let ws = scheme.ws().then(|| Arc::new(WsConfig::new(&layered.path, &layered.authority, mechanism, socket_type, max_message)));
     enum Tls {
         None,
         Server(Arc<rustls::ServerConfig>),

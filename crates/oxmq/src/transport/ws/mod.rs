@@ -6,7 +6,8 @@
 //! RFC 6455 (`frame.rs`): a server reads only masked frames and sends unmasked ones, a client
 //! the reverse; pings are answered with pongs, a close frame with a close frame and the end of
 //! the stream. A peer that breaks the protocol (a malformed or oversized upgrade, a frame on
-//! the wrong side of masking, a fragmented control frame, text) is refused with EPROTO, which
+//! the wrong side of masking, a fragmented control frame, text, a fragmented message over
+//! MAXMSGSIZE) is refused with EPROTO, which
 //! the session reports as a handshake failure (`HANDSHAKE_FAILED_PROTOCOL`, libzmq's
 //! `ZMQ_PROTOCOL_ERROR_WS_UNSPECIFIED`) or, once past the handshake, counts as a protocol error.
 
@@ -43,10 +44,18 @@ pub(crate) struct WsConfig {
     /// Our socket type's ZMTP name: plain ZWS2.0 answers the peer's first message with a READY
     /// naming the type ours pairs with, which may arrive before the engine's own READY.
     pub socket_type: &'static [u8],
+    /// The socket's MAXMSGSIZE, which bounds a fragmented message while it is reassembled.
+    pub max_message: Option<u64>,
 }
 
 impl WsConfig {
-    pub(crate) fn new(path: &str, authority: &str, m: &zmtp::Mechanism, socket_type: &'static [u8]) -> WsConfig {
+    pub(crate) fn new(
+        path: &str,
+        authority: &str,
+        m: &zmtp::Mechanism,
+        socket_type: &'static [u8],
+        max_message: Option<u64>,
+    ) -> WsConfig {
         use zmtp::Mechanism as M;
         let (zws, mechanism, as_server) = match m {
             M::Null => (Zws::Null, &b"NULL"[..], false),
@@ -55,7 +64,7 @@ impl WsConfig {
             M::CurveClient(_) => (Zws::Curve, &b"CURVE"[..], false),
             M::CurveServer(_) => (Zws::Curve, &b"CURVE"[..], true),
         };
-        WsConfig { path: path.to_string(), authority: authority.to_string(), zws, mechanism, as_server, socket_type }
+        WsConfig { path: path.to_string(), authority: authority.to_string(), zws, mechanism, as_server, socket_type, max_message }
     }
 }
 
@@ -102,7 +111,7 @@ impl WsLayer {
             inject: Vec::new(),
             inject_pos: 0,
             outb: Outbound::new(client, false),
-            inb: Inbound::new(!client, false),
+            inb: Inbound::new(!client, false, cfg.max_message),
             close_sent: false,
             peer_closed: false,
             failed: false,
@@ -146,7 +155,7 @@ impl WsLayer {
         // Known now, so the peer's first message never waits on the engine's READY (which
         // would leave its READY undelivered until the descriptor next became readable).
         self.outb.our_type = Some(self.cfg.socket_type.to_vec());
-        self.inb = Inbound::new(!self.client, raw);
+        self.inb = Inbound::new(!self.client, raw, self.cfg.max_message);
         self.inject.extend_from_slice(&zws::greeting(self.cfg.mechanism, self.cfg.as_server));
         self.open = true;
         Ok(true)

@@ -7,7 +7,9 @@
 //!   for the negotiated mechanism in the peer's name ([`greeting`]): 3.0, because libzmq's ws
 //!   peers send subscriptions as `0x01`/`0x00` messages and know no PING/PONG commands;
 //! * turns each ZMTP frame the engine writes into one WebSocket message ([`Outbound`]), and
-//!   each WebSocket message read into one ZMTP frame ([`Inbound`]), streaming the bodies;
+//!   each WebSocket message read into one ZMTP frame ([`Inbound`]), streaming the bodies; a
+//!   message the peer sent in fragments (RFC 6455 §5.4; browsers fragment large ones) is
+//!   reassembled first, as its size is known only at its last fragment;
 //! * for plain `ZWS2.0` (no mechanism, RFC 45's ZMTP/2-like mode), swallows the engine's
 //!   NULL READY and sends its routing id as the first message, and turns the peer's first
 //!   message into a READY for the engine (its Socket-Type the one our type pairs with: the
@@ -36,8 +38,10 @@ pub(crate) enum ZwsError {
     Frame(FrameError),
     /// A text frame (ZWS messages are binary).
     Text,
-    /// A fragmented data message (not supported, as in libzmq).
+    /// A continuation frame with no fragmented message begun, or a new data message inside one.
     Fragmented,
+    /// A fragmented message grew past the socket's MAXMSGSIZE.
+    TooLarge,
     /// A binary message without its flags byte.
     Empty,
     /// Plain ZWS2.0's first message, the routing id, is over 255 bytes or has MORE.
@@ -214,6 +218,13 @@ enum In {
         mask: Option<[u8; 4]>,
         offset: u64,
     },
+    /// A fragment of a fragmented message, `fin` if it is the last.
+    Fragment {
+        left: u64,
+        mask: Option<[u8; 4]>,
+        offset: u64,
+        fin: bool,
+    },
 }
 
 /// WebSocket messages into ZMTP frames for the engine.
@@ -224,11 +235,15 @@ pub(crate) struct Inbound {
     /// Plain ZWS2.0: the peer's routing id is still to come (true), being read, or in.
     await_identity: bool,
     pub(crate) peer_identity: Option<Vec<u8>>,
+    /// The payload of a fragmented message so far (unmasked), while one is being read.
+    fragments: Option<Vec<u8>>,
+    /// The largest message body accepted (MAXMSGSIZE), for a fragmented message's payload.
+    max_message: Option<u64>,
 }
 
 impl Inbound {
-    pub(crate) fn new(server: bool, raw: bool) -> Inbound {
-        Inbound { masked: server, state: In::Header, await_identity: raw, peer_identity: None }
+    pub(crate) fn new(server: bool, raw: bool, max_message: Option<u64>) -> Inbound {
+        Inbound { masked: server, state: In::Header, await_identity: raw, peer_identity: None, fragments: None, max_message }
     }
 
     /// One step: parses from `wire`, writes ZMTP headers to `inject` and bodies to `engine`'s
@@ -247,12 +262,25 @@ impl Inbound {
                     return Ok(Step::Wait);
                 };
                 wire.advance(n);
-                self.state = match h.opcode {
+                let fragment = In::Fragment { left: h.len, mask: h.mask, offset: 0, fin: h.fin };
+                self.state = match (h.opcode, self.fragments.as_mut()) {
                     _ if h.is_control() => In::Control(h),
-                    frame::OP_TEXT => return Err(ZwsError::Text),
-                    frame::OP_BINARY if h.fin => In::Flags(h),
+                    (frame::OP_TEXT, _) => return Err(ZwsError::Text),
+                    (frame::OP_BINARY, None) if h.fin => In::Flags(h),
+                    (frame::OP_BINARY, None) => {
+                        self.fragments = Some(Vec::new());
+                        fragment
+                    }
+                    (frame::OP_CONTINUATION, Some(_)) => fragment,
                     _ => return Err(ZwsError::Fragmented),
                 };
+                if let (In::Fragment { left, .. }, Some(so_far)) = (&self.state, &self.fragments) {
+                    // The payload is the flags byte and the body.
+                    let max = self.max_message.map_or(u64::MAX, |m| m.saturating_add(1));
+                    if (so_far.len() as u64).saturating_add(*left) > max {
+                        return Err(ZwsError::TooLarge);
+                    }
+                }
                 if matches!(self.state, In::Flags(_)) && h.len == 0 {
                     return Err(ZwsError::Empty);
                 }
@@ -318,6 +346,27 @@ impl Inbound {
                 ready_for(ours, &id, inject);
                 Ok(Step::More)
             }
+            In::Fragment { left, mask, offset, fin } => {
+                let n = (*left).min(wire.len() as u64) as usize;
+                let so_far = self.fragments.as_mut().expect("a fragment belongs to a begun message");
+                let at = so_far.len();
+                so_far.extend_from_slice(&wire[..n]);
+                wire.advance(n);
+                if let Some(m) = *mask {
+                    frame::apply_mask(&mut so_far[at..], m, *offset);
+                }
+                *left -= n as u64;
+                *offset += n as u64;
+                if *left > 0 {
+                    return Ok(Step::Wait);
+                }
+                if *fin {
+                    let whole = self.fragments.take().unwrap_or_default();
+                    put_back(wire, &whole, self.masked);
+                }
+                self.state = In::Header;
+                Ok(Step::More)
+            }
             In::Control(h) => {
                 let len = h.len as usize;
                 if wire.len() < len {
@@ -341,6 +390,19 @@ impl Inbound {
             }
         }
     }
+}
+
+/// Puts a reassembled message back in front of `wire` as one final binary frame, so that it
+/// takes the path every message takes (flags byte, routing id, body streaming). A server reads
+/// only masked frames: the frame carries the zero mask, which changes no byte.
+fn put_back(wire: &mut BytesMut, payload: &[u8], masked: bool) {
+    let mut head = Vec::with_capacity(14);
+    frame::write_header(&mut head, frame::OP_BINARY, payload.len() as u64, masked.then_some([0; 4]));
+    let mut whole = BytesMut::with_capacity(head.len() + payload.len() + wire.len());
+    whole.extend_from_slice(&head);
+    whole.extend_from_slice(payload);
+    whole.extend_from_slice(wire);
+    *wire = whole;
 }
 
 /// The READY the engine reads for a plain ZWS2.0 peer: the socket type ours pairs with, and
@@ -393,7 +455,7 @@ mod tests {
             for b in zmtp_in.chunks(5) {
                 out.take(b, &mut wire);
             }
-            let mut inb = Inbound::new(client, false);
+            let mut inb = Inbound::new(client, false, None);
             let mut wire = BytesMut::from(&wire[..]);
             let mut engine = BytesMut::with_capacity(4096);
             let (mut inject, mut reply) = (Vec::new(), Vec::new());
@@ -424,7 +486,7 @@ mod tests {
         frame::control(&mut v, frame::OP_PING, b"hi", Some([1, 2, 3, 4]));
         frame::control(&mut v, frame::OP_CLOSE, &1000u16.to_be_bytes(), Some([5, 6, 7, 8]));
         wire.extend_from_slice(&v);
-        let mut inb = Inbound::new(true, false);
+        let mut inb = Inbound::new(true, false, None);
         let mut out = Outbound::new(false, false);
         let (mut engine, mut inject, mut reply) = (BytesMut::with_capacity(64), Vec::new(), Vec::new());
         assert_eq!(inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out), Ok(Step::More));
@@ -435,20 +497,98 @@ mod tests {
     }
 
     #[test]
-    fn text_fragments_and_empty_messages_are_refused() {
+    fn text_stray_continuations_and_empty_messages_are_refused() {
         let mut out = Outbound::new(false, false);
         for (bytes, err) in [
             (vec![0x81, 0x80, 0, 0, 0, 0], ZwsError::Text),
-            (vec![0x02, 0x81, 0, 0, 0, 0, 0], ZwsError::Fragmented),
             (vec![0x80, 0x81, 0, 0, 0, 0, 0], ZwsError::Fragmented),
+            (vec![0x02, 0x81, 0, 0, 0, 0, 0, 0x82, 0x81, 0, 0, 0, 0, 0], ZwsError::Fragmented),
             (vec![0x82, 0x80, 0, 0, 0, 0], ZwsError::Empty),
             (vec![0x82, 0x01, 0], ZwsError::Frame(FrameError::Masking)),
             (vec![0x09, 0x80, 0, 0, 0, 0], ZwsError::Frame(FrameError::BadControl)),
         ] {
-            let mut inb = Inbound::new(true, false);
+            let mut inb = Inbound::new(true, false, None);
             let mut wire = BytesMut::from(&bytes[..]);
             let (mut engine, mut inject, mut reply) = (BytesMut::with_capacity(64), Vec::new(), Vec::new());
-            assert_eq!(inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out), Err(err), "{bytes:?}");
+            let r = loop {
+                match inb.step(&mut wire, &mut engine, &mut inject, &mut reply, &mut out) {
+                    Ok(Step::More) => {}
+                    other => break other,
+                }
+            };
+            assert_eq!(r, Err(err), "{bytes:?}");
         }
+    }
+
+    /// Runs `inb` over `wire` until it waits: the ZMTP bytes the engine got, or the error.
+    fn drain(inb: &mut Inbound, wire: &[u8]) -> Result<Vec<u8>, ZwsError> {
+        drain_from(inb, &mut BytesMut::from(wire))
+    }
+
+    fn drain_from(inb: &mut Inbound, wire: &mut BytesMut) -> Result<Vec<u8>, ZwsError> {
+        let mut engine = BytesMut::with_capacity(1 << 20);
+        let (mut inject, mut reply, mut out) = (Vec::new(), Vec::new(), Outbound::new(false, false));
+        loop {
+            engine.extend_from_slice(&inject);
+            inject.clear();
+            match inb.step(wire, &mut engine, &mut inject, &mut reply, &mut out)? {
+                Step::More => {}
+                _ => return Ok(engine.to_vec()),
+            }
+        }
+    }
+
+    /// A masked client frame: `opcode`, FIN or not, `payload`.
+    fn client_frame(out: &mut Vec<u8>, opcode: u8, fin: bool, payload: &[u8]) {
+        let at = out.len();
+        let key = [9, 8, 7, 6];
+        frame::write_header(out, opcode, payload.len() as u64, Some(key));
+        if !fin {
+            out[at] &= 0x7F;
+        }
+        let body = out.len();
+        out.extend_from_slice(payload);
+        frame::apply_mask(&mut out[body..], key, 0);
+    }
+
+    #[test]
+    fn a_fragmented_message_arrives_whole_with_a_ping_between_its_fragments() {
+        let body: Vec<u8> = (0..70_000u32).map(|i| i as u8).collect();
+        let mut payload = vec![ZWS_MORE];
+        payload.extend_from_slice(&body);
+        let mut wire = Vec::new();
+        client_frame(&mut wire, frame::OP_BINARY, false, &payload[..10]);
+        client_frame(&mut wire, frame::OP_CONTINUATION, false, &payload[10..40_000]);
+        client_frame(&mut wire, frame::OP_PING, true, b"p");
+        client_frame(&mut wire, frame::OP_CONTINUATION, false, &[]);
+        client_frame(&mut wire, frame::OP_CONTINUATION, true, &payload[40_000..]);
+        client_frame(&mut wire, frame::OP_BINARY, true, &[0, b'x']);
+        let mut expect = Vec::new();
+        zmtp_header(&mut expect, ZMTP_MORE, body.len() as u64);
+        expect.extend_from_slice(&body);
+        zmtp_header(&mut expect, 0, 1);
+        expect.push(b'x');
+        // Whole, and a byte at a time.
+        assert_eq!(drain(&mut Inbound::new(true, false, None), &wire), Ok(expect.clone()));
+        let mut inb = Inbound::new(true, false, None);
+        let (mut got, mut kept) = (Vec::new(), BytesMut::new());
+        for b in wire.chunks(1) {
+            kept.extend_from_slice(b);
+            got.extend(drain_from(&mut inb, &mut kept).unwrap());
+        }
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn a_fragmented_message_over_maxmsgsize_is_refused_at_the_fragment_that_passes_it() {
+        let mut wire = Vec::new();
+        client_frame(&mut wire, frame::OP_BINARY, false, &[0; 60]);
+        assert_eq!(drain(&mut Inbound::new(true, false, Some(100)), &wire).map(|v| v.len()), Ok(0));
+        client_frame(&mut wire, frame::OP_CONTINUATION, true, &[0; 41]);
+        assert_eq!(
+            drain(&mut Inbound::new(true, false, Some(100)), &wire),
+            Ok(vec![0, 100].into_iter().chain([0; 100]).collect())
+        );
+        assert_eq!(drain(&mut Inbound::new(true, false, Some(99)), &wire), Err(ZwsError::TooLarge));
     }
 }
