@@ -130,8 +130,9 @@ export class Connection {
       this.ws.send(encodeFrame(0, this.options.identity));
       return;
     }
-    if (protocol !== `ZWS2.0/${this.mechanism.name}`) {
-      throw new ProtocolError(`server chose WebSocket protocol ${JSON.stringify(protocol)}, not ZWS2.0/${this.mechanism.name}`);
+    const name = this.mechanism.name;
+    if (protocol !== `ZWS2.0/${name}` && protocol !== `ZWS2.0-${name}`) {
+      throw new ProtocolError(`server chose WebSocket protocol ${JSON.stringify(protocol)}, not ZWS2.0/${name}`);
     }
     for (const body of this.mechanism.start()) this.ws.send(encodeFrame(FLAG_COMMAND, body));
   }

@@ -205,10 +205,13 @@ export class Pipe {
 
 /**
  * What to offer in Sec-WebSocket-Protocol. Where the runtime can name mechanisms (Node) we offer
- * RFC 45's name, and for NULL also plain "ZWS2.0" as libzmq's client does; a browser offers only
- * "ZWS2.0" and cannot use PLAIN or CURVE (connect() refuses them there).
+ * RFC 45's name, and for NULL also plain "ZWS2.0" as libzmq's client does. A browser cannot offer
+ * a name with a "/" in it: it offers the browser-safe name oxmq's servers take for the same
+ * protocol ("ZWS2.0-NULL", "ZWS2.0-PLAIN", "ZWS2.0-CURVE"), and for NULL also plain "ZWS2.0",
+ * which libzmq's servers take.
  */
 export function protocolsFor(mechanism: Mechanism): string[] {
-  if (!namesMechanisms) return ["ZWS2.0"];
-  return mechanism.name === "NULL" ? ["ZWS2.0/NULL", "ZWS2.0"] : [`ZWS2.0/${mechanism.name}`];
+  const name = mechanism.name;
+  if (!namesMechanisms) return name === "NULL" ? ["ZWS2.0-NULL", "ZWS2.0"] : [`ZWS2.0-${name}`];
+  return name === "NULL" ? ["ZWS2.0/NULL", "ZWS2.0"] : [`ZWS2.0/${name}`];
 }

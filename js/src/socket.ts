@@ -4,7 +4,7 @@
  * (EAGAIN), and the pipes a socket type routes over. Each socket type (sockets.ts) supplies how a
  * message is routed out (xsend) and how one is taken in (accept, xreceive).
  */
-import { type Listener, listen, namesMechanisms, openWebSocket } from "#websocket";
+import { type Listener, listen, openWebSocket } from "#websocket";
 import type { SocketType } from "./connection.js";
 import { type CurveAuthenticator, CurveClientMechanism, type CurveKey, CurveServerMechanism } from "./curve.js";
 import { AgainError, BusyError, InvalidError, NotSupportedError, TermError, type ZmqError, ZmqError as ZmqErrorBase } from "./errors.js";
@@ -177,19 +177,15 @@ export abstract class Socket implements PipeOwner, SocketOptions {
       throw new InvalidError(`bad endpoint ${JSON.stringify(address)}`);
     }
     if (url.protocol !== "ws:" && url.protocol !== "wss:") throw new InvalidError(`endpoint ${address}: only ws:// and wss:// are supported`);
-    const mechanism = this.mechanism(); // bad credentials fail here, not on every reconnect
-    if (mechanism.name !== "NULL" && !namesMechanisms) {
-      throw new NotSupportedError(
-        `${mechanism.name} needs the WebSocket subprotocol "ZWS2.0/${mechanism.name}", which browsers refuse (a "/" is not allowed in RFC 6455 protocol names)`,
-      );
-    }
+    this.mechanism(); // bad credentials fail here, not on every reconnect
     this.pipes.push(new Pipe(this, address));
   }
 
   /**
    * Node only: accepts ZWS connections at a ws:// or wss:// address ("*" for any port; the real
-   * one is in lastEndpoint). NULL (taking "ZWS2.0/NULL" or, from browsers, plain "ZWS2.0"), or
-   * with plainServer PLAIN ("ZWS2.0/PLAIN"), or with curveServer CURVE ("ZWS2.0/CURVE").
+   * one is in lastEndpoint). NULL (taking "ZWS2.0/NULL" or plain "ZWS2.0"), or with plainServer
+   * PLAIN ("ZWS2.0/PLAIN"), or with curveServer CURVE ("ZWS2.0/CURVE"); each also under its
+   * browser-safe name ("ZWS2.0-NULL", "ZWS2.0-PLAIN", "ZWS2.0-CURVE"), answered as offered.
    */
   async bind(address: string): Promise<void> {
     this.checkOpen();
@@ -197,13 +193,14 @@ export abstract class Socket implements PipeOwner, SocketOptions {
     if (this.plainServer && this.curveServer) throw new InvalidError("plainServer and curveServer are both set");
     if (this.curveServer && this.curveSecretKey === undefined) throw new InvalidError("curveServer needs curveSecretKey");
     this.serverMechanism(); // a bad key fails here
-    const mechanism = this.curveServer ? "ZWS2.0/CURVE" : this.plainServer ? "ZWS2.0/PLAIN" : "ZWS2.0/NULL";
+    const name = this.curveServer ? "CURVE" : this.plainServer ? "PLAIN" : "NULL";
+    const takes = [`ZWS2.0/${name}`, `ZWS2.0-${name}`, ...(name === "NULL" ? ["ZWS2.0"] : [])];
     if (this.listeners.has(address)) throw new InvalidError(`already bound to ${address}`);
     let listener: Listener;
     try {
       listener = await listen(
         address,
-        (offered) => offered.find((p) => p === mechanism || (p === "ZWS2.0" && mechanism === "ZWS2.0/NULL")) ?? null,
+        (offered) => offered.find((p) => takes.includes(p)) ?? null,
         (ws) => {
           if (this.isClosed || !this.acceptsPeer()) {
             ws.close();

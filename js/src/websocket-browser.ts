@@ -13,7 +13,9 @@ export function openWebSocket(url: string, protocols: string[], _tls: TlsOptions
 
 /**
  * Browsers accept only RFC 2616 tokens as subprotocol names, so "ZWS2.0/NULL" (with its "/")
- * cannot be offered: a browser connects as "ZWS2.0", RFC 45's mode without a mechanism.
+ * cannot be offered: a browser offers "ZWS2.0-NULL" (oxmq's browser-safe name) and "ZWS2.0"
+ * (RFC 45's mode without a mechanism, which libzmq takes), and for PLAIN and CURVE
+ * "ZWS2.0-PLAIN" and "ZWS2.0-CURVE", which only oxmq's servers (and this package's) take.
  */
 export const namesMechanisms = false;
 

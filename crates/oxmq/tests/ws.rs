@@ -154,6 +154,9 @@ fn plain_through_the_upgrade() {
     // EAGAIN once the refused session has ended its pipe: either way nothing may arrive.
     let _ = null.send("never", opt::DONTWAIT);
     assert_quiet(&mut server);
+    // A browser offers PLAIN under its browser-safe name and is answered with it.
+    let (_c, head) = upgrade(&ep, "ZWS2.0-PLAIN");
+    assert!(head.starts_with("HTTP/1.1 101") && head.contains("Sec-WebSocket-Protocol: ZWS2.0-PLAIN\r\n"), "{head}");
 }
 
 #[test]

@@ -36,8 +36,22 @@ impl Zws {
         }
     }
 
+    /// The same protocol under a name a browser can offer: RFC 6455 takes a subprotocol name to
+    /// be an HTTP token, in which `/` may not appear, so browsers (and Node's `ws`) refuse to
+    /// offer `ZWS2.0/NULL`. oxmq's servers take `ZWS2.0-NULL`, `ZWS2.0-PLAIN` and
+    /// `ZWS2.0-CURVE` as the same protocols and answer with the name offered; its clients offer
+    /// RFC 45's names, which libzmq knows.
+    fn alias(self) -> Option<&'static str> {
+        match self {
+            Zws::Raw => None,
+            Zws::Null => Some("ZWS2.0-NULL"),
+            Zws::Plain => Some("ZWS2.0-PLAIN"),
+            Zws::Curve => Some("ZWS2.0-CURVE"),
+        }
+    }
+
     fn from_token(t: &str) -> Option<Zws> {
-        [Zws::Raw, Zws::Null, Zws::Plain, Zws::Curve].into_iter().find(|z| z.token() == t)
+        [Zws::Raw, Zws::Null, Zws::Plain, Zws::Curve].into_iter().find(|z| z.token() == t || z.alias() == Some(t))
     }
 
     /// The protocols a socket with this mechanism speaks, preferred first (libzmq's client
@@ -165,17 +179,15 @@ pub(crate) fn accept(head: &[u8], path: &str, mechanism: Zws) -> Result<Accepted
         return Err(UpgradeError::Malformed("Sec-WebSocket-Version is not 13"));
     }
     let key = header(&headers, "Sec-WebSocket-Key").filter(|k| !k.is_empty()).ok_or(UpgradeError::Malformed("no key"))?;
-    // The first protocol offered that this socket speaks (libzmq's choice).
+    // The first protocol offered that this socket speaks (libzmq's choice), named as offered.
     let offers = mechanism.offers();
-    let protocol = elements(&headers, "Sec-WebSocket-Protocol")
-        .filter_map(Zws::from_token)
-        .find(|z| offers.contains(z))
+    let (name, protocol) = elements(&headers, "Sec-WebSocket-Protocol")
+        .find_map(|t| Zws::from_token(t).filter(|z| offers.contains(z)).map(|z| (t, z)))
         .ok_or(UpgradeError::NoProtocol)?;
     let response = format!(
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-         Sec-WebSocket-Accept: {}\r\nSec-WebSocket-Protocol: {}\r\n\r\n",
+         Sec-WebSocket-Accept: {}\r\nSec-WebSocket-Protocol: {name}\r\n\r\n",
         accept_key(key),
-        protocol.token()
     );
     Ok(Accepted { protocol, response: response.into_bytes() })
 }
@@ -271,6 +283,26 @@ mod tests {
         let req = b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: WebSocket\r\nConnection: keep-alive, Upgrade\r\n\
                     Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: ZWS2.0\r\n\r\n";
         assert_eq!(accept(req, "/", Zws::Null).map(|a| a.protocol), Ok(Zws::Raw));
+    }
+
+    #[test]
+    fn a_browser_safe_name_is_taken_and_answered_as_offered() {
+        for (offer, mechanism, chosen) in [
+            ("ZWS2.0-PLAIN", Zws::Plain, Zws::Plain),
+            ("ZWS2.0-CURVE", Zws::Curve, Zws::Curve),
+            ("ZWS2.0-NULL, ZWS2.0", Zws::Null, Zws::Null),
+            ("ZWS2.0, ZWS2.0-NULL", Zws::Null, Zws::Raw),
+        ] {
+            let req = format!(
+                "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: {offer}\r\n\r\n"
+            );
+            let a = accept(req.as_bytes(), "/", mechanism).unwrap();
+            assert_eq!(a.protocol, chosen, "{offer}");
+            let first = offer.split(',').next().unwrap();
+            let echoed = format!("Sec-WebSocket-Protocol: {first}\r\n");
+            assert!(String::from_utf8_lossy(&a.response).contains(&echoed), "{offer}");
+        }
     }
 
     #[test]
