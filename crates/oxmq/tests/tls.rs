@@ -374,3 +374,62 @@ fn wss_delivers_everything_a_closing_sender_wrote() {
     }
     sender.join().unwrap();
 }
+
+/// WSS_TRUST_SYSTEM takes the system's trust store (rustls-native-certs: the platform's, or the
+/// file SSL_CERT_FILE names). The environment is the whole process's, so the client runs in a
+/// child process of this test binary (this same test, told so by OXMQ_TLS_SYSTEM_ENDPOINT) with
+/// SSL_CERT_FILE naming a file of one CA: the server's, then another.
+#[test]
+fn trust_system_verifies_against_the_systems_store() {
+    if let Ok(ep) = std::env::var("OXMQ_TLS_SYSTEM_ENDPOINT") {
+        return trust_system_client(&ep);
+    }
+    let ctx = Context::new();
+    let ca = Ca::new("System CA");
+    let (mut pull, ep) = server(&ctx, T::Pull, &ca, "tls://127.0.0.1:*");
+    let dir = std::env::temp_dir().join(unique("oxmq-system-store"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let child = |store: &str, expect: &str| {
+        let file = dir.join(format!("{expect}.pem"));
+        std::fs::write(&file, store).unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "trust_system_verifies_against_the_systems_store", "--nocapture", "--test-threads=1"])
+            .env("OXMQ_TLS_SYSTEM_ENDPOINT", &ep)
+            .env("OXMQ_TLS_SYSTEM_EXPECT", expect)
+            .env("SSL_CERT_FILE", &file)
+            .env_remove("SSL_CERT_DIR")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{expect}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    child(&ca.pem(), "trusted");
+    assert_eq!(recv_bytes(&mut pull), b"through the system's store");
+    child(&Ca::new("Another CA").pem(), "refused");
+    assert_quiet(&mut pull);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The child's half: a client with WSS_TRUST_SYSTEM and no WSS_TRUST_PEM.
+fn trust_system_client(ep: &str) {
+    let ctx = Context::new();
+    let mut push = socket(&ctx, T::Push);
+    let mut no_anchor = socket(&ctx, T::Push);
+    assert_eq!(no_anchor.connect(ep).unwrap_err(), Error::Invalid, "without TRUST_SYSTEM no anchor is set");
+    push.set_int(opt::WSS_TRUST_SYSTEM, 1).unwrap();
+    let mut mon = watch(&ctx, &mut push);
+    push.connect(ep).unwrap();
+    let e = handshake_outcome(&mut mon);
+    match std::env::var("OXMQ_TLS_SYSTEM_EXPECT").unwrap().as_str() {
+        "trusted" => {
+            assert_eq!(e.event, ev::HANDSHAKE_SUCCEEDED, "{e:?}");
+            push.send("through the system's store", 0).unwrap();
+        }
+        _ => assert_eq!((e.event, e.value), (ev::HANDSHAKE_FAILED_AUTH, 400), "{e:?}"),
+    }
+    push.set_int(opt::LINGER, 5000).unwrap();
+}
