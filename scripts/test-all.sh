@@ -8,11 +8,11 @@ cd "$(dirname "$0")/.."
 echo "== setup"
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   # libzmq3-dev: the system zmq.h and libzmq for the C tests; valgrind; a JDK and Maven for
-  # the JeroMQ peer of the draft-socket interop tests.
+  # the JeroMQ peer of the draft-socket interop tests; openssl for the Python TLS tests' certificates.
   if ! dpkg -s libzmq3-dev >/dev/null 2>&1 || ! command -v valgrind >/dev/null 2>&1 \
-     || ! command -v javac >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+     || ! command -v javac >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then
     timeout 600 apt-get update -qq || true
-    timeout 1200 apt-get install -y -qq libzmq3-dev valgrind pkg-config default-jdk-headless maven >/dev/null
+    timeout 1200 apt-get install -y -qq libzmq3-dev valgrind pkg-config default-jdk-headless maven openssl >/dev/null
   fi
 fi
 # JeroMQ 0.6.0 into the local Maven repository (the draft interop tests compile their peer

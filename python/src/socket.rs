@@ -236,6 +236,10 @@ fn opt_kind(option: i32) -> OptKind {
         | opt::HELLO_MSG
         | opt::DISCONNECT_MSG
         | opt::OXMQ_NAME
+        | opt::WSS_KEY_PEM
+        | opt::WSS_CERT_PEM
+        | opt::WSS_TRUST_PEM
+        | opt::WSS_HOSTNAME
         | 68 /* SOCKS_PROXY */ | 99 /* SOCKS_USERNAME */ | 100 /* SOCKS_PASSWORD */ => OptKind::Bytes,
         _ => OptKind::Int,
     }

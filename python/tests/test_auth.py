@@ -269,3 +269,75 @@ async def test_asyncio_authenticator():
     auth.stop()
     c.close()
     ctx.destroy(linger=0)
+
+
+def _certificates(tmp_path):
+    """A CA, a server certificate for 127.0.0.1 and two client certificates, made with openssl."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is not installed (scripts/test-all.sh installs it)")
+
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60, cwd=tmp_path)
+
+    run("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+        "-subj", "/CN=Test CA", "-keyout", "ca.key", "-out", "ca.pem")
+    for name, ext in [("server", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth"),
+                      ("client-7", "extendedKeyUsage=clientAuth"), ("client-8", "extendedKeyUsage=clientAuth")]:
+        (tmp_path / f"{name}.ext").write_text(ext + "\n")
+        run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-subj", f"/O=oxmq tests/CN={name}", "-keyout", f"{name}.key", "-out", f"{name}.csr")
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", "2", "-extfile", f"{name}.ext", "-out", f"{name}.pem")
+    return {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.suffix in (".pem", ".key")}
+
+
+@pytest.mark.timeout(60)
+def test_authenticator_allows_and_denies_tls_subjects(ctx, tmp_path):
+    """Over tls:// with client certificates, a NULL server's ZAP request carries the subject:
+    the authenticator's subject lists decide, and the subject becomes the User-Id."""
+    pem = _certificates(tmp_path)
+    auth = ThreadAuthenticator(ctx)
+    auth.start()
+    try:
+        for allow, deny, passes in [(("CN=client-7,O=oxmq tests",), (), "client-7"),
+                                    ((), ("CN=client-7,O=oxmq tests",), "client-8")]:
+            auth._allowed_subjects.clear()
+            auth._denied_subjects.clear()
+            auth.allow_subjects(*allow)
+            auth.deny_subjects(*deny)
+            server = ctx.socket(oxmq.PULL)
+            server.zap_domain = b"tls"
+            server.setsockopt(oxmq.WSS_CERT_PEM, pem["server.pem"])
+            server.setsockopt(oxmq.WSS_KEY_PEM, pem["server.key"])
+            server.setsockopt(oxmq.WSS_TRUST_PEM, pem["ca.pem"])  # asks for client certificates
+            server.bind("tls://127.0.0.1:*")
+            endpoint = server.last_endpoint.decode()
+            clients = []
+            for name in ("client-7", "client-8"):
+                c = ctx.socket(oxmq.PUSH)
+                c.linger = 0
+                c.setsockopt(oxmq.WSS_TRUST_PEM, pem["ca.pem"])
+                c.setsockopt(oxmq.WSS_CERT_PEM, pem[f"{name}.pem"])
+                c.setsockopt(oxmq.WSS_KEY_PEM, pem[f"{name}.key"])
+                c.connect(endpoint)
+                clients.append((name, c))
+            for name, c in clients:
+                try:
+                    c.send(name.encode(), oxmq.NOBLOCK)
+                except oxmq.Again:
+                    pass  # the refused one's pipe may be gone already
+            assert server.poll(10000), "the allowed client's message"
+            frame = server.recv(copy=False)
+            assert frame.bytes == passes.encode()
+            subject = f"CN={passes},O=oxmq tests"
+            assert frame.get("TLS-Peer-Subject") == subject
+            assert frame.get("User-Id") == subject
+            assert not server.poll(300), "the refused client's message must not arrive"
+            for _, c in clients:
+                c.close()
+            server.close(linger=0)
+    finally:
+        auth.stop()

@@ -6,11 +6,14 @@ feed each request it receives to ``handle_zap_message`` (``ThreadAuthenticator``
 
 * If any address is allowed, only allowed addresses pass; otherwise denied addresses fail.
   A failing address is refused whatever the mechanism.
-* NULL passes when the address did not fail.
+* NULL passes when the address did not fail, and (oxmq's, over ``tls://`` or ``wss://`` with a
+  client certificate, whose subject a NULL request carries as its one credentials frame) when
+  the subject did not fail either: with a subject allow list (``allow_subjects``) only its
+  subjects pass, a request without a subject included; otherwise a denied subject fails.
 * PLAIN and CURVE must authenticate even from an allowed address, against the configuration
   of the request's domain (an empty domain means ``*``).
 * The reply's User-Id is the username for PLAIN, the client key in Z85 for CURVE
-  (``curve_user_id``, overridable), ``anonymous`` otherwise.
+  (``curve_user_id``, overridable), the certificate subject or else ``anonymous`` for NULL.
 """
 
 import inspect
@@ -53,6 +56,8 @@ class Authenticator:
         self.zap_socket = None
         self._allowed: Set[str] = set()
         self._denied: Set[str] = set()
+        self._allowed_subjects: Set[str] = set()
+        self._denied_subjects: Set[str] = set()
         self.passwords = {}
         self.certs = {}
         self.log = log or logging.getLogger("zmq.auth")
@@ -87,6 +92,22 @@ class Authenticator:
             raise ValueError("Only use allow or deny, not both")
         self.log.debug("Denying %s", ",".join(addresses))
         self._denied.update(addresses)
+
+    def allow_subjects(self, *subjects: str) -> None:
+        """oxmq's: accepts NULL only from TLS peers whose certificate subject is one of these
+        (RFC 4514 text as the ``TLS-Peer-Subject`` property gives it, e.g.
+        ``"CN=client-7,O=Example"``). PLAIN and CURVE are not affected."""
+        self._allowed_subjects.update(subjects)
+
+    def deny_subjects(self, *subjects: str) -> None:
+        """oxmq's: refuses NULL from TLS peers with these certificate subjects (used only
+        while no subject is allowed)."""
+        self._denied_subjects.update(subjects)
+
+    def _subject_refusal(self, subject: Optional[str]) -> Optional[bytes]:
+        if self._allowed_subjects:
+            return None if subject in self._allowed_subjects else b"Certificate subject not allowed"
+        return b"Certificate subject denied" if subject in self._denied_subjects else None
 
     def configure_plain(self, domain: str = "*", passwords: Optional[Dict[str, str]] = None) -> None:
         """Sets the PLAIN users of ``domain``: ``{username: password}`` (an empty or None
@@ -166,8 +187,14 @@ class Authenticator:
 
         username = "anonymous"
         if not denied:
-            if mechanism == b"NULL" and not allowed:
-                allowed = True
+            if mechanism == b"NULL":
+                subject = credentials[0].decode(self.encoding, "replace") if credentials else None
+                refusal = self._subject_refusal(subject)
+                if refusal:
+                    allowed, reason = False, refusal
+                else:
+                    allowed = True
+                    username = subject or username
             elif mechanism == b"PLAIN":
                 if len(credentials) != 2:
                     self.log.error("Invalid PLAIN credentials: %r", credentials)
@@ -186,7 +213,7 @@ class Authenticator:
                     username = self.curve_user_id(key)
             elif mechanism == b"GSSAPI":
                 allowed, reason = self._authenticate_gssapi(domain, credentials[0] if credentials else b"")
-            elif mechanism != b"NULL":
+            else:
                 # Not a mechanism this handler knows how to check.
                 allowed, reason = False, b"Unsupported mechanism"
 
