@@ -363,3 +363,41 @@ fn a_message_sent_in_fragments_arrives_whole() {
     assert_eq!(read_frame(&mut c), (0x2, b"\x01".to_vec()));
     assert_eq!(read_frame(&mut c), (0x2, b"\x00done".to_vec()));
 }
+
+#[test]
+fn heartbeats_are_websocket_pings_and_silence_ends_the_connection() {
+    // As libzmq's ws engine: HEARTBEAT_IVL sends ping frames (libzmq ignores ZMTP PING
+    // commands over ws), a pong is input, and nothing for HEARTBEAT_TIMEOUT after a ping
+    // ends the connection.
+    let ctx = Context::new();
+    let mut rep = socket(&ctx, T::Rep);
+    rep.set_int(opt::HEARTBEAT_IVL, 40).unwrap();
+    rep.set_int(opt::HEARTBEAT_TIMEOUT, 400).unwrap();
+    let ep = bind_ws(&mut rep, "/hb");
+    let (mut c, _) = upgrade(&ep, "ZWS2.0");
+    c.write_all(&zws(0x00, b"client")).unwrap(); // plain ZWS2.0: our routing id
+    assert_eq!(read_frame(&mut c), (0x2, b"\x00".to_vec()), "the server's routing id");
+    // Answered pings keep the link: five in a row, and the link still carries a request.
+    for i in 0..5 {
+        let (op, payload) = read_frame(&mut c);
+        assert_eq!(op, 0x9, "frame {i}: only pings while idle, never a ZMTP PING command: {payload:?}");
+        c.write_all(&client_frame(0xA, &payload, [7, 7, 7, 7])).unwrap();
+    }
+    c.write_all(&zws(0x01, b"")).unwrap();
+    c.write_all(&zws(0x00, b"still here")).unwrap();
+    assert_eq!(recv_bytes(&mut rep), b"still here");
+    // Unanswered: the server ends the connection (a close frame, then the end of the stream).
+    let started = std::time::Instant::now();
+    loop {
+        let mut h = [0u8; 2];
+        match c.read_exact(&mut h) {
+            Ok(()) => {
+                let mut p = vec![0u8; usize::from(h[1] & 0x7F)];
+                c.read_exact(&mut p).unwrap();
+                assert!(matches!(h[0] & 0x0F, 0x9 | 0x8), "{h:?}");
+            }
+            Err(_) => break,
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "the silent client was never dropped");
+    }
+}

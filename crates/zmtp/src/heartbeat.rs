@@ -34,6 +34,10 @@ pub struct HeartbeatConfig {
     pub timeout: Option<Duration>,
     /// The TTL we announce in our PINGs, in deciseconds (0: none).
     pub ttl_ds: u16,
+    /// Our PINGs are the transport's own keepalive (a WebSocket ping frame, as libzmq's ws
+    /// engine sends; the peer's pong is input like any other), not ZMTP PING commands: see
+    /// [`crate::data::DataPhase::take_transport_ping`].
+    pub by_transport: bool,
 }
 
 /// Why a connection's deadline ended it.
@@ -75,6 +79,11 @@ impl Heartbeat {
     /// The handshake is over at `now`: PINGs start (if an interval is set).
     pub fn start(&mut self, now: Instant) {
         self.next_ping = self.config.interval.map(|ivl| now + ivl);
+    }
+
+    /// PINGs go as the transport's keepalive.
+    pub fn by_transport(&self) -> bool {
+        self.config.by_transport
     }
 
     /// Stops sending PINGs (the connection is closing); deadlines already set still count.
@@ -176,7 +185,7 @@ mod tests {
     }
 
     fn config(ivl: u64, timeout: u64) -> HeartbeatConfig {
-        HeartbeatConfig { interval: Some(ms(ivl)), timeout: Some(ms(timeout)), ttl_ds: 0 }
+        HeartbeatConfig { interval: Some(ms(ivl)), timeout: Some(ms(timeout)), ttl_ds: 0, by_transport: false }
     }
 
     #[test]

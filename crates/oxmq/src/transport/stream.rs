@@ -61,6 +61,20 @@ pub(crate) trait ByteStream: Send {
     fn peer_subject(&self) -> Option<String> {
         None
     }
+    /// True when the transport has keepalives of its own (a WebSocket's ping and pong frames,
+    /// which libzmq's ws engine sends and answers for heartbeats, ignoring ZMTP's PING
+    /// commands): heartbeats then [`ByteStream::ping`], and count
+    /// [`ByteStream::keepalives_read`] as input.
+    fn pings(&self) -> bool {
+        false
+    }
+    /// Sends a keepalive (between two of the frames written, never inside one).
+    fn ping(&mut self) {}
+    /// Keepalives read so far (pings and pongs alike), which a read that gave the engine no
+    /// bytes may have consumed.
+    fn keepalives_read(&self) -> u64 {
+        0
+    }
 }
 
 /// Why a layer refused its peer; its reads and writes then fail with EPROTO.
@@ -269,6 +283,27 @@ impl Stream {
         match self {
             Stream::Layer(l) => l.peer_subject(),
             _ => None,
+        }
+    }
+
+    /// See [`ByteStream::pings`].
+    pub(crate) fn pings(&self) -> bool {
+        matches!(self, Stream::Layer(l) if l.pings())
+    }
+
+    /// See [`ByteStream::ping`].
+    pub(crate) fn ping(&mut self) {
+        if let Stream::Layer(l) = self {
+            l.ping();
+        }
+    }
+
+    /// See [`ByteStream::keepalives_read`].
+    #[inline]
+    pub(crate) fn keepalives_read(&self) -> u64 {
+        match self {
+            Stream::Layer(l) => l.keepalives_read(),
+            _ => 0,
         }
     }
 

@@ -48,6 +48,8 @@ pub struct DataPhase {
     heartbeat: Heartbeat,
     /// A frame could not be sealed (CURVE's nonces ran out): reported by the next decode.
     send_error: Option<crate::error::CipherError>,
+    /// A PING is due, to be sent as the transport's keepalive.
+    transport_ping: bool,
 }
 
 impl DataPhase {
@@ -74,6 +76,7 @@ impl DataPhase {
             control: Vec::new(),
             heartbeat: hb,
             send_error: None,
+            transport_ping: false,
         }
     }
 
@@ -125,13 +128,24 @@ impl DataPhase {
 
     /// Runs the deadlines due at `now`; `held`: input is held back by a full queue. A PING
     /// due is queued for [`DataPhase::flush_control`] unless a message is half-encoded (the
-    /// next interval sends it). An error says the connection is dead.
+    /// next interval sends it), or, when the transport carries PINGs
+    /// ([`HeartbeatConfig::by_transport`]), noted for [`DataPhase::take_transport_ping`]. An
+    /// error says the connection is dead.
     pub fn expire(&mut self, now: Instant, held: bool) -> Result<(), Expired> {
-        if self.heartbeat.expire(now, held)? && !self.out_mid {
-            let ttl = self.heartbeat.ttl_ds();
-            self.control.push(Command::Ping { ttl, context: bytes::Bytes::new() });
+        if self.heartbeat.expire(now, held)? {
+            if self.heartbeat.by_transport() {
+                self.transport_ping = true;
+            } else if !self.out_mid {
+                let ttl = self.heartbeat.ttl_ds();
+                self.control.push(Command::Ping { ttl, context: bytes::Bytes::new() });
+            }
         }
         Ok(())
+    }
+
+    /// Whether a PING is due as the transport's keepalive (once per PING).
+    pub fn take_transport_ping(&mut self) -> bool {
+        std::mem::take(&mut self.transport_ping)
     }
 
     /// Stops our PINGs (the connection is closing and writes nothing more).

@@ -173,7 +173,7 @@ fn control_waits_for_a_message_boundary() {
         None,
         None,
         false,
-        HeartbeatConfig { interval: Some(Duration::from_millis(10)), timeout: None, ttl_ds: 3 },
+        HeartbeatConfig { interval: Some(Duration::from_millis(10)), timeout: None, ttl_ds: 3, by_transport: false },
         Instant::now(),
     );
     let mut tx = Vec::new();
@@ -188,6 +188,26 @@ fn control_waits_for_a_message_boundary() {
     let mut ping = Vec::new();
     Command::Ping { ttl: 3, context: Bytes::new() }.encode(&mut ping);
     assert_eq!(&tx[before..], &ping[..]);
+}
+
+#[test]
+fn a_transport_ping_is_noted_not_encoded_and_silence_still_times_out() {
+    let t0 = Instant::now();
+    let ms = Duration::from_millis;
+    let hb = HeartbeatConfig { interval: Some(ms(10)), timeout: Some(ms(30)), ttl_ds: 0, by_transport: true };
+    let mut d = DataPhase::new(Version::V3_0, None, None, false, hb, t0);
+    let mut tx = Vec::new();
+    d.encode_frame(&mut tx, true, b"half a message");
+    d.expire(t0 + ms(10), false).unwrap();
+    assert!(d.take_transport_ping(), "due even inside a message: the transport sends it between frames");
+    assert!(!d.take_transport_ping(), "once per PING");
+    assert!(!d.has_control(), "no ZMTP PING is encoded");
+    d.note_input(); // the pong
+    d.expire(t0 + ms(20), false).unwrap();
+    assert!(d.take_transport_ping());
+    d.expire(t0 + ms(30), false).unwrap();
+    d.expire(t0 + ms(40), false).unwrap();
+    assert!(d.expire(t0 + ms(61), false).is_err(), "nothing arrived since the PING at 20 ms");
 }
 
 #[test]

@@ -70,6 +70,8 @@ pub(super) struct Conn {
     pub(super) write_shut: bool,
     /// Successful reads (for the direct send path's "reply": input since the last write).
     pub(super) reads: u64,
+    /// The stream's keepalives read, when last looked at (`read::note_keepalives`).
+    pub(super) keepalives: u64,
     /// The reactor timer set for the connection's earliest deadline (`deadline.rs`).
     pub(super) deadline: Option<(Instant, TimerKey)>,
     /// This connection's number (see [`CONNS`]).
@@ -90,7 +92,7 @@ impl Conn {
         let proto = if link.cfg.policy.raw {
             Proto::Raw
         } else {
-            let config = zmtp_config(link, &peer_address);
+            let config = zmtp_config(link, &peer_address, stream.pings());
             Proto::Zmtp(Box::new(zmtp::Connection::start(config, zmtp::Version::V3_1, ctx.now())))
         };
         let mut c = Box::new(Conn {
@@ -112,6 +114,7 @@ impl Conn {
             fin_sent: false,
             write_shut: false,
             reads: 0,
+            keepalives: 0,
             deadline: None,
             id: CONNS.fetch_add(1, Ordering::Relaxed),
         });
@@ -340,8 +343,9 @@ impl Conn {
     }
 }
 
-/// The handshake's configuration for one connection.
-fn zmtp_config(link: &Link, peer_address: &str) -> zmtp::Config {
+/// The handshake's configuration for one connection; `transport_pings`: the stream has
+/// keepalives of its own, which carry the heartbeats' PINGs.
+fn zmtp_config(link: &Link, peer_address: &str, transport_pings: bool) -> zmtp::Config {
     let h = &link.cfg.handshake;
     let hb = &link.cfg.link;
     let ms = |n: i32| (n > 0).then(|| Duration::from_millis(n as u64));
@@ -357,6 +361,7 @@ fn zmtp_config(link: &Link, peer_address: &str) -> zmtp::Config {
             interval: ms(hb.heartbeat_ivl),
             timeout: ms(hb.effective_timeout() as i32),
             ttl_ds: hb.heartbeat_ttl_ds,
+            by_transport: transport_pings,
         },
         handshake_timeout: ms(h.handshake_ivl),
     }

@@ -44,6 +44,9 @@ impl Conn {
             if z.expire(ctx.now(), held).is_err() {
                 return Err(Lost);
             }
+            if z.data_mut().is_some_and(|d| d.take_transport_ping()) {
+                self.stream.ping();
+            }
         }
         if !self.in_close_wait() {
             self.write_side(link, false)?;

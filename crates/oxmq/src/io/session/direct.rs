@@ -302,7 +302,10 @@ impl Conn {
                     // it at once).
                     n < room && self.stream.exact_reads()
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.note_keepalives();
+                    break;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     self.io_errno = e.raw_os_error().unwrap_or(libc::EIO);

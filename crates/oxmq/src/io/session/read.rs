@@ -55,6 +55,7 @@ impl Conn {
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     self.read_pending = false;
+                    self.note_keepalives();
                     break;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -76,6 +77,21 @@ impl Conn {
         if let Proto::Zmtp(z) = &mut self.proto {
             if let Some(d) = z.data_mut() {
                 d.note_input();
+            }
+        }
+    }
+
+    /// Keepalives the stream's layer read (a WebSocket's pings and pongs) are input too, though
+    /// they gave the engine no bytes.
+    #[inline]
+    pub(super) fn note_keepalives(&mut self) {
+        let k = self.stream.keepalives_read();
+        if k != self.keepalives {
+            self.keepalives = k;
+            if let Proto::Zmtp(z) = &mut self.proto {
+                if let Some(d) = z.data_mut() {
+                    d.note_input();
+                }
             }
         }
     }

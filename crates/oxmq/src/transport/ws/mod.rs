@@ -5,7 +5,9 @@
 //! the engine above speaks ZMTP 3.0 and never learns it runs over a WebSocket. Frames follow
 //! RFC 6455 (`frame.rs`): a server reads only masked frames and sends unmasked ones, a client
 //! the reverse; pings are answered with pongs, a close frame with a close frame and the end of
-//! the stream. A peer that breaks the protocol (a malformed or oversized upgrade, a frame on
+//! the stream. Heartbeats (HEARTBEAT_IVL, HEARTBEAT_TIMEOUT) are ping frames, as libzmq's ws
+//! engine sends them (it ignores ZMTP's PING commands over ws): the session asks for them
+//! ([`ByteStream::ping`]) and counts every ping and pong read as input. A peer that breaks the protocol (a malformed or oversized upgrade, a frame on
 //! the wrong side of masking, a fragmented control frame, text, a fragmented message over
 //! MAXMSGSIZE) is refused with EPROTO, which
 //! the session reports as a handshake failure (`HANDSHAKE_FAILED_PROTOCOL`, libzmq's
@@ -352,5 +354,21 @@ impl ByteStream for WsLayer {
 
     fn peer_subject(&self) -> Option<String> {
         self.inner.peer_subject()
+    }
+
+    fn pings(&self) -> bool {
+        true
+    }
+
+    fn ping(&mut self) {
+        if self.open && !self.close_sent && !self.failed {
+            self.outb.ping(&mut self.wire_out);
+            let _ = self.push(); // an error shows in the next read or write
+        }
+    }
+
+    fn keepalives_read(&self) -> u64 {
+        // A new Inbound at the upgrade starts again from 0: before any heartbeat starts.
+        self.inb.keepalives
     }
 }

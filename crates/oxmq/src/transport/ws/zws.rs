@@ -82,6 +82,8 @@ pub(crate) struct Outbound {
     ready: Option<Vec<u8>>,
     /// Plain ZWS2.0: our socket type (set by the layer when the upgrade completes).
     pub(crate) our_type: Option<Vec<u8>>,
+    /// A ping waits for the end of the frame being written.
+    ping_pending: bool,
 }
 
 impl Outbound {
@@ -97,6 +99,7 @@ impl Outbound {
             await_ready: raw,
             ready: None,
             our_type: None,
+            ping_pending: false,
         }
     }
 
@@ -110,9 +113,24 @@ impl Outbound {
         self.masks.as_mut().map(MaskSource::next)
     }
 
+    /// Sends a ping (the heartbeats'), at once if no frame is half-written, else after it.
+    pub(crate) fn ping(&mut self, out: &mut Vec<u8>) {
+        self.ping_pending = true;
+        self.ping_at_boundary(out);
+    }
+
+    fn ping_at_boundary(&mut self, out: &mut Vec<u8>) {
+        if self.ping_pending && self.greeting_left == 0 && self.body_left == 0 && self.hdr_len == 0 {
+            self.ping_pending = false;
+            let m = self.control_mask();
+            frame::control(out, frame::OP_PING, b"", m);
+        }
+    }
+
     /// Translates all of `data` onto `out`.
     pub(crate) fn take(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
         while !data.is_empty() {
+            self.ping_at_boundary(out);
             if self.greeting_left > 0 {
                 let n = self.greeting_left.min(data.len());
                 self.greeting_left -= n;
@@ -164,6 +182,7 @@ impl Outbound {
                 self.begin(out, zws, size);
             }
         }
+        self.ping_at_boundary(out);
     }
 
     /// Starts a binary message of `size` body bytes after the flags byte `zws`.
@@ -235,6 +254,8 @@ pub(crate) struct Inbound {
     /// Plain ZWS2.0: the peer's routing id is still to come (true), being read, or in.
     await_identity: bool,
     pub(crate) peer_identity: Option<Vec<u8>>,
+    /// Pings and pongs read (input for the heartbeats, though the engine sees none of it).
+    pub(crate) keepalives: u64,
     /// The payload of a fragmented message so far (unmasked), while one is being read.
     fragments: Option<Vec<u8>>,
     /// The largest message body accepted (MAXMSGSIZE), for a fragmented message's payload.
@@ -243,7 +264,15 @@ pub(crate) struct Inbound {
 
 impl Inbound {
     pub(crate) fn new(server: bool, raw: bool, max_message: Option<u64>) -> Inbound {
-        Inbound { masked: server, state: In::Header, await_identity: raw, peer_identity: None, fragments: None, max_message }
+        Inbound {
+            masked: server,
+            state: In::Header,
+            await_identity: raw,
+            peer_identity: None,
+            keepalives: 0,
+            fragments: None,
+            max_message,
+        }
     }
 
     /// One step: parses from `wire`, writes ZMTP headers to `inject` and bodies to `engine`'s
@@ -378,6 +407,9 @@ impl Inbound {
                 }
                 let opcode = h.opcode;
                 self.state = In::Header;
+                if opcode != frame::OP_CLOSE {
+                    self.keepalives += 1;
+                }
                 match opcode {
                     frame::OP_PING => {
                         let m = out.control_mask();

@@ -127,7 +127,7 @@ fn routing_ids_stay_home_and_command_messages_go_as_commands() {
 fn the_protocols_own_commands_go_first() {
     let (mut socket, mut session) = pipes();
     let t0 = Instant::now();
-    let hb = zmtp::HeartbeatConfig { interval: Some(Duration::from_millis(10)), timeout: None, ttl_ds: 0 };
+    let hb = zmtp::HeartbeatConfig { interval: Some(Duration::from_millis(10)), timeout: None, ttl_ds: 0, by_transport: false };
     let mut d = DataPhase::new(Version::V3_1, None, None, false, hb, t0);
     d.expire(t0 + Duration::from_millis(10), false).unwrap();
     assert!(d.has_control(), "a PING is due");
