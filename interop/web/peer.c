@@ -6,8 +6,12 @@
    REQ sends COUNT requests and checks each reply; REP echoes COUNT requests. SUB subscribes
    to "t" and must receive COUNT "t..." messages (PUB sends until its subscriber has them all,
    with "x..." messages between, which must not arrive: for 3 s); PUSH sends, PULL receives. TLS from
-   the environment: WSS_CERT, WSS_KEY, WSS_TRUST (PEM file paths), WSS_HOSTNAME. Exits 0 on
-   success, 1 on failure; every wait is bounded (5 s per message). */
+   the environment: WSS_CERT, WSS_KEY, WSS_TRUST (PEM file paths), WSS_HOSTNAME. HEARTBEAT=IVL,TIMEOUT
+   (ms) sets ZMQ_HEARTBEAT_IVL and ZMQ_HEARTBEAT_TIMEOUT, IDLE_MS makes REQ wait that long
+   after its first reply, and then the one connection must have lasted: the socket's monitor
+   must have seen exactly one CONNECTED or ACCEPTED (a heartbeat that timed out would have
+   dropped it and a reconnect made another). Exits 0 on success, 1 on failure; every wait is
+   bounded (5 s per message). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +140,17 @@ int main (int argc, char **argv)
         CHECK (zmq_setsockopt (s, ZMQ_WSS_HOSTNAME, host, strlen (host)) == 0);
     if (kind == ZMQ_SUB)
         CHECK (zmq_setsockopt (s, ZMQ_SUBSCRIBE, "t", 1) == 0);
+    const char *hb = getenv ("HEARTBEAT");
+    void *mon = NULL;
+    if (hb && *hb) {
+        int ivl = atoi (hb), timeout = atoi (strchr (hb, ',') ? strchr (hb, ',') + 1 : hb);
+        CHECK (zmq_setsockopt (s, ZMQ_HEARTBEAT_IVL, &ivl, sizeof ivl) == 0);
+        CHECK (zmq_setsockopt (s, ZMQ_HEARTBEAT_TIMEOUT, &timeout, sizeof timeout) == 0);
+        CHECK (zmq_socket_monitor (s, "inproc://peer-monitor", ZMQ_EVENT_CONNECTED | ZMQ_EVENT_ACCEPTED) == 0);
+        mon = zmq_socket (ctx, ZMQ_PAIR);
+        CHECK (zmq_connect (mon, "inproc://peer-monitor") == 0);
+    }
+    const char *idle = getenv ("IDLE_MS");
     (void) zero;
     if (bind) {
         CHECK (zmq_bind (s, ep) == 0);
@@ -157,6 +172,8 @@ int main (int argc, char **argv)
                 CHECK (zmq_send (s, msg, len, 0) == len);
                 CHECK (zmq_recv (s, buf, sizeof buf, 0) == len + 1);
                 CHECK (buf[0] == 'r' && memcmp (buf + 1, msg, len) == 0);
+                if (i == 0 && idle && *idle)
+                    usleep (atoi (idle) * 1000); /* the idle link the heartbeats keep */
                 break;
             case ZMQ_REP: {
                 int n = zmq_recv (s, buf + 1, sizeof buf - 1, 0);
@@ -190,6 +207,20 @@ int main (int argc, char **argv)
     }
     if (kind == ZMQ_PULL || kind == ZMQ_SUB)
         CHECK (got == count);
+    if (mon) {
+        int connections = 0;
+        zmq_msg_t m;
+        zmq_msg_init (&m);
+        while (zmq_msg_recv (&m, mon, ZMQ_DONTWAIT) >= 0) {
+            if (zmq_msg_more (&m))
+                connections++; /* the event frame; the endpoint frame follows */
+        }
+        zmq_msg_close (&m);
+        if (connections != 1)
+            fprintf (stderr, "peer: %d connections were made, not 1\n", connections);
+        CHECK (connections == 1);
+        zmq_close (mon);
+    }
     zmq_close (s);
     zmq_ctx_term (ctx);
     return 0;

@@ -3,8 +3,9 @@
 # crates.io crate zeromq-src, built once into a cache by interop/libzmq-drafts/build.sh): the
 # same C peer (interop/web/peer.c) built against libzmq and against oxmq's libzmq.so.5, each
 # binding while the other connects, REQ/REP under NULL, PLAIN and CURVE, PUB/SUB and PUSH/PULL
-# under NULL, over ws and wss. Certificates are made at test time with openssl. Prints the
-# matrix and "N passed, N failed".
+# under NULL, over ws and wss, and REQ/REP with heartbeats on both sides across an idle
+# second and a half (the connection must last: WebSocket pings, as libzmq sends them).
+# Certificates are made at test time with openssl. Prints the matrix and "N passed, N failed".
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -37,13 +38,14 @@ rm -rf "$certs" && mkdir -p "$certs"
 passed=0
 failed=0
 matrix=()
-# run NAME BINDER CONNECTOR SCHEME MECH BIND_TYPE CONNECT_TYPE
+# run NAME BINDER CONNECTOR SCHEME MECH BIND_TYPE CONNECT_TYPE [VAR=VALUE...for both peers]
 run() {
     local name="$1" binder="$2" connector="$3" scheme="$4" mech="$5" btype="$6" ctype="$7"
-    local env_b=() env_c=()
+    shift 7
+    local env_b=("$@") env_c=("$@")
     if [ "$scheme" = wss ]; then
-        env_b=(WSS_CERT="$certs/server.pem" WSS_KEY="$certs/server.key")
-        env_c=(WSS_TRUST="$certs/ca.pem" WSS_HOSTNAME=localhost)
+        env_b+=(WSS_CERT="$certs/server.pem" WSS_KEY="$certs/server.key")
+        env_c+=(WSS_TRUST="$certs/ca.pem" WSS_HOSTNAME=localhost)
     fi
     local out="$work/$name.bind"
     rm -f "$out"
@@ -82,6 +84,10 @@ for scheme in ws wss; do
     run "$scheme-null-pubsub-oxmq-binds" oxmq libzmq "$scheme" null pub sub
     run "$scheme-null-pushpull-libzmq-binds" libzmq oxmq "$scheme" null pull push
     run "$scheme-null-pushpull-oxmq-binds" oxmq libzmq "$scheme" null pull push
+done
+for mech in null curve; do
+    run "ws-$mech-heartbeats-libzmq-binds" libzmq oxmq ws "$mech" rep req HEARTBEAT=50,300 IDLE_MS=1500
+    run "ws-$mech-heartbeats-oxmq-binds" oxmq libzmq ws "$mech" rep req HEARTBEAT=50,300 IDLE_MS=1500
 done
 
 echo "== 42-web: matrix (binder listed; the other side connects)"
