@@ -5,7 +5,8 @@
 # libzmq.so.5 and, as the reference row, against libzmq 4.3.5 with drafts (built once into the
 # cache by interop/libzmq-drafts/build.sh). REQ/REP, REQ/ROUTER, DEALER/REP, DEALER/ROUTER,
 # ROUTER/ROUTER, PUB/SUB and XPUB/XSUB with filters, PUSH/PULL, PAIR, multipart and a 1 MiB
-# message, each way, and a PLAIN server refusing jszmq (interop/jszmq/test/). Installs
+# message, each way, jszmq reconnecting to a restarted peer, and a PLAIN server refusing jszmq
+# (interop/jszmq/test/). Installs
 # node, npm and gcc with apt when missing; JSZMQ_LIBZMQ=0 skips the libzmq row.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -372,3 +372,27 @@ test(`${LIB}: a PLAIN server refuses jszmq's plain ZWS2.0 upgrade`, { timeout: T
     await peer.stop();
   }
 });
+
+// jszmq reconnects (every 100 ms by default) when the peer goes away, keeping what was sent
+// meanwhile for the next connection: a new peer bound on the same endpoint gets it.
+test(`${LIB}: PUSH -> PULL across a restart of the bound peer (jszmq reconnects)`, { timeout: TEST_MS }, async () => {
+  const push = new zmq.Push();
+  let peer = new Peer(["pull", "ws://127.0.0.1:*/zmq"]);
+  try {
+    const endpoint = await peer.bound();
+    push.connect(endpoint);
+    push.send(b("before"));
+    assert.deepEqual(await peer.waitRecvs(1), [recvLine([b("before")])]);
+    await peer.stop();
+    // State 2 is jszmq's Reconnecting: it has seen the connection close.
+    await poll(() => push.endpoints[0].state === 2, "jszmq to see the peer go");
+    push.send([b("during"), b("the outage")]);
+    peer = new Peer(["pull", endpoint]);
+    await peer.bound();
+    push.send(b("after"));
+    assert.deepEqual(await peer.waitRecvs(2), [recvLine([b("during"), b("the outage")]), recvLine([b("after")])]);
+  } finally {
+    push.close();
+    await peer.stop();
+  }
+});
