@@ -69,6 +69,67 @@ test("chromium: refuses RFC 45's subprotocol names and takes the browser-safe on
   }
 });
 
+// The page's own WebSocket speaking ZWS 2.0 by hand, no package: a REP peer (an echo) answers
+// a request sent as RFC 45's frames. Bare "ZWS2.0" against every server (each side's first
+// message its routing id); "ZWS2.0-NULL" against oxmq (ZMTP 3.0's NULL READY both ways).
+for (const protocol of ["ZWS2.0", ...(againstOxmq ? ["ZWS2.0-NULL"] : [])]) {
+  test(`chromium: a page's own WebSocket speaks ${protocol} by hand to a REP`, { timeout: 30000 }, async () => {
+    const setup = await setUp({ peers: () => [["rep"]] }, keys);
+    try {
+      await page.goto(`${base}/`);
+      const got = await page.evaluate(
+        async ({ endpoint, protocol }) => {
+          const text = new TextEncoder();
+          const frame = (flags, body) => new Uint8Array([flags, ...text.encode(body)]);
+          const ws = new WebSocket(endpoint, [protocol]);
+          ws.binaryType = "arraybuffer";
+          const frames = [];
+          let wake = null;
+          ws.onmessage = (e) => {
+            frames.push(new Uint8Array(e.data));
+            wake?.();
+          };
+          const next = async () => {
+            const deadline = Date.now() + 10000;
+            while (frames.length === 0) {
+              if (Date.now() > deadline) throw new Error(`no frame within 10 s (protocol ${ws.protocol})`);
+              await new Promise((resolve) => {
+                wake = resolve;
+                setTimeout(resolve, 100);
+              });
+            }
+            return frames.shift();
+          };
+          await new Promise((resolve, reject) => {
+            ws.onopen = resolve;
+            ws.onerror = () => reject(new Error("the WebSocket did not open"));
+          });
+          if (protocol === "ZWS2.0") {
+            ws.send(frame(0x00, "")); // our (empty) routing id
+            await next(); // the server's routing id
+          } else {
+            // NULL's READY: a command message (flags 0x02) naming our socket type.
+            const props = [...text.encode("\x05READY\x0bSocket-Type"), 0, 0, 0, 3, ...text.encode("REQ")];
+            ws.send(new Uint8Array([0x02, ...props]));
+            const ready = await next();
+            if (ready[0] !== 0x02 || new TextDecoder().decode(ready.slice(2, 7)) !== "READY") throw new Error(`not a READY: ${ready}`);
+          }
+          ws.send(frame(0x01, "")); // the empty delimiter, MORE
+          ws.send(frame(0x00, "by hand"));
+          const reply = [await next(), await next()];
+          ws.close();
+          return { protocol: ws.protocol, reply: reply.map((f) => [f[0], new TextDecoder().decode(f.slice(1))]) };
+        },
+        { endpoint: setup.context.endpoints[0], protocol },
+      );
+      const want = { protocol, reply: [[1, ""], [0, "by hand"]] };
+      if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`got ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+    } finally {
+      await setup.stop();
+    }
+  });
+}
+
 for (const [name, scenario] of Object.entries(scenarios)) {
   if ((scenario.mechanism !== "NULL" && !againstOxmq) || scenario.nodeOnly) continue;
   test(`chromium: ${name}`, { timeout: 30000 }, async () => {
