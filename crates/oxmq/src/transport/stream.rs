@@ -61,6 +61,11 @@ pub(crate) trait ByteStream: Send {
     fn peer_subject(&self) -> Option<String> {
         None
     }
+    /// True when the last read took all the descriptor had and the layer keeps back nothing
+    /// it could give: a short read then needs no second read to learn there is no more.
+    fn drained(&self) -> bool {
+        false
+    }
     /// True when the transport has keepalives of its own (a WebSocket's ping and pong frames,
     /// which libzmq's ws engine sends and answers for heartbeats, ignoring ZMTP's PING
     /// commands): heartbeats then [`ByteStream::ping`], and count
@@ -104,11 +109,14 @@ impl Stream {
         }
     }
 
-    /// A short read means the descriptor had nothing more (plain streams; a layer may give
-    /// out its bytes in pieces).
+    /// A short read means the descriptor had nothing more (plain streams; a layer when it says
+    /// so, see [`ByteStream::drained`]).
     #[inline]
     pub(crate) fn exact_reads(&self) -> bool {
-        !matches!(self, Stream::Layer(_))
+        match self {
+            Stream::Layer(l) => l.drained(),
+            _ => true,
+        }
     }
 
     /// Writes what a layer kept back: true when nothing is left (always, for a plain stream).

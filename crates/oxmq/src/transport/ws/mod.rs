@@ -92,6 +92,8 @@ pub(crate) struct WsLayer {
     peer_closed: bool,
     /// The peer broke the protocol.
     failed: bool,
+    /// The last read underneath was short (it took all there was).
+    inner_short: bool,
 }
 
 fn eproto() -> io::Error {
@@ -117,6 +119,7 @@ impl WsLayer {
             close_sent: false,
             peer_closed: false,
             failed: false,
+            inner_short: false,
             cfg,
         };
         if client {
@@ -262,9 +265,10 @@ impl ByteStream for WsLayer {
                 }
             }
             self.wire_in.reserve(READ_CHUNK);
+            let room = self.wire_in.capacity() - self.wire_in.len();
             match self.inner.read_into(&mut self.wire_in) {
                 Ok(0) => return Ok(0),
-                Ok(_) => {}
+                Ok(n) => self.inner_short = n < room && self.inner.exact_reads(),
                 Err(e) => {
                     if e.kind() == io::ErrorKind::WouldBlock && !self.wire_out.is_empty() {
                         self.push()?;
@@ -358,6 +362,12 @@ impl ByteStream for WsLayer {
 
     fn pings(&self) -> bool {
         true
+    }
+
+    fn drained(&self) -> bool {
+        // What was read is all translated (a frame may be half-read: its rest is the
+        // descriptor's next input).
+        self.inner_short && self.wire_in.is_empty() && self.inject_pos == self.inject.len()
     }
 
     fn ping(&mut self) {
