@@ -145,6 +145,9 @@ pub(crate) struct TlsLayer {
     failed: Option<LayerFailure>,
     /// The peer closed its side (close_notify or end of stream).
     eof: bool,
+    /// Plaintext rustls holds for reading, as its last processing said, less what was read
+    /// since: a read initialises only that much of the caller's spare room (not all of it).
+    plaintext: usize,
 }
 
 fn eproto() -> io::Error {
@@ -154,12 +157,12 @@ fn eproto() -> io::Error {
 impl TlsLayer {
     pub(crate) fn client(inner: Stream, cfg: Arc<rustls::ClientConfig>, name: ServerName<'static>) -> io::Result<TlsLayer> {
         let conn = rustls::ClientConnection::new(cfg, name).map_err(|_| eproto())?;
-        Ok(TlsLayer { inner, conn: conn.into(), failed: None, eof: false })
+        Ok(TlsLayer { inner, conn: conn.into(), failed: None, eof: false, plaintext: 0 })
     }
 
     pub(crate) fn server(inner: Stream, cfg: Arc<rustls::ServerConfig>) -> io::Result<TlsLayer> {
         let conn = rustls::ServerConnection::new(cfg).map_err(|_| eproto())?;
-        Ok(TlsLayer { inner, conn: conn.into(), failed: None, eof: false })
+        Ok(TlsLayer { inner, conn: conn.into(), failed: None, eof: false, plaintext: 0 })
     }
 
     /// Writes TLS records until none is left (true) or the stream is full (false).
@@ -211,12 +214,16 @@ impl ByteStream for TlsLayer {
         }
         loop {
             let start = buf.len();
-            let room = buf.capacity() - start;
-            buf.resize(start + room, 0);
+            // At least one byte, so that a close_notify (a read of 0) is seen.
+            let want = (buf.capacity() - start).min(self.plaintext.max(1));
+            buf.resize(start + want, 0);
             let r = self.conn.reader().read(&mut buf[start..]);
             buf.truncate(start + *r.as_ref().unwrap_or(&0));
             match r {
-                Ok(n) => return Ok(n), // 0: close_notify
+                Ok(n) => {
+                    self.plaintext = self.plaintext.saturating_sub(n);
+                    return Ok(n); // 0: close_notify
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(_) => return Ok(0), // the peer ended without close_notify
             }
@@ -233,8 +240,9 @@ impl ByteStream for TlsLayer {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
-            if let Err(e) = self.conn.process_new_packets() {
-                return Err(self.fail(&e));
+            match self.conn.process_new_packets() {
+                Ok(state) => self.plaintext = state.plaintext_bytes_to_read(),
+                Err(e) => return Err(self.fail(&e)),
             }
             self.push()?;
         }
