@@ -169,16 +169,7 @@ namespace ZeroMQ.Tests
                 using (var anon = new ZSocket(ctx, ZSocketType.PUSH))
                 {
                     anon.WssTrustPem = TestCertificates.Get("ca.pem");
-                    anon.Linger = TimeSpan.Zero;
-                    anon.Connect(ep);
-                    ZError error;
-                    anon.SendBytes(Util.Bytes("never"), 0, 5, ZSocketFlags.DontWait, out error); // EAGAIN once refused
-                    var e = mon.WaitFor(ZMonitorEvents.HandshakeFailedAuth | ZMonitorEvents.HandshakeFailedProtocol
-                                        | ZMonitorEvents.HandshakeSucceeded, Util.Deadline);
-                    Assert.True(e != null, "a handshake outcome at the server");
-                    Assert.Equal(ZMonitorEvents.HandshakeFailedAuth, e.Event, "anonymous client refused: " + e);
-                    Assert.Equal(400, e.Value, "status");
-                    Assert.True(!pull.PollIn(Quiet), "nothing from the refused client");
+                    AssertRefused(anon, ep, mon, pull);
                 }
                 using (var push = new ZSocket(ctx, ZSocketType.PUSH))
                 {
@@ -198,6 +189,23 @@ namespace ZeroMQ.Tests
             }
         }
 
+        /// <summary>Connects <paramref name="client"/> to <paramref name="ep"/>, whose handshake must
+        /// fail: HANDSHAKE_FAILED_AUTH 400 at <paramref name="mon"/> (the monitor of the side that
+        /// refuses), and nothing reaches <paramref name="server"/>.</summary>
+        static void AssertRefused(ZSocket client, string ep, ZMonitor mon, ZSocket server)
+        {
+            client.Linger = TimeSpan.Zero;
+            client.Connect(ep);
+            ZError error;
+            client.SendBytes(Util.Bytes("never"), 0, 5, ZSocketFlags.DontWait, out error); // EAGAIN once refused
+            var e = mon.WaitFor(ZMonitorEvents.HandshakeFailedAuth | ZMonitorEvents.HandshakeFailedProtocol
+                                | ZMonitorEvents.HandshakeSucceeded, Util.Deadline);
+            Assert.True(e != null, "a handshake outcome within the deadline");
+            Assert.Equal(ZMonitorEvents.HandshakeFailedAuth, e.Event, "refused: " + e);
+            Assert.Equal(400, e.Value, "status");
+            Assert.True(!server.PollIn(Quiet), "nothing may arrive");
+        }
+
         /// <summary>A client that refuses the server's certificate: the handshake fails (AUTH 400
         /// at the client's monitor) and the server receives nothing.</summary>
         static void Refused(Action<ZSocket> configure)
@@ -210,16 +218,7 @@ namespace ZeroMQ.Tests
                 TestCertificates.Serve(pull);
                 pull.Bind("tls://127.0.0.1:*");
                 configure(push);
-                push.Linger = TimeSpan.Zero;
-                push.Connect(pull.LastEndpoint);
-                ZError error;
-                push.SendBytes(Util.Bytes("never"), 0, 5, ZSocketFlags.DontWait, out error); // EAGAIN once refused
-                var e = mon.WaitFor(ZMonitorEvents.HandshakeFailedAuth | ZMonitorEvents.HandshakeFailedProtocol
-                                    | ZMonitorEvents.HandshakeSucceeded, Util.Deadline);
-                Assert.True(e != null, "a handshake outcome at the client");
-                Assert.Equal(ZMonitorEvents.HandshakeFailedAuth, e.Event, "server refused by the client: " + e);
-                Assert.Equal(400, e.Value, "status");
-                Assert.True(!pull.PollIn(Quiet), "nothing may arrive");
+                AssertRefused(push, pull.LastEndpoint, mon, pull);
             }
         }
 

@@ -58,6 +58,17 @@ class TlsTest {
         }
     }
 
+    /** A PUSH trusting Test CA, presenting the client certificate, expecting {@code hostname}. */
+    private ZMQ.Socket client(ZContext ctx, String hostname) throws IOException {
+        ZMQ.Socket s = ctx.createSocket(SocketType.PUSH);
+        s.setLinger(0);
+        s.setWssTrustPem(pem("ca.pem"));
+        s.setWssCertPem(pem("client.pem"));
+        s.setWssKeyPem(pem("client.key"));
+        s.setWssHostname(hostname);
+        return s;
+    }
+
     @Test
     void mutualTlsThroughTheJeroMQApi() throws Exception {
         certificates();
@@ -69,12 +80,7 @@ class TlsTest {
             pull.setReceiveTimeOut(15_000);
             assertTrue(pull.bind("tls://127.0.0.1:*"));
             String ep = pull.getLastEndpoint();
-            ZMQ.Socket push = ctx.createSocket(SocketType.PUSH);
-            push.setLinger(0);
-            push.setWssTrustPem(pem("ca.pem"));
-            push.setWssCertPem(pem("client.pem"));
-            push.setWssKeyPem(pem("client.key"));
-            push.setWssHostname("localhost");
+            ZMQ.Socket push = client(ctx, "localhost");
             assertTrue(push.connect(ep));
             assertTrue(push.send("over tls"));
             assertEquals("over tls", pull.recvStr());
@@ -103,12 +109,7 @@ class TlsTest {
             assertEquals("pong", req.recvStr());
 
             // A client expecting another name refuses the server: nothing arrives.
-            ZMQ.Socket wrong = ctx.createSocket(SocketType.PUSH);
-            wrong.setLinger(0);
-            wrong.setWssTrustPem(pem("ca.pem"));
-            wrong.setWssCertPem(pem("client.pem"));
-            wrong.setWssKeyPem(pem("client.key"));
-            wrong.setWssHostname("other.example");
+            ZMQ.Socket wrong = client(ctx, "other.example");
             wrong.connect(ep);
             wrong.send("never", ZMQ.DONTWAIT); // EAGAIN once the refused session ended its pipe
             pull.setReceiveTimeOut(500);

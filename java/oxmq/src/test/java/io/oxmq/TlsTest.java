@@ -29,6 +29,18 @@ class TlsTest {
         return e;
     }
 
+    /** Connects {@code client} to {@code ep}, whose handshake must fail: HANDSHAKE_FAILED_AUTH
+     *  400 at {@code m} (the monitor of the side that refuses), and nothing reaches {@code server}. */
+    private static void assertRefused(Socket client, String ep, Monitor m, Socket server) {
+        client.set(SocketOption.LINGER, 0);
+        client.connect(ep);
+        client.send("never", Zmq.DONTWAIT); // false (EAGAIN) once the refused session ended its pipe
+        MonitorEvent e = handshakeOutcome(m);
+        assertEquals(MonitorEvent.HANDSHAKE_FAILED_AUTH, e.event(), e.toString());
+        assertEquals(400, e.value());
+        assertFalse(readable(server, QUIET_MS), "nothing may arrive");
+    }
+
     private static final int OUTCOMES = MonitorEvent.HANDSHAKE_SUCCEEDED | MonitorEvent.HANDSHAKE_FAILED_AUTH
             | MonitorEvent.HANDSHAKE_FAILED_PROTOCOL | MonitorEvent.HANDSHAKE_FAILED_NO_DETAIL;
 
@@ -89,13 +101,7 @@ class TlsTest {
             // Without a certificate: refused by the server, nothing arrives.
             try (Socket anon = ctx.socket(SocketType.PUSH)) {
                 anon.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
-                anon.set(SocketOption.LINGER, 0);
-                anon.connect(ep);
-                anon.send("never", Zmq.DONTWAIT); // false (EAGAIN) once the refused session ended its pipe
-                MonitorEvent e = handshakeOutcome(m);
-                assertEquals(MonitorEvent.HANDSHAKE_FAILED_AUTH, e.event(), e.toString());
-                assertEquals(400, e.value());
-                assertFalse(readable(pull, QUIET_MS), "nothing from the refused client");
+                assertRefused(anon, ep, m, pull);
             }
             try (Socket push = ctx.socket(SocketType.PUSH)) {
                 push.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
@@ -119,13 +125,7 @@ class TlsTest {
             TestCertificates.serve(pull);
             String ep = pull.bind("tls://127.0.0.1:*");
             configure.accept(push);
-            push.set(SocketOption.LINGER, 0);
-            push.connect(ep);
-            push.send("never", Zmq.DONTWAIT); // false (EAGAIN) once the refused session ended its pipe
-            MonitorEvent e = handshakeOutcome(m);
-            assertEquals(MonitorEvent.HANDSHAKE_FAILED_AUTH, e.event(), e.toString());
-            assertEquals(400, e.value());
-            assertFalse(readable(pull, QUIET_MS), "nothing may arrive");
+            assertRefused(push, ep, m, pull);
         }
     }
 
