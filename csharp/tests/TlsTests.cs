@@ -239,6 +239,14 @@ namespace ZeroMQ.Tests
         }
 
         [Test]
+        static void TlsClientTrustingOnlyTheSystemIsRefused()
+        {
+            // WssTrustSystem alone is a client's trust (no EINVAL at connect); the system's store
+            // does not hold the test CA, so its server is refused.
+            Refused(s => s.WssTrustSystem = true);
+        }
+
+        [Test]
         static void BadPemIsRefusedWhereItIsGiven()
         {
             using (var ctx = new ZContext())

@@ -143,6 +143,13 @@ class TlsTest {
     }
 
     @Test
+    void aClientTrustingOnlyTheSystemIsRefused() {
+        // WSS_TRUST_SYSTEM alone is a client's trust (no EINVAL at connect); the system's store
+        // does not hold the test CA, so its server is refused.
+        refused(s -> s.set(SocketOption.WSS_TRUST_SYSTEM, true));
+    }
+
+    @Test
     void badOptionsAreRefusedWhereTheyAreGiven() {
         try (Context ctx = new Context(); Socket s = ctx.socket(SocketType.PUSH); Socket c = ctx.socket(SocketType.PUSH)) {
             ZmqException e = assertThrows(ZmqException.class, () -> s.set(SocketOption.WSS_TRUST_PEM, "not a certificate"));
