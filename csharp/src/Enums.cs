@@ -81,6 +81,8 @@ namespace ZeroMQ
         HANDSHAKE_IVL = 66, XPUB_NODROP = 69, XPUB_MANUAL = 71, XPUB_WELCOME_MSG = 72,
         STREAM_NOTIFY = 73, INVERT_MATCHING = 74, HEARTBEAT_IVL = 75, HEARTBEAT_TTL = 76,
         HEARTBEAT_TIMEOUT = 77, XPUB_VERBOSER = 78, CONNECT_TIMEOUT = 79, TCP_MAXRT = 80,
+        // Draft: one "X-Name:value" property sent in the handshake (ZFrame.GetOption at the peer).
+        METADATA = 95,
         // Draft: the TLS of wss:// and tls:// (write only; PEM text, the host name, a flag).
         WSS_KEY_PEM = 103, WSS_CERT_PEM = 104, WSS_TRUST_PEM = 105, WSS_HOSTNAME = 106,
         WSS_TRUST_SYSTEM = 107,

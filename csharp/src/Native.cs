@@ -58,6 +58,7 @@ namespace ZeroMQ
         [DllImport(Lib)] internal static extern IntPtr zmq_msg_data(IntPtr msg);
         [DllImport(Lib)] internal static extern UIntPtr zmq_msg_size(IntPtr msg);
         [DllImport(Lib)] internal static extern int zmq_msg_more(IntPtr msg);
+        [DllImport(Lib, SetLastError = true)] internal static extern byte* zmq_msg_gets(IntPtr msg, byte* property);
 
         // ---- draft API (libzmq's ZMQ_BUILD_DRAFT_API): routing ids, groups, PEER's connect
         [DllImport(Lib, SetLastError = true)] internal static extern int zmq_msg_set_routing_id(IntPtr msg, uint routingId);

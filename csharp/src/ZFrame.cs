@@ -160,6 +160,32 @@ namespace ZeroMQ
             }
         }
 
+        /// <summary>
+        /// A metadata property of a received frame (<c>zmq_msg_gets</c>), as clrzmq4's: "Socket-Type",
+        /// "Routing-Id", "Peer-Address", "User-Id" (the identity ZAP accepted), "TLS-Peer-Subject"
+        /// (tls:// and wss://: the subject of the certificate the peer presented and this side
+        /// verified, RFC 4514 text), or one the peer sent in its handshake. Null when the frame has
+        /// no such property or did not arrive on a connection (libzmq's EINVAL).
+        /// </summary>
+        public unsafe string GetOption(string property)
+        {
+            byte[] name = Native.Utf8z(property, "property");
+            using (var m = Lease())
+            fixed (byte* p = name)
+            {
+                byte* v = Native.zmq_msg_gets(m.Ptr, p);
+                if (v == null)
+                {
+                    ZError e = ZError.GetLastErr();
+                    if (e == ZError.EINVAL) return null;
+                    throw ZException.For(e, "zmq_msg_gets");
+                }
+                int n = 0;
+                while (v[n] != 0) n++;
+                return Encoding.UTF8.GetString(v, n);
+            }
+        }
+
         /// <summary>Whether more frames of the same message followed this one when it was received.</summary>
         public bool More
         {

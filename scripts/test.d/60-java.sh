@@ -4,7 +4,8 @@
 # JeroMQ 0.6.0 in a second JVM and libzmq through pyzmq), the perf tools' build, and the wiring
 # API's Java front end (java/oxmq-wiring: Jzmq against a name server and wiring peers in other
 # processes). java/oxmq-netty is 40-netty.sh's.
-# Installs Maven, Debian's libzmq/jzmq and pyzmq when missing (JeroMQ comes from Maven Central);
+# io.oxmq's TlsTest makes its certificates with the openssl CLI.
+# Installs Maven, openssl, Debian's libzmq/jzmq and pyzmq when missing (JeroMQ comes from Maven Central);
 # the JDK 25 is the machine's Temurin, or Debian's openjdk-25 where the release has one.
 # Every step is bounded in time; exits non-zero on any failure.
 set -euo pipefail
@@ -19,6 +20,7 @@ have_jdk25() {
 }
 apt_need=()
 command -v mvn >/dev/null || apt_need+=(maven)
+command -v openssl >/dev/null || apt_need+=(openssl)
 if ! have_jdk25; then
   if command -v apt-cache >/dev/null && apt-cache show openjdk-25-jdk-headless >/dev/null 2>&1; then
     apt_need+=(openjdk-25-jdk-headless)

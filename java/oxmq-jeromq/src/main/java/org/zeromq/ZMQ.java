@@ -901,6 +901,21 @@ public final class ZMQ {
         /** ZMQ_DISCONNECT_MSG (draft): the message a ROUTER receives when a peer leaves. */
         public boolean setDisconnectMsg(byte[] msg) { return set(SocketOption.DISCONNECT_MSG, msg); }
 
+        // The TLS of tls:// and wss:// (libzmq's draft ZMQ_WSS_* options; JeroMQ has no such
+        // transports). Write only; bad PEM is a ZMQException (EINVAL) here, a server without a
+        // certificate or a client trusting nothing one at bind or connect. The verified peer's
+        // subject is a message property: read it through oxmqSocket() and io.oxmq.Frame.
+        /** ZMQ_WSS_KEY_PEM: the private key of this side's certificate, PEM text. */
+        public boolean setWssKeyPem(String pem) { return set(SocketOption.WSS_KEY_PEM, pem); }
+        /** ZMQ_WSS_CERT_PEM: the certificate chain this side presents, PEM text. */
+        public boolean setWssCertPem(String pem) { return set(SocketOption.WSS_CERT_PEM, pem); }
+        /** ZMQ_WSS_TRUST_PEM: trust anchors, PEM text; a server with them requires client certificates. */
+        public boolean setWssTrustPem(String pem) { return set(SocketOption.WSS_TRUST_PEM, pem); }
+        /** ZMQ_WSS_HOSTNAME: the name the server's certificate must carry (default: the endpoint's host). */
+        public boolean setWssHostname(String name) { return set(SocketOption.WSS_HOSTNAME, name); }
+        /** ZMQ_WSS_TRUST_SYSTEM: trust the system's anchors too. */
+        public boolean setWssTrustSystem(boolean v) { return set(SocketOption.WSS_TRUST_SYSTEM, v); }
+
         /** The errno of this socket's last failed call (EAGAIN after a receive or send that
          *  could not complete at once, ETERM after the context ended, ...); 0 before any. */
         public int errno() {

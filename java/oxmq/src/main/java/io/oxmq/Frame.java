@@ -340,13 +340,16 @@ public final class Frame implements AutoCloseable {
         }
     }
 
-    /** A message property of a received frame ("Socket-Type", "User-Id", "Peer-Address", ...),
-     *  or {@code null}. */
+    /** A message property of a received frame ("Socket-Type", "User-Id", "Peer-Address",
+     *  "TLS-Peer-Subject" over tls:// and wss:// from a peer whose certificate was verified, or
+     *  one the peer sent in its handshake), or {@code null}. A value may be of any length. */
     public String property(String name) {
         enter();
         try (Arena a = Arena.ofConfined()) {
             long p = (long) Native.zmq_msg_gets.invokeExact(msg.address(), a.allocateFrom(name).address());
-            return p == 0 ? null : MemorySegment.ofAddress(p).reinterpret(4096).getString(0);
+            // NUL-terminated and alive as long as the message (zmq_msg_gets' contract); a peer's
+            // metadata value may be long, so the string is read to its terminator, wherever it is.
+            return p == 0 ? null : MemorySegment.ofAddress(p).reinterpret(Long.MAX_VALUE).getString(0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {

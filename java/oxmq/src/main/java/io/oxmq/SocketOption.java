@@ -101,6 +101,8 @@ public final class SocketOption<T> {
     /** ZMQ_WSS_TRUST_PEM (draft, write only: trust anchors, PEM; a server with them requires client certificates). */ public static final SocketOption<String> WSS_TRUST_PEM = sw("WSS_TRUST_PEM", 105);
     /** ZMQ_WSS_HOSTNAME (draft, write only: the name the server's certificate must carry). */ public static final SocketOption<String> WSS_HOSTNAME = sw("WSS_HOSTNAME", 106);
     /** ZMQ_WSS_TRUST_SYSTEM (draft, write only: trust the system's anchors too). */ public static final SocketOption<Boolean> WSS_TRUST_SYSTEM = bw("WSS_TRUST_SYSTEM", 107);
+    /** ZMQ_METADATA (draft, write only: one "X-Name:value" property sent in the handshake; the peer
+     *  reads it with {@link Frame#property}). */ public static final SocketOption<String> METADATA = sw("METADATA", 95);
     /** ZMQ_THREAD_SAFE (read only). */ public static final SocketOption<Boolean> THREAD_SAFE = new SocketOption<>("THREAD_SAFE", 81, Kind.BOOL, true, false);
 
     /**
