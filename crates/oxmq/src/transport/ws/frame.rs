@@ -116,14 +116,15 @@ pub(crate) fn write_header(out: &mut Vec<u8>, opcode: u8, len: u64, mask: Option
 pub(crate) fn apply_mask(data: &mut [u8], mask: [u8; 4], offset: u64) {
     let r = (offset % 4) as usize;
     let key = [mask[r], mask[(r + 1) % 4], mask[(r + 2) % 4], mask[(r + 3) % 4]];
-    let word = u32::from_ne_bytes(key);
-    let mut chunks = data.chunks_exact_mut(4);
+    // Eight bytes at a time (the key twice), then what is left.
+    let word = u64::from_ne_bytes([key[0], key[1], key[2], key[3], key[0], key[1], key[2], key[3]]);
+    let mut chunks = data.chunks_exact_mut(8);
     for c in &mut chunks {
-        let v = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]) ^ word;
+        let v = u64::from_ne_bytes(c.try_into().expect("eight bytes")) ^ word;
         c.copy_from_slice(&v.to_ne_bytes());
     }
     for (i, b) in chunks.into_remainder().iter_mut().enumerate() {
-        *b ^= key[i];
+        *b ^= key[i % 4];
     }
 }
 
@@ -167,6 +168,20 @@ impl MaskSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn masking_matches_rfc_6455s_definition_at_every_offset_and_length() {
+        let mask = [0x12, 0x34, 0x56, 0x78];
+        for len in 0..40 {
+            for offset in 0..9u64 {
+                let data: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37)).collect();
+                let mut got = data.clone();
+                apply_mask(&mut got, mask, offset);
+                let want: Vec<u8> = data.iter().enumerate().map(|(i, b)| b ^ mask[(i + offset as usize) % 4]).collect();
+                assert_eq!(got, want, "len {len} offset {offset}");
+            }
+        }
+    }
 
     #[test]
     fn headers_round_trip_at_each_length_form() {

@@ -130,7 +130,9 @@ impl Outbound {
     /// Translates all of `data` onto `out`.
     pub(crate) fn take(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
         while !data.is_empty() {
-            self.ping_at_boundary(out);
+            if self.ping_pending {
+                self.ping_at_boundary(out);
+            }
             if self.greeting_left > 0 {
                 let n = self.greeting_left.min(data.len());
                 self.greeting_left -= n;
@@ -153,11 +155,13 @@ impl Outbound {
                     self.end_ready(out);
                 }
             } else {
-                self.hdr[self.hdr_len] = data[0];
-                self.hdr_len += 1;
-                data = &data[1..];
-                let flags = self.hdr[0];
+                // A header: as much of it as `data` holds, at once.
+                let flags = if self.hdr_len == 0 { data[0] } else { self.hdr[0] };
                 let need = if flags & ZMTP_LONG != 0 { 9 } else { 2 };
+                let n = (need - self.hdr_len).min(data.len());
+                self.hdr[self.hdr_len..self.hdr_len + n].copy_from_slice(&data[..n]);
+                self.hdr_len += n;
+                data = &data[n..];
                 if self.hdr_len < need {
                     continue;
                 }
@@ -290,6 +294,9 @@ impl Inbound {
                 let Some((h, n)) = frame::parse_header(wire, self.masked).map_err(ZwsError::Frame)? else {
                     return Ok(Step::Wait);
                 };
+                if self.whole_message(&h, n, wire, engine, inject) {
+                    return Ok(Step::More);
+                }
                 wire.advance(n);
                 let fragment = In::Fragment { left: h.len, mask: h.mask, offset: 0, fin: h.fin };
                 self.state = match (h.opcode, self.fragments.as_mut()) {
@@ -421,6 +428,47 @@ impl Inbound {
                 }
             }
         }
+    }
+}
+
+impl Inbound {
+    /// The common case in one step: a final binary message (header `h`, `n` bytes, parsed) is
+    /// all in `wire` and fits in the engine's room: its ZMTP frame goes there directly. False
+    /// (nothing done) otherwise: the states take it piece by piece.
+    #[inline]
+    fn whole_message(&self, h: &Header, n: usize, wire: &mut BytesMut, engine: &mut BytesMut, inject: &[u8]) -> bool {
+        if h.opcode != frame::OP_BINARY
+            || !h.fin
+            || h.len == 0
+            || self.await_identity
+            || self.fragments.is_some()
+            || !inject.is_empty()
+        {
+            return false;
+        }
+        let end = n as u64 + h.len;
+        let size = h.len - 1;
+        let head = if size > 255 { 9 } else { 2 };
+        if (wire.len() as u64) < end || ((engine.capacity() - engine.len()) as u64) < head + size {
+            return false;
+        }
+        let flags = wire[n] ^ h.mask.map_or(0, |m| m[0]);
+        let z = (flags & ZWS_MORE) | if flags & ZWS_COMMAND != 0 { ZMTP_COMMAND } else { 0 };
+        let mut hdr = [0u8; 9];
+        if head == 9 {
+            hdr[0] = z | ZMTP_LONG;
+            hdr[1..].copy_from_slice(&size.to_be_bytes());
+        } else {
+            hdr[..2].copy_from_slice(&[z, size as u8]);
+        }
+        engine.extend_from_slice(&hdr[..head as usize]);
+        let at = engine.len();
+        engine.extend_from_slice(&wire[n + 1..end as usize]);
+        if let Some(m) = h.mask {
+            frame::apply_mask(&mut engine[at..], m, 1);
+        }
+        wire.advance(end as usize);
+        true
     }
 }
 
