@@ -37,8 +37,9 @@ TOOLS = {"oxmq": bench.ROOT / "perf" / "c" / "build" / "oxmq",
          "libzmq": bench.ROOT / "perf" / "c" / "build" / "libzmq-drafts",
          # omq.rs' tools (perf/omq, built by perf/harness/run.sh with omq-tokio's ws feature)
          "omq": bench.ROOT / "perf" / "omq" / "target" / "release"}
-# (implementation, transport) in table order; libzmq 4.3.5 has no tls://; omq.rs has ws://
-# but no wss:// (its ws feature is plain WebSocket).
+# (implementation, transport) in table order; libzmq 4.3.5 has no tls://; omq.rs' ws feature
+# has ws:// and wss:// (rustls; scripts/test.d/42-omq.sh runs both against oxmq), but
+# perf/omq's tools set no TLS options, so only its ws:// is measured.
 CELLS = [("oxmq", "tcp"), ("oxmq", "tcp+curve"), ("oxmq", "ws"), ("oxmq", "wss"), ("oxmq", "tls"),
          ("libzmq", "ws"), ("libzmq", "wss"), ("omq", "ws")]
 # Message counts per run (~0.3 to 1 s on this machine); --quick divides them by 10.
