@@ -31,7 +31,8 @@ public final class ZapAuthenticator implements AutoCloseable {
      * @param routingId the client's routing id
      * @param mechanism "NULL", "PLAIN" or "CURVE"
      * @param credentials the mechanism's credentials: PLAIN username and password; CURVE the
-     *        client's 32-byte public key
+     *        client's 32-byte public key; NULL over tls:// or wss:// from a client that presented a
+     *        verified certificate, that certificate's subject (oxmq's; NULL has none otherwise)
      */
     public record Request(String domain, String address, byte[] routingId, String mechanism, List<byte[]> credentials) {
         /** PLAIN's username ({@code null} for other mechanisms). */
@@ -42,6 +43,13 @@ public final class ZapAuthenticator implements AutoCloseable {
         /** PLAIN's password ({@code null} for other mechanisms). */
         public String password() {
             return mechanism.equals("PLAIN") && credentials.size() > 1 ? new String(credentials.get(1), StandardCharsets.UTF_8) : null;
+        }
+
+        /** The verified TLS client certificate's subject, RFC 4514 text as the
+         *  {@code TLS-Peer-Subject} property gives it ({@code null} unless a NULL request came
+         *  over tls:// or wss:// from a client with a certificate). */
+        public String tlsSubject() {
+            return mechanism.equals("NULL") && !credentials.isEmpty() ? new String(credentials.get(0), StandardCharsets.UTF_8) : null;
         }
 
         /** CURVE's client public key in Z85 ({@code null} for other mechanisms). */
@@ -85,6 +93,17 @@ public final class ZapAuthenticator implements AutoCloseable {
                     ? Decision.allow(r.username()) : Decision.deny();
             case "NULL" -> Decision.allow("");
             default -> Decision.deny();
+        };
+    }
+
+    /** A handler for NULL over tls:// or wss:// that allows the clients whose certificate subject
+     *  is one of {@code allowed}, each with its subject as the User-Id, and denies the rest
+     *  (requests without a subject, and the other mechanisms, included). */
+    public static Handler subjects(Set<String> allowed) {
+        Set<String> copy = Set.copyOf(allowed);
+        return r -> {
+            String s = r.tlsSubject();
+            return s != null && copy.contains(s) ? Decision.allow(s) : Decision.deny();
         };
     }
 

@@ -118,6 +118,43 @@ class TlsTest {
         }
     }
 
+    @Test
+    void zapAllowsByCertificateSubject() {
+        try (Context ctx = new Context();
+             ZapAuthenticator zap = ZapAuthenticator.start(ctx, ZapAuthenticator.subjects(java.util.Set.of(TestCertificates.CLIENT_SUBJECT)));
+             Socket pull = ctx.socket(SocketType.PULL); Monitor m = Monitor.of(pull, OUTCOMES); Frame f = new Frame()) {
+            TestCertificates.serve(pull);
+            pull.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
+            pull.set(SocketOption.ZAP_DOMAIN, "tls");
+            String ep = pull.bind("tls://127.0.0.1:*");
+            try (Socket push = ctx.socket(SocketType.PUSH)) {
+                push.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
+                TestCertificates.present(push);
+                push.set(SocketOption.LINGER, 0);
+                push.connect(ep);
+                push.send("known", 0);
+                assertTrue(readable(pull, DEADLINE_MS), "the known subject's message");
+                assertTrue(pull.recv(f, 0));
+                assertEquals("known", f.toStringUtf8());
+                assertEquals(TestCertificates.CLIENT_SUBJECT, f.property("User-Id"), "the subject is the User-Id");
+            }
+        }
+        // The same client against a handler that knows another subject: refused by ZAP.
+        try (Context ctx = new Context();
+             ZapAuthenticator zap = ZapAuthenticator.start(ctx, ZapAuthenticator.subjects(java.util.Set.of("CN=someone else")));
+             Socket pull = ctx.socket(SocketType.PULL); Monitor m = Monitor.of(pull, OUTCOMES)) {
+            TestCertificates.serve(pull);
+            pull.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
+            pull.set(SocketOption.ZAP_DOMAIN, "tls");
+            String ep = pull.bind("tls://127.0.0.1:*");
+            try (Socket push = ctx.socket(SocketType.PUSH)) {
+                push.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
+                TestCertificates.present(push);
+                assertRefused(push, ep, m, pull);
+            }
+        }
+    }
+
     /** A client that refuses the server's certificate: AUTH 400 at its monitor, nothing arrives. */
     private static void refused(java.util.function.Consumer<Socket> configure) {
         try (Context ctx = new Context(); Socket pull = ctx.socket(SocketType.PULL); Socket push = ctx.socket(SocketType.PUSH);
