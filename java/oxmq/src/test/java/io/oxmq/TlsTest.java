@@ -41,6 +41,33 @@ class TlsTest {
         assertFalse(readable(server, QUIET_MS), "nothing may arrive");
     }
 
+    /** A PUSH that trusts Test CA and presents the client certificate. */
+    private static Socket certifiedClient(Context ctx) {
+        Socket push = ctx.socket(SocketType.PUSH);
+        push.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
+        TestCertificates.present(push);
+        push.set(SocketOption.LINGER, 0);
+        return push;
+    }
+
+    /** Connects {@code push} to {@code ep}, sends {@code body}, and receives it at {@code pull} into {@code f}. */
+    private static void deliver(Socket push, String ep, Socket pull, Frame f, String body) {
+        push.connect(ep);
+        push.send(body, 0);
+        assertTrue(readable(pull, DEADLINE_MS), "message within the deadline");
+        assertTrue(pull.recv(f, 0));
+        assertEquals(body, f.toStringUtf8());
+    }
+
+    /** Makes {@code pull} a mutual-TLS server (certificate, key, Test CA for its clients) with
+     *  {@code zapDomain} (none if null), bound at tls://127.0.0.1:*; its endpoint. */
+    private static String mutualTlsServer(Socket pull, String zapDomain) {
+        TestCertificates.serve(pull);
+        pull.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem")); // requires client certificates
+        if (zapDomain != null) pull.set(SocketOption.ZAP_DOMAIN, zapDomain);
+        return pull.bind("tls://127.0.0.1:*");
+    }
+
     private static final int OUTCOMES = MonitorEvent.HANDSHAKE_SUCCEEDED | MonitorEvent.HANDSHAKE_FAILED_AUTH
             | MonitorEvent.HANDSHAKE_FAILED_PROTOCOL | MonitorEvent.HANDSHAKE_FAILED_NO_DETAIL;
 
@@ -95,23 +122,14 @@ class TlsTest {
     void mutualTlsNamesTheClient() {
         try (Context ctx = new Context(); Socket pull = ctx.socket(SocketType.PULL);
              Monitor m = Monitor.of(pull, OUTCOMES); Frame f = new Frame()) {
-            TestCertificates.serve(pull);
-            pull.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem")); // requires client certificates
-            String ep = pull.bind("tls://127.0.0.1:*");
+            String ep = mutualTlsServer(pull, null);
             // Without a certificate: refused by the server, nothing arrives.
             try (Socket anon = ctx.socket(SocketType.PUSH)) {
                 anon.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
                 assertRefused(anon, ep, m, pull);
             }
-            try (Socket push = ctx.socket(SocketType.PUSH)) {
-                push.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
-                TestCertificates.present(push);
-                push.set(SocketOption.LINGER, 0);
-                push.connect(ep);
-                push.send("hello", 0);
-                assertTrue(readable(pull, DEADLINE_MS), "message within the deadline");
-                assertTrue(pull.recv(f, 0));
-                assertEquals("hello", f.toStringUtf8());
+            try (Socket push = certifiedClient(ctx)) {
+                deliver(push, ep, pull, f, "hello");
                 assertEquals(TestCertificates.CLIENT_SUBJECT, f.property("TLS-Peer-Subject"), "client's subject at the server");
                 assertNull(f.property("No-Such-Property"));
             }
@@ -123,19 +141,9 @@ class TlsTest {
         try (Context ctx = new Context();
              ZapAuthenticator zap = ZapAuthenticator.start(ctx, ZapAuthenticator.subjects(java.util.Set.of(TestCertificates.CLIENT_SUBJECT)));
              Socket pull = ctx.socket(SocketType.PULL); Monitor m = Monitor.of(pull, OUTCOMES); Frame f = new Frame()) {
-            TestCertificates.serve(pull);
-            pull.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
-            pull.set(SocketOption.ZAP_DOMAIN, "tls");
-            String ep = pull.bind("tls://127.0.0.1:*");
-            try (Socket push = ctx.socket(SocketType.PUSH)) {
-                push.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
-                TestCertificates.present(push);
-                push.set(SocketOption.LINGER, 0);
-                push.connect(ep);
-                push.send("known", 0);
-                assertTrue(readable(pull, DEADLINE_MS), "the known subject's message");
-                assertTrue(pull.recv(f, 0));
-                assertEquals("known", f.toStringUtf8());
+            String ep = mutualTlsServer(pull, "tls");
+            try (Socket push = certifiedClient(ctx)) {
+                deliver(push, ep, pull, f, "known");
                 assertEquals(TestCertificates.CLIENT_SUBJECT, f.property("User-Id"), "the subject is the User-Id");
             }
         }
@@ -143,13 +151,8 @@ class TlsTest {
         try (Context ctx = new Context();
              ZapAuthenticator zap = ZapAuthenticator.start(ctx, ZapAuthenticator.subjects(java.util.Set.of("CN=someone else")));
              Socket pull = ctx.socket(SocketType.PULL); Monitor m = Monitor.of(pull, OUTCOMES)) {
-            TestCertificates.serve(pull);
-            pull.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
-            pull.set(SocketOption.ZAP_DOMAIN, "tls");
-            String ep = pull.bind("tls://127.0.0.1:*");
-            try (Socket push = ctx.socket(SocketType.PUSH)) {
-                push.set(SocketOption.WSS_TRUST_PEM, TestCertificates.get("ca.pem"));
-                TestCertificates.present(push);
+            String ep = mutualTlsServer(pull, "tls");
+            try (Socket push = certifiedClient(ctx)) {
                 assertRefused(push, ep, m, pull);
             }
         }
