@@ -128,6 +128,39 @@ fn the_opt_in_receive_spin_keeps_every_message_and_still_sleeps() {
 }
 
 #[test]
+fn a_receive_reads_waiting_input_on_its_own_thread() {
+    // A stream outruns its receiver now and then, leaving input in the kernel that the
+    // receive, finding its queue empty, reads itself (a direct read) before it would go
+    // pending. With no HWM the pipe never fills, so no other path reads directly here.
+    on_every_executor(|| async {
+        let ctx = Context::new();
+        let mut pull = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
+        pull.set_int(opt::RCVHWM, 0).unwrap();
+        pull.bind("tcp://127.0.0.1:*").unwrap();
+        let mut push = ctx.socket(SocketType::Push).unwrap();
+        push.connect(&pull.last_endpoint().unwrap()).unwrap();
+        // Rounds until one saw it, at most 20: whether a receive finds input the I/O thread
+        // has not read yet is a race, which a round wins most of the time.
+        for _ in 0..20 {
+            let sender = std::thread::spawn(move || {
+                for _ in 0..100_000u32 {
+                    push.send("x", 0).unwrap();
+                }
+                push
+            });
+            for _ in 0..100_000u32 {
+                assert_eq!(pull.recv().await.unwrap()[0], "x");
+            }
+            push = blocking_join(sender).await;
+            if pull.get_mut().stats().direct_reads > 0 {
+                return;
+            }
+        }
+        panic!("no input was read by the receiving task");
+    });
+}
+
+#[test]
 fn multipart_messages_arrive_whole() {
     on_every_executor(|| async {
         let ctx = Context::new();
@@ -304,7 +337,9 @@ fn a_dropped_receive_future_loses_no_message() {
             for i in 0..N {
                 push.send([i.to_be_bytes().to_vec(), b"tail".to_vec()]).await.unwrap();
                 if i % 7 == 0 {
-                    sleep(Duration::from_micros(200)).await;
+                    // Longer than the receiver's timer even where timers round up to a
+                    // millisecond (tokio's), so that timer wins during every pause.
+                    sleep(Duration::from_millis(3)).await;
                 }
             }
             push

@@ -101,6 +101,40 @@ use std::future::poll_fn;
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
+/// The most receives a spin that ran out turns the spin off for ([`AsyncSocket::set_recv_spin`]).
+const SPIN_BACKOFF_MAX: u32 = 64;
+
+/// Whether a receive may spin ([`AsyncSocket::set_recv_spin`]): a spin that runs out closes
+/// the gate for the next receive, then for 2, 4, ... up to [`SPIN_BACKOFF_MAX`] receives while
+/// spins keep running out; a message that comes within the window opens it again.
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+struct SpinGate {
+    /// Receives left before one may spin again.
+    cold: u32,
+    /// What the next spin that runs out sets `cold` to, halved.
+    backoff: u32,
+}
+
+impl SpinGate {
+    fn open(&self) -> bool {
+        self.cold == 0
+    }
+
+    fn spin_ran_out(&mut self) {
+        self.backoff = (self.backoff * 2).clamp(1, SPIN_BACKOFF_MAX);
+        self.cold = self.backoff;
+    }
+
+    fn spin_succeeded(&mut self) {
+        self.backoff = 0;
+    }
+
+    /// A receive went pending without spinning (the gate was closed).
+    fn skipped(&mut self) {
+        self.cold = self.cold.saturating_sub(1);
+    }
+}
+
 /// A socket whose sends and receives are futures (see the [module documentation](self)).
 pub struct AsyncSocket {
     sock: Socket,
@@ -108,8 +142,8 @@ pub struct AsyncSocket {
     out: Option<Message>,
     /// [`AsyncSocket::set_recv_spin`]: zero (the default) never spins.
     spin: Duration,
-    /// The last receive that went pending was woken within `spin`: the next one may spin.
-    hot: bool,
+    /// Whether the next receive may spin.
+    gate: SpinGate,
     /// When the current receive went pending (kept only while `spin` is set).
     pending_since: Option<Instant>,
 }
@@ -234,29 +268,46 @@ impl AsyncSocket {
     /// socket's next wake-up.
     pub fn poll_recv(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
         let mut spun = false;
+        let mut read = false;
         loop {
             match self.try_recv() {
                 Err(Error::Again) => {}
                 r => {
                     if let Some(t) = self.pending_since.take() {
-                        self.hot = t.elapsed() <= self.spin;
+                        if t.elapsed() <= self.spin {
+                            self.gate = SpinGate::default();
+                        }
+                    } else if spun {
+                        self.gate.spin_succeeded();
                     }
                     return Poll::Ready(r);
                 }
             }
-            if !spun && self.hot && !self.spin.is_zero() {
+            if !read {
+                // Input the connections hold already is read on this thread, as a blocking
+                // receive's direct path does: no wake-up of the I/O thread nor of this task,
+                // and the messages never cross cores inside this process.
+                read = true;
+                if self.sock.read_now() {
+                    continue;
+                }
+            }
+            if !spun && self.gate.open() && !self.spin.is_zero() {
                 // The opt-in spin: wait on this thread, reading the connections directly, for
                 // at most `spin` (see `set_recv_spin`), then go pending as usual.
                 spun = true;
                 match self.sock.wait_recv(Some(self.spin)) {
                     Ok(()) => continue,
-                    Err(Error::Again) => self.hot = false,
+                    Err(Error::Again) => self.gate.spin_ran_out(),
                     Err(e) => return Poll::Ready(Err(e)),
                 }
             }
             if !self.sock.register_waker(WakerSlot::Recv, cx.waker()) {
                 if !self.spin.is_zero() && self.pending_since.is_none() {
                     self.pending_since = Some(Instant::now());
+                    if !spun {
+                        self.gate.skipped();
+                    }
                 }
                 return Poll::Pending;
             }
@@ -269,21 +320,25 @@ impl AsyncSocket {
     /// the I/O thread nor of the task. This blocks the executor's thread for up to `spin` per
     /// receive, so it is off (zero) by default and meant for a task that owns its thread and
     /// answers requests as fast as it can (a request/reply loop on a current-thread runtime of
-    /// its own). It applies only while the socket's exchanges are that quick: a receive whose
-    /// message took longer than `spin` to come turns it off until one comes within it again.
+    /// its own). It applies only while the socket's exchanges are that quick: a spin that runs
+    /// out turns it off for the next receive, then for 2, 4, ... up to 64 receives while spins
+    /// keep running out, and a message that comes within `spin` turns it back on. So a socket
+    /// that receives now and then spends at most one window per 64 receives, and an exchange
+    /// that slowed for a moment (both ends waiting the long way at once) finds its pace again.
     pub fn set_recv_spin(&mut self, spin: Duration) {
         self.spin = spin;
-        self.hot = true;
+        self.gate = SpinGate::default();
     }
 
     /// Receives a whole message if one is queued now; `Err(Again)` otherwise, with nothing
     /// taken from the socket.
     pub fn try_recv(&mut self) -> Result<Message> {
-        let first = self.sock.recv(opt::DONTWAIT)?;
-        if !first.more() {
-            return Ok(Message::from(first));
+        // Received in place (the pattern's `recv_into`), not moved through a return value.
+        let mut m = Message::from(Msg::new());
+        self.sock.recv_msg(&mut m[0], opt::DONTWAIT)?;
+        if !m[0].more() {
+            return Ok(m);
         }
-        let mut m = Message::from(first);
         while self.sock.rcvmore() {
             // The rest of a message is queued with its first frame: messages are published
             // whole, so this does not wait.
@@ -361,7 +416,7 @@ impl AsyncSocket {
 impl From<Socket> for AsyncSocket {
     /// Wraps a blocking socket (any type, any options set so far).
     fn from(sock: Socket) -> AsyncSocket {
-        AsyncSocket { sock, out: None, spin: Duration::ZERO, hot: true, pending_since: None }
+        AsyncSocket { sock, out: None, spin: Duration::ZERO, gate: SpinGate::default(), pending_since: None }
     }
 }
 

@@ -97,3 +97,23 @@ fn an_empty_message_is_invalid() {
     let mut s = AsyncSocket::new(&ctx, SocketType::Pub).unwrap();
     assert_eq!(s.try_send(&mut Message::new()).unwrap_err(), Error::Invalid);
 }
+
+#[test]
+fn the_spin_backs_off_while_spins_run_out_and_comes_back_at_once() {
+    let mut g = SpinGate::default();
+    assert!(g.open());
+    // Each spin that runs out closes the gate for twice as many receives, up to the cap.
+    for skip in [1, 2, 4, 8, 16, 32, 64, 64] {
+        g.spin_ran_out();
+        for _ in 0..skip {
+            assert!(!g.open());
+            g.skipped();
+        }
+        assert!(g.open(), "open again after {skip} receives");
+    }
+    // A spin that finds its message resets the backoff.
+    g.spin_succeeded();
+    g.spin_ran_out();
+    g.skipped();
+    assert!(g.open());
+}

@@ -184,6 +184,23 @@ impl Socket {
         Some(w)
     }
 
+    /// For a receive that will not wait (the async layer's, before it goes pending): reads the
+    /// socket's connections once on the calling thread, as a wait's direct path does, without
+    /// polling or taking their input over from the I/O thread. True if anything was read: try
+    /// the receive again. A fan-in socket reads nothing here (its input is the I/O thread's).
+    #[cfg(feature = "async")]
+    pub(crate) fn read_now(&mut self) -> bool {
+        let mut w = Watch::new(self.env.clone());
+        if w.add_socket(self, true) != Added::Read {
+            return false;
+        }
+        let mut read = false;
+        for i in 0..w.n {
+            read |= w.read(i);
+        }
+        read
+    }
+
     /// An empty [`Watch`] in this socket's context (`poll`'s direct wait adds its sockets).
     pub(crate) fn new_watch(&self) -> Watch {
         Watch::new(self.env.clone())
