@@ -41,10 +41,10 @@ timeout 1800 cargo clippy --workspace --release --all-targets -- -D warnings
 python3 scripts/check-safety.py
 
 step "cargo test (workspace: zmtp, oxmq, C ABI crate, perf tools, interop; doctests included)"
-timeout 1800 cargo test --workspace --release -- --test-threads=2
+timeout 1800 cargo test --workspace --profile ci-test -- --test-threads=2
 
 step "cargo test -p zmtp --no-default-features (CURVE's data phase from the RustCrypto crates alone)"
-timeout 900 cargo test -p zmtp --release --no-default-features -- --test-threads=2
+timeout 900 cargo test -p zmtp --profile ci-test --no-default-features -- --test-threads=2
 
 step "C ABI tests (system zmq.h and ours, plain and under valgrind)"
 timeout 1200 bash tests/c/run.sh

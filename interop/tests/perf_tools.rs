@@ -1,8 +1,9 @@
 //! oxmq's perf tools (crate oxmq-perf) against libzmq's perf behaviour in pyzmq, a few thousand
 //! messages each way: proof that the tools speak the wire protocol, not a benchmark.
 //!
-//! The tool functions run in-process (the binaries are thin wrappers around them). If
-//! `target/release/local_thr` etc. exist, the binaries themselves are also run.
+//! The tool functions run in-process (the binaries are thin wrappers around them). If the
+//! binaries exist in this test's own profile directory (`target/release/local_thr`, or
+//! `target/ci-test/...` under the test command's profile), they are also run.
 
 mod common;
 
@@ -132,13 +133,17 @@ fn oxmq_local_lat_against_libzmq_remote_lat() {
     eprintln!("libzmq remote_lat -> oxmq local_lat: {out:?}");
 }
 
-/// The release binaries, when built (`cargo build --release -p oxmq-perf`).
+/// The perf binaries of this test's profile, when built (a workspace `cargo test` builds them
+/// for oxmq-perf's own tests; else `cargo build --release -p oxmq-perf`).
 #[test]
 fn release_binaries_against_libzmq() {
     require_pyzmq!();
-    let bin = |name: &str| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release").join(name);
+    // This test runs from target/PROFILE/deps/.
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|d| d.parent()).map(PathBuf::from).unwrap();
+    let bin = |name: &str| dir.join(name);
     if !bin("local_thr").exists() || !bin("remote_lat").exists() {
-        eprintln!("skip: target/release/local_thr not built (cargo build --release -p oxmq-perf)");
+        eprintln!("skip: {} has no local_thr (cargo build --release -p oxmq-perf)", dir.display());
         return;
     }
     let ep = free_tcp();

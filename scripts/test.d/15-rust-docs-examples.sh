@@ -10,13 +10,13 @@ echo "-- cargo doc --no-deps -p oxmq -p oxmq-wiring (RUSTDOCFLAGS=-D warnings)"
 RUSTDOCFLAGS="-D warnings" timeout 900 cargo doc --no-deps -q -p oxmq -p oxmq-wiring
 
 echo "-- examples"
-timeout 900 cargo build --release -q -p oxmq --examples
+timeout 900 cargo build --profile ci-test -q -p oxmq --examples
 failed=0
 passed=0
 for src in crates/oxmq/examples/*.rs; do
   name="$(basename "$src" .rs)"
   start=$(date +%s%N)
-  if timeout 120 "target/release/examples/$name" > "/tmp/oxmq-example-$name.log" 2>&1; then
+  if timeout 120 "target/ci-test/examples/$name" > "/tmp/oxmq-example-$name.log" 2>&1; then
     passed=$((passed + 1))
     printf '   ok   %-22s %d ms\n' "$name" $(( ($(date +%s%N) - start) / 1000000 ))
   else

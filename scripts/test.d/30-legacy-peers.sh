@@ -19,4 +19,4 @@ for artifact in io.netty:netty-all:4.0.56.Final com.spotify:netty4-zmtp:0.4.0; d
     || timeout 600 mvn -q dependency:get -Dartifact="$artifact"
 done
 [ -f dist/lib/libzmq.so.5 ] || timeout 1500 bash scripts/build-dist.sh
-timeout 1200 cargo test --release -p oxmq-interop --test legacy_peers -- --include-ignored --test-threads=2
+timeout 1200 cargo test --profile ci-test -p oxmq-interop --test legacy_peers -- --include-ignored --test-threads=2

@@ -28,7 +28,7 @@ free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0)
 
 echo "-- cargo test -p oxmq-wiring (with etcd required)"
 rc=0
-OXMQ_WIRING_REQUIRE_ETCD=1 timeout 900 cargo test --release -p oxmq-wiring -- --test-threads=2 >"$work/cargo.log" 2>&1 || rc=$?
+OXMQ_WIRING_REQUIRE_ETCD=1 timeout 900 cargo test --profile ci-test -p oxmq-wiring -- --test-threads=2 >"$work/cargo.log" 2>&1 || rc=$?
 grep -E "^test result|FAILED|panicked" "$work/cargo.log" || true
 [ "$rc" = 0 ] || { tail -50 "$work/cargo.log"; echo "cargo test -p oxmq-wiring failed" >&2; exit 1; }
 
