@@ -77,6 +77,14 @@ impl Message {
         self.iter().map(Msg::to_bytes).collect()
     }
 
+    /// The frame of a single-frame message.
+    pub(super) fn single_mut(&mut self) -> Option<&mut Msg> {
+        match &mut self.frames {
+            Frames::One(m) => Some(m),
+            _ => None,
+        }
+    }
+
     /// Takes the first frame out, leaving the rest (ROUTER's routing id, a DGRAM address).
     /// None when the message has no frame.
     pub fn pop_front(&mut self) -> Option<Msg> {

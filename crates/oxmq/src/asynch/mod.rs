@@ -384,6 +384,12 @@ impl AsyncSocket {
     /// Sends `msg` whole if that needs no wait (its frames are taken); `Err(Again)` with `msg`
     /// untouched otherwise. Other errors leave untouched the frames not yet sent.
     pub fn try_send(&mut self, msg: &mut Message) -> Result<()> {
+        if let Some(only) = msg.single_mut() {
+            // The common case, without the loop over the rest.
+            self.sock.try_send_msg(only, 0)?;
+            *msg = Message::new();
+            return Ok(());
+        }
         let n = msg.len();
         let Some((first, rest)) = msg.split_first_mut() else {
             return Err(Error::Invalid);
