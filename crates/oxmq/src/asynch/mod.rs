@@ -283,15 +283,6 @@ impl AsyncSocket {
                     return Poll::Ready(r);
                 }
             }
-            if !read {
-                // Input the connections hold already is read on this thread, as a blocking
-                // receive's direct path does: no wake-up of the I/O thread nor of this task,
-                // and the messages never cross cores inside this process.
-                read = true;
-                if self.sock.read_now() {
-                    continue;
-                }
-            }
             if !spun && self.gate.open() && !self.spin.is_zero() {
                 // The opt-in spin: wait on this thread, reading the connections directly, for
                 // at most `spin` (see `set_recv_spin`), then go pending as usual.
@@ -300,6 +291,16 @@ impl AsyncSocket {
                     Ok(()) => continue,
                     Err(Error::Again) => self.gate.spin_ran_out(),
                     Err(e) => return Poll::Ready(Err(e)),
+                }
+            }
+            if !read && !spun {
+                // Input the connections hold already is read on this thread, as a blocking
+                // receive's direct path does: no wake-up of the I/O thread nor of this task,
+                // and the messages never cross cores inside this process. (A spin began with
+                // that read.)
+                read = true;
+                if self.sock.read_now() {
+                    continue;
                 }
             }
             if !self.sock.register_waker(WakerSlot::Recv, cx.waker()) {
