@@ -77,6 +77,16 @@ impl Message {
         self.iter().map(Msg::to_bytes).collect()
     }
 
+    /// Empties the message after its frames were sent: a sent frame is left owning nothing, so
+    /// it is forgotten rather than dropped (the drop's tests were a tenth of an async 1 B send).
+    #[inline(always)]
+    pub(super) fn clear_sent(&mut self) {
+        match std::mem::take(&mut self.frames) {
+            Frames::One(m) if !m.needs_drop() => std::mem::forget(m),
+            other => drop(other),
+        }
+    }
+
     /// The frame of a single-frame message.
     pub(super) fn single_mut(&mut self) -> Option<&mut Msg> {
         match &mut self.frames {
