@@ -358,6 +358,23 @@ impl Net {
         self.settle();
     }
 
+    /// [`Net::connect`] with the pipe made at once, as a socket's `connect` makes it when the
+    /// socket keeps its peers across reconnects (no IMMEDIATE): the socket holds its end
+    /// before any connection.
+    pub fn connect_piped(&mut self, sock: usize, name: &str, cfg: SessionConfig) {
+        let connector = Box::new(MemConnector { name: name.to_string(), shared: self.shared.clone() });
+        let handle = self.socks[sock].handle.clone();
+        let (socket_end, session_end) = crate::pipe::pipe(cfg.hwm);
+        self.socks[sock].pipes.push(socket_end);
+        let t = self.add(|ctx, token, serial| {
+            Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), Some(session_end)))
+        });
+        if let Some(t) = t {
+            self.with(t, |s, ctx| s.start_connect(ctx));
+        }
+        self.settle();
+    }
+
     /// The connect attempts made so far, by name, with their times since `since`.
     pub fn attempts(&self, name: &str, since: Instant) -> Vec<Duration> {
         self.shared().attempts.iter().filter(|(n, t)| n == name && *t >= since).map(|(_, t)| *t - since).collect()

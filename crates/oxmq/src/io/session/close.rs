@@ -51,7 +51,7 @@ impl Conn {
                 }
             }
             let at = ctx.now() + Duration::from_millis(FIRST_CHECK_MS);
-            ctx.add_timer(at, link.token, link.serial, Timer::CloseCheck(FIRST_CHECK_MS));
+            self.close_check = Some(ctx.add_timer(at, link.token, link.serial, Timer::CloseCheck(FIRST_CHECK_MS)));
         }
         if flushed && !self.write_shut {
             self.write_shut = true;
@@ -64,6 +64,7 @@ impl Conn {
 
     /// The send-queue check after a half-close. Returns false when the session is finished.
     pub(super) fn close_check(&mut self, link: &mut Link, ctx: &mut Ctx<'_>, ms: u64) -> bool {
+        self.close_check = None; // taken from the queue to fire
         if !self.fin_sent {
             return true; // set for an earlier connection
         }
@@ -71,7 +72,8 @@ impl Conn {
             return false;
         }
         let next = (ms * 2).min(MAX_CHECK_MS);
-        ctx.add_timer(ctx.now() + Duration::from_millis(next), link.token, link.serial, Timer::CloseCheck(next));
+        self.close_check =
+            Some(ctx.add_timer(ctx.now() + Duration::from_millis(next), link.token, link.serial, Timer::CloseCheck(next)));
         true
     }
 

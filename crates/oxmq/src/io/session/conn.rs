@@ -74,6 +74,8 @@ pub(super) struct Conn {
     pub(super) keepalives: u64,
     /// The reactor timer set for the connection's earliest deadline (`deadline.rs`).
     pub(super) deadline: Option<(Instant, TimerKey)>,
+    /// The queued check of a closing connection's send queue (see `close.rs`).
+    pub(super) close_check: Option<TimerKey>,
     /// This connection's number (see [`CONNS`]).
     pub(super) id: u64,
 }
@@ -116,6 +118,7 @@ impl Conn {
             reads: 0,
             keepalives: 0,
             deadline: None,
+            close_check: None,
             id: CONNS.fetch_add(1, Ordering::Relaxed),
         });
         match &mut c.proto {
@@ -242,12 +245,18 @@ impl Conn {
         link.event(mon::HANDSHAKE_SUCCEEDED, 0, Some(&self.stream), &self.peer_id);
     }
 
+    /// Takes the connection's queued timers (its deadline, its close check) out of the reactor:
+    /// a connection that ends, however it ends, leaves none behind.
+    pub(super) fn cancel_timers(&mut self, ctx: &mut Ctx<'_>) {
+        for key in [self.deadline.take().map(|(_, k)| k), self.close_check.take()].into_iter().flatten() {
+            ctx.cancel_timer(key);
+        }
+    }
+
     /// The connection ended (error, end of stream, deadline): events, counters, and what the
     /// next connection must know. The caller drops it.
     pub(super) fn lost(&mut self, link: &mut Link, ctx: &mut Ctx<'_>) {
-        if let Some((_, key)) = self.deadline.take() {
-            ctx.cancel_timer(key);
-        }
+        self.cancel_timers(ctx);
         self.raw_lost(link);
         // Messages decoded in the batch that ended with EOF are complete: publish them. A
         // connect-side pipe outlives the connection, so nothing else would flush them.

@@ -87,6 +87,10 @@ pub(super) struct Link {
     reads_at_write: u64,
     /// This session's counters (see `socket/stats.rs`): written only by whoever drives it.
     counters: Arc<SessionCounters>,
+    /// The session's own timers queued in the reactor, its reconnect and its LINGER (in that
+    /// order), cancelled when the session ends first so that none is left
+    /// behind. A connection's deadline is the connection's (`Conn::deadline`).
+    timers: [Option<super::TimerKey>; 2],
 }
 
 /// Where the session's connection is.
@@ -142,7 +146,19 @@ impl Link {
             last_write: Instant::now(),
             reads_at_write: 0,
             counters,
+            timers: [None, None],
         }
+    }
+
+    /// Queues the session's timer `t` (`Reconnect` or `Linger`) for `after` from now, in place
+    /// of the one of that kind it had queued.
+    fn set_timer(&mut self, ctx: &mut Ctx<'_>, after: Duration, t: Timer) {
+        let slot = usize::from(matches!(t, Timer::Linger));
+        debug_assert!(matches!(t, Timer::Reconnect | Timer::Linger));
+        if let Some(key) = self.timers[slot].take() {
+            ctx.cancel_timer(key);
+        }
+        self.timers[slot] = Some(ctx.add_timer(ctx.now() + after, self.token, self.serial, t));
     }
 
     fn id(&self) -> PipeId {
@@ -435,7 +451,7 @@ impl Session {
             }
         }
         if linger > 0 {
-            ctx.add_timer(ctx.now() + Duration::from_millis(linger as u64), link.token, link.serial, Timer::Linger);
+            link.set_timer(ctx, Duration::from_millis(linger as u64), Timer::Linger);
         }
         match &mut self.state {
             State::Connected(c) => !c.finished(&mut self.link, ctx),
@@ -445,6 +461,11 @@ impl Session {
 
     /// A timer of this session fired. Returns false when the session is finished.
     pub(crate) fn timer(&mut self, ctx: &mut Ctx<'_>, t: Timer) -> bool {
+        match t {
+            Timer::Reconnect => self.link.timers[0] = None, // taken from the queue to fire
+            Timer::Linger => self.link.timers[1] = None,
+            _ => {}
+        }
         match t {
             Timer::Reconnect if matches!(self.state, State::Idle) => self.start_connect(ctx),
             Timer::Reconnect => true,
@@ -481,15 +502,17 @@ impl Session {
         link.closing && linger != 0 && (queued || unwritten)
     }
 
-    /// Releases the stream and the connection's timer (the session is being removed): a
-    /// session that ends with its socket, mid-handshake or with heartbeats on, must not leave
-    /// its deadline queued in the reactor until it is due.
+    /// Releases the stream and every timer the session or its connection has queued (the
+    /// session is being removed): a session that ends with its socket, mid-handshake, between
+    /// reconnects, within its LINGER or with heartbeats on, must not leave a timer in the
+    /// reactor to fire for nobody.
     pub(crate) fn shutdown(&mut self, ctx: &mut Ctx<'_>) {
+        for key in self.link.timers.iter_mut().filter_map(Option::take) {
+            ctx.cancel_timer(key);
+        }
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Connected(mut c) => {
-                if let Some((_, key)) = c.deadline.take() {
-                    ctx.cancel_timer(key);
-                }
+                c.cancel_timers(ctx);
                 let _ = ctx.registry.deregister(&mut c.stream);
             }
             State::Connecting(mut p) => {

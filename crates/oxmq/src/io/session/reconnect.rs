@@ -45,7 +45,7 @@ impl Session {
             link.ivl = (link.ivl.saturating_mul(2)).min(link.cfg.reconnect_ivl_max);
         }
         link.event(mon::CONNECT_RETRIED, wait, None, &[]);
-        ctx.add_timer(ctx.now() + Duration::from_millis(wait), link.token, link.serial, Timer::Reconnect);
+        link.set_timer(ctx, Duration::from_millis(wait), Timer::Reconnect);
         true
     }
 

@@ -1,5 +1,6 @@
 //! A closing session's orderly end on sessions joined in memory: with LINGER -1 it waits as
-//! long as its peer does not read, loses nothing, and closes once the peer has it all.
+//! long as its peer does not read, loses nothing, and closes once the peer has it all; with a
+//! LINGER it does not use up, its timer goes with it.
 
 use crate::io::sim::{config, Net};
 use std::time::Duration;
@@ -29,4 +30,26 @@ fn with_linger_forever_a_session_waits_for_a_slow_peer_and_loses_nothing() {
     net.run_until(MS, Duration::from_secs(1), |n| n.sessions() == 0);
     assert_eq!(net.socks[server].recv_all(0), bodies, "every message, in order");
     assert!(matches!(net.socks[server].pipes[0].read(), crate::pipe::Read::Closed), "then the close");
+}
+
+#[test]
+fn a_session_that_delivers_within_its_linger_leaves_no_timer_behind() {
+    let mut net = Net::new();
+    let (server, client) = (net.socket(), net.socket());
+    net.listen(server, "svc", config(DEALER, (0, 0), (100, 0)));
+    net.connect(client, "svc", config(DEALER, (0, 0), (100, 0)));
+    net.socks[client].handle.linger.store(60_000, std::sync::atomic::Ordering::Relaxed);
+    net.stall_links();
+    let bodies: Vec<Vec<u8>> = (0..40).map(|i| vec![i as u8; 5_000]).collect();
+    for b in &bodies {
+        net.socks[client].send(0, b);
+    }
+    net.settle();
+    net.socks[client].pipes.clear();
+    net.settle();
+    assert_eq!(net.timers(), [(Duration::from_secs(60), false)], "LINGER's");
+    net.resume_links();
+    net.run_until(MS, Duration::from_secs(1), |n| n.sessions() == 0);
+    assert_eq!(net.socks[server].recv_all(0), bodies, "delivered within LINGER");
+    assert_eq!(net.timers(), [], "and LINGER's timer went with the session");
 }

@@ -120,3 +120,16 @@ fn the_pipe_outlives_a_reconnect_only_when_the_socket_keeps_its_peers() {
         assert_eq!(net.socks[server].recv_all(0), [&b"over the new connection"[..]], "keeps: {keeps}");
     }
 }
+
+/// A connecting session that ends while its next attempt is queued (its socket closed between
+/// two refused connects) takes that timer with it, rather than leaving it for the reactor to
+/// fire for nobody up to RECONNECT_IVL_MAX later.
+#[test]
+fn a_session_that_ends_between_attempts_leaves_no_timer_behind() {
+    let (mut net, client) = refusing();
+    net.connect_piped(client, "svc", config(DEALER, (0, 0), (1_000, 0)));
+    assert_eq!(net.timers(), [(Duration::from_secs(1), false)], "the next attempt, queued");
+    net.socks[client].pipes.clear();
+    net.settle();
+    assert_eq!((net.sessions(), net.timers()), (0, vec![]));
+}
