@@ -72,15 +72,8 @@ pub(crate) struct ThreadSetup {
 
 /// What a socket (or a resolver thread) asks an I/O thread to do.
 pub(crate) enum IoCmd {
-    /// `wrap`: the layer accepted connections carry (a transport over tcp or ipc).
-    Listen {
-        id: u64,
-        listener: Listener,
-        socket: Arc<SocketHandle>,
-        cfg: Box<SessionConfig>,
-        filters: AcceptFilters,
-        wrap: Option<Wrap>,
-    },
+    /// A bound listener to accept on, and the reactor's entry for it as is.
+    Listen(Listening),
     Connect {
         id: u64,
         dialer: Box<dyn Connector>,
@@ -337,17 +330,22 @@ pub(crate) enum Timer {
     CloseCheck(u64),
 }
 
-struct ListenerEntry {
-    id: u64,
-    listener: Listener,
-    socket: Arc<SocketHandle>,
-    cfg: Box<SessionConfig>,
-    filters: AcceptFilters,
-    wrap: Option<Wrap>,
+/// A listener an I/O thread accepts on: what a socket's bind hands over, kept as the
+/// reactor's entry for it.
+pub(crate) struct Listening {
+    /// The endpoint's id in its socket (what `Unbind` names).
+    pub(crate) id: u64,
+    pub(crate) listener: Listener,
+    pub(crate) socket: Arc<SocketHandle>,
+    /// The configuration of each accepted connection's session.
+    pub(crate) cfg: Box<SessionConfig>,
+    pub(crate) filters: AcceptFilters,
+    /// The layer accepted connections carry (a transport over tcp or ipc).
+    pub(crate) wrap: Option<Wrap>,
 }
 
 enum Entry {
-    Listener(ListenerEntry),
+    Listener(Listening),
     /// Shared with the session's pipe owner, so an application thread can write for an idle
     /// session (the I/O thread locks it per event; the application only ever tries the lock).
     Session(Arc<Mutex<Session>>),
@@ -627,9 +625,9 @@ impl Reactor {
 
     fn command(&mut self, cmd: IoCmd) {
         match cmd {
-            IoCmd::Listen { id, mut listener, socket, cfg, filters, wrap } => {
+            IoCmd::Listen(mut l) => {
                 let t = self.alloc();
-                let reg = match &mut listener {
+                let reg = match &mut l.listener {
                     Listener::Tcp(l) => {
                         let fd = std::os::fd::AsRawFd::as_raw_fd(l);
                         self.poll.registry().register(&mut mio::unix::SourceFd(&fd), Token(t), Interest::READABLE)
@@ -643,7 +641,7 @@ impl Reactor {
                     self.free.push(t);
                     return;
                 }
-                self.entries[t] = Some(Entry::Listener(ListenerEntry { id, listener, socket, cfg, filters, wrap }));
+                self.entries[t] = Some(Entry::Listener(l));
                 // Connections may already be waiting in the backlog (edge-triggered epoll only
                 // reports new arrivals).
                 self.accept(t);

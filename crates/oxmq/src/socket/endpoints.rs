@@ -51,14 +51,14 @@ impl Socket {
                     .emit(crate::io::monitor::event::LISTENING, fd as u64, || crate::io::monitor::Addrs::bound(&resolved));
                 let io = self.env.io_thread()?;
                 let id = self.next_id();
-                io.send(IoCmd::Listen {
+                io.send(IoCmd::Listen(Listening {
                     id,
                     listener,
                     socket: self.shared.io.clone(),
                     cfg: Box::new(policy::session_config(self.shared.kind, &self.options)),
                     filters: lo.filters,
                     wrap,
-                });
+                }));
                 self.endpoints.push(EndpointRec::Listener {
                     given: endpoint.to_string(),
                     resolved: resolved.clone(),

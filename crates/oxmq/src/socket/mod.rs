@@ -52,7 +52,7 @@ pub(crate) use pipes::Pipes;
 pub use threadsafe::{SyncGuard, SyncSocket};
 
 use crate::error::{Error, Result};
-use crate::io::{IoCmd, IoThread, SocketHandle};
+use crate::io::{IoCmd, IoThread, Listening, SocketHandle};
 use crate::mailbox::{Command, Mailbox};
 use crate::msg::Msg;
 use crate::opt;
