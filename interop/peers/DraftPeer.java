@@ -43,8 +43,11 @@ public class DraftPeer {
         try (ZContext ctx = new ZContext()) {
             // What was sent is delivered before the context closes (ZContext's own linger, 0 by
             // default, replaces the socket's at close): a SCATTER's messages, sent just
-            // before, to a GATHER that is still connecting.
-            ctx.setLinger(2000);
+            // before, to a GATHER that is still connecting. Up to 8 s, inside the receiving
+            // side's 10 s timeout: when a connecting JeroMQ's first connection is lost to the
+            // race below, the messages wait out its 1 s handshake timer and a reconnect, and
+            // under load 2 s was too little for that ("gather got null" after the sender left).
+            ctx.setLinger(8000);
             ZMQ.Socket s = ctx.createSocket(type);
             s.setReceiveTimeOut(10_000);
             s.setLinger(1000);
