@@ -17,7 +17,7 @@ tcp+CURVE's.
 
     web_bench.py RESULT.md [--quick] [--rounds N] [--sizes 1,256] --certs DIR
 
-DIR holds ca.pem, srv.pem and srv.key (a CA and a server certificate for localhost and
+DIR holds ca.pem, server.pem and server.key (a CA and a server certificate for localhost and
 127.0.0.1), made by the section script.
 """
 
@@ -197,7 +197,7 @@ def main() -> int:
             THR_COUNT[k] //= 10
         LAT_COUNT //= 10
     certs = Path(args.certs)
-    env = dict(os.environ, PERF_WSS_CERT=str(certs / "srv.pem"), PERF_WSS_KEY=str(certs / "srv.key"),
+    env = dict(os.environ, PERF_WSS_CERT=str(certs / "server.pem"), PERF_WSS_KEY=str(certs / "server.key"),
                PERF_WSS_TRUST=str(certs / "ca.pem"), PERF_WSS_HOSTNAME="localhost")
     try:
         res = measure(rounds, sizes, env)

@@ -31,15 +31,7 @@ oxmq="$work/oxmq-peer"
 
 echo "== 42-omq: test certificates"
 certs="$work/certs"
-rm -rf "$certs" && mkdir -p "$certs"
-(
-    cd "$certs"
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem -days 2 \
-        -subj "/CN=oxmq omq test CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key -out server.csr -subj "/CN=localhost" 2>/dev/null
-    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' > ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext 2>/dev/null
-)
+bash "$root/scripts/make-test-certs.sh" "$certs" "oxmq omq test CA"
 
 passed=0
 failed=0

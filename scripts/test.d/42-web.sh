@@ -26,14 +26,7 @@ case "$(ldd "$work/peer-oxmq")" in *"$root/dist/lib/libzmq.so.5"*) ;; *) echo "p
 
 echo "== 42-web: test certificates"
 certs="$work/certs"
-rm -rf "$certs" && mkdir -p "$certs"
-(
-    cd "$certs"
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=oxmq test CA" 2>/dev/null
-    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost" 2>/dev/null
-    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext 2>/dev/null
-)
+bash "$root/scripts/make-test-certs.sh" "$certs"
 
 passed=0
 failed=0

@@ -20,12 +20,5 @@ fi
 # A CA and a server certificate for localhost and 127.0.0.1 (P-256), made for this run.
 certs=$(mktemp -d)
 trap 'rm -rf "$certs"' EXIT
-(
-  cd "$certs"
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem -days 2 \
-    -subj "/CN=oxmq perf CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout srv.key -out srv.csr -subj "/CN=localhost" 2>/dev/null
-  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' > ext.cnf
-  openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile ext.cnf 2>/dev/null
-)
+bash scripts/make-test-certs.sh "$certs" "oxmq perf CA"
 timeout 1200 python3 perf/harness/web_bench.py "$result" --certs "$certs" "$@"
