@@ -80,7 +80,9 @@ impl Lb {
         }
     }
 
-    /// Sends a frame; returns the slot it went to (`None` if dropped mid-message).
+    /// Sends a frame; returns the slot it went to (`None` if dropped mid-message). Always
+    /// inlined into the pattern's `send`, which the socket calls through its pattern object.
+    #[inline(always)]
     pub(crate) fn send(&mut self, pipes: &mut Pipes, msg: &mut Msg) -> Result<Option<usize>> {
         if self.dropping {
             self.dropping = msg.more();

@@ -458,7 +458,7 @@ impl Socket {
         self.send_msg_as(msg, flags | opt::DONTWAIT, false)
     }
 
-    #[inline]
+    #[inline(always)]
     fn send_msg_as(&mut self, msg: &mut Msg, flags: i32, lazy: bool) -> Result<()> {
         self.check_term()?;
         self.process_commands();
