@@ -122,7 +122,10 @@ class NodeWebSocket implements WebSocketLike {
   }
 
   send(data: Uint8Array): void {
-    if (this.readyState !== 1) throw new Error("WebSocket is not open");
+    if (this.readyState === 0) throw new Error("WebSocket is not open");
+    // Closing or closed: discarded, as a browser's WebSocket does; the close event follows and
+    // ends the connection. (Throwing here failed whatever sent to a peer that had just left.)
+    if (this.readyState !== 1) return;
     this.writeFrame(0x2, data);
   }
 
