@@ -348,27 +348,26 @@ impl Net {
     /// Socket `sock` connects to `name`; the session starts at once (its pipe attaches when
     /// the handshake completes).
     pub fn connect(&mut self, sock: usize, name: &str, cfg: SessionConfig) {
-        let connector = Box::new(MemConnector { name: name.to_string(), shared: self.shared.clone() });
-        let handle = self.socks[sock].handle.clone();
-        let t = self
-            .add(|ctx, token, serial| Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), None)));
-        if let Some(t) = t {
-            self.with(t, |s, ctx| s.start_connect(ctx));
-        }
-        self.settle();
+        self.start_connect(sock, name, cfg, false);
     }
 
     /// [`Net::connect`] with the pipe made at once, as a socket's `connect` makes it when the
     /// socket keeps its peers across reconnects (no IMMEDIATE): the socket holds its end
     /// before any connection.
     pub fn connect_piped(&mut self, sock: usize, name: &str, cfg: SessionConfig) {
+        self.start_connect(sock, name, cfg, true);
+    }
+
+    fn start_connect(&mut self, sock: usize, name: &str, cfg: SessionConfig, piped: bool) {
         let connector = Box::new(MemConnector { name: name.to_string(), shared: self.shared.clone() });
         let handle = self.socks[sock].handle.clone();
-        let (socket_end, session_end) = crate::pipe::pipe(cfg.hwm);
-        self.socks[sock].pipes.push(socket_end);
-        let t = self.add(|ctx, token, serial| {
-            Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), Some(session_end)))
+        let pipe = piped.then(|| {
+            let (socket_end, session_end) = crate::pipe::pipe(cfg.hwm);
+            self.socks[sock].pipes.push(socket_end);
+            session_end
         });
+        let t = self
+            .add(|ctx, token, serial| Some(Session::connecting(ctx, token, serial, 1, connector, handle, Box::new(cfg), pipe)));
         if let Some(t) = t {
             self.with(t, |s, ctx| s.start_connect(ctx));
         }

@@ -87,10 +87,20 @@ pub(super) struct Link {
     reads_at_write: u64,
     /// This session's counters (see `socket/stats.rs`): written only by whoever drives it.
     counters: Arc<SessionCounters>,
-    /// The session's own timers queued in the reactor, its reconnect and its LINGER (in that
-    /// order), cancelled when the session ends first so that none is left
-    /// behind. A connection's deadline is the connection's (`Conn::deadline`).
+    /// The session's own timers queued in the reactor, its reconnect and its LINGER (at
+    /// `timer_slot`), cancelled when the session ends first so that none is left behind. A
+    /// connection's timers are the connection's (`Conn::cancel_timers`).
     timers: [Option<super::TimerKey>; 2],
+}
+
+/// Where a session keeps the key of its own timer `t` in `Link::timers` (None: a connection's
+/// timer, kept by the connection).
+fn timer_slot(t: &Timer) -> Option<usize> {
+    match t {
+        Timer::Reconnect => Some(0),
+        Timer::Linger => Some(1),
+        Timer::Deadline(_) | Timer::CloseCheck(_) => None,
+    }
 }
 
 /// Where the session's connection is.
@@ -153,8 +163,7 @@ impl Link {
     /// Queues the session's timer `t` (`Reconnect` or `Linger`) for `after` from now, in place
     /// of the one of that kind it had queued.
     fn set_timer(&mut self, ctx: &mut Ctx<'_>, after: Duration, t: Timer) {
-        let slot = usize::from(matches!(t, Timer::Linger));
-        debug_assert!(matches!(t, Timer::Reconnect | Timer::Linger));
+        let slot = timer_slot(&t).expect("a session's own timer");
         if let Some(key) = self.timers[slot].take() {
             ctx.cancel_timer(key);
         }
@@ -461,10 +470,8 @@ impl Session {
 
     /// A timer of this session fired. Returns false when the session is finished.
     pub(crate) fn timer(&mut self, ctx: &mut Ctx<'_>, t: Timer) -> bool {
-        match t {
-            Timer::Reconnect => self.link.timers[0] = None, // taken from the queue to fire
-            Timer::Linger => self.link.timers[1] = None,
-            _ => {}
+        if let Some(slot) = timer_slot(&t) {
+            self.link.timers[slot] = None; // taken from the queue to fire
         }
         match t {
             Timer::Reconnect if matches!(self.state, State::Idle) => self.start_connect(ctx),
