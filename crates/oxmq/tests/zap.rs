@@ -112,17 +112,6 @@ fn plain_client(ctx: &Context, ep: &str, password: &[u8]) -> Socket {
     c
 }
 
-/// Sends from a client whose handshake is refused with ERROR. The refusal ends its connecting
-/// session, and the pipe with it, as libzmq's engine_error does on a protocol error. If that
-/// happens before this send, there is nowhere to queue the message, and a blocking send would
-/// wait forever. So the send does not wait: queued or refused, nothing may arrive.
-fn send_refused(client: &mut Socket, body: &str) {
-    match client.send(body, opt::DONTWAIT) {
-        Ok(()) | Err(oxmq::Error::Again) => {}
-        Err(e) => panic!("send: {e:?}"),
-    }
-}
-
 #[test]
 fn plain_accepted_request_fields_and_metadata() {
     let ctx = Context::new();

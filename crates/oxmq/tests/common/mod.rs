@@ -147,6 +147,18 @@ pub fn assert_quiet(s: &mut Socket) {
     }
 }
 
+/// Sends from a client whose handshake is refused (ZAP's ERROR, a TLS certificate refused): the
+/// refusal ends its connecting session, and the pipe with it, as libzmq's engine_error does on
+/// a protocol error. If that happens before this send, there is nowhere to queue the message,
+/// and a blocking send would wait forever. So the send does not wait: queued or refused, the
+/// test then checks that nothing arrives.
+pub fn send_refused(client: &mut Socket, body: &str) {
+    match client.send(body, opt::DONTWAIT) {
+        Ok(()) | Err(Error::Again) => {}
+        Err(e) => panic!("send: {e:?}"),
+    }
+}
+
 /// Receives with DONTWAIT-like semantics but waiting up to `ms`: `None` on timeout.
 pub fn try_recv(s: &mut Socket, ms: i64) -> Option<Msg> {
     let mut items = [oxmq::PollItem::Socket { socket: s, events: opt::POLLIN, revents: 0 }];
