@@ -172,6 +172,15 @@ static void test_msg_misuse_errors (void)
     CHECK_RC (zmq_msg_init_size (&m, 100));
     CHECK_RC (zmq_msg_close (&m));
     CHECK_ERR (zmq_msg_close (&m), EFAULT);
+    /* A small (inline) body takes the quick paths of init and close: the same answers. */
+    zmq_msg_t small;
+    CHECK_RC (zmq_msg_init_size (&small, 1));
+    CHECK (zmq_msg_size (&small) == 1);
+    CHECK_RC (zmq_msg_close (&small));
+    CHECK_ERR (zmq_msg_close (&small), EFAULT);
+    CHECK_ERR (zmq_msg_init_size (NULL, 1), EFAULT);
+    CHECK_ERR (zmq_msg_init_size (NULL, 100), EFAULT);
+    CHECK_ERR (zmq_msg_close (NULL), EFAULT);
     void *ctx = zmq_ctx_new ();
     void *s = zmq_socket (ctx, ZMQ_PUSH);
     CHECK_ERR (zmq_msg_send (&m, s, ZMQ_DONTWAIT), EFAULT);

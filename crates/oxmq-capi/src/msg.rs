@@ -110,24 +110,43 @@ pub unsafe extern "C" fn zmq_msg_init(m: *mut zmq_msg_t) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_init_size(m: *mut zmq_msg_t, size: usize) -> c_int {
+    // An inline body can neither fail nor panic: built here, with no unwinding guard (whose
+    // landing pad would give this export a stack frame); the rest goes to `init_size_large`,
+    // a tail call.
+    if size <= oxmq::INLINE_CAP && !m.is_null() {
+        // SAFETY: C contract: `m` is a zmq_msg_t (non-null, checked).
+        unsafe {
+            m.cast::<Msg>().write(Msg::with_size(size));
+            std::ptr::addr_of_mut!((*m).group).write(0);
+            std::ptr::addr_of_mut!((*m).tag).write(LIVE);
+        }
+        return 0;
+    }
+    // SAFETY: forwarded C contract.
+    unsafe { init_size_large(m, size) }
+}
+
+/// `zmq_msg_init_size` of a body that does not fit inline (or of a null `m`).
+///
+/// # Safety
+/// `m` is null or a zmq_msg_t.
+#[inline(never)]
+unsafe extern "C" fn init_size_large(m: *mut zmq_msg_t, size: usize) -> c_int {
     // libzmq does not clear the data either ("for performance reasons zmq_msg_init_size()
     // shall not clear the message data"): a large body is handed out uninitialised.
     // SAFETY: C contract: `m` is null or a zmq_msg_t; the caller fills the `size` bytes at
     // `zmq_msg_data` before the message is used (a C program that sends them unwritten, as
     // the perf tools do, sends whatever the memory held, as it would with libzmq).
     guard_unlocked(-1, || unsafe {
-        // Two writes, not one of either: a message built on either branch is built on the
-        // stack and copied (see `init`).
+        non_null(m)?;
         if size <= oxmq::INLINE_CAP {
-            init(m, || Msg::with_size(size))
-        } else {
-            non_null(m)?;
-            // Built in place (see `Msg::write_with_size_uninit`).
-            Msg::write_with_size_uninit(&mut *m.cast::<MaybeUninit<Msg>>(), size);
-            std::ptr::addr_of_mut!((*m).group).write(0);
-            std::ptr::addr_of_mut!((*m).tag).write(LIVE);
-            Ok(0)
+            return init(m, || Msg::with_size(size));
         }
+        // Built in place (see `Msg::write_with_size_uninit`).
+        Msg::write_with_size_uninit(&mut *m.cast::<MaybeUninit<Msg>>(), size);
+        std::ptr::addr_of_mut!((*m).group).write(0);
+        std::ptr::addr_of_mut!((*m).tag).write(LIVE);
+        Ok(0)
     })
 }
 
@@ -237,16 +256,33 @@ pub unsafe extern "C" fn zmq_msg_init_data(
 
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_close(m: *mut zmq_msg_t) -> c_int {
+    // A live message that owns nothing (an inline or empty body, every message a send left
+    // behind) is closed here with no unwinding guard (whose landing pad would give this export
+    // a stack frame); the rest goes to `close_slow`, a tail call.
+    // SAFETY: C contract: `m` is null or the caller's zmq_msg_t; the tag is read before the
+    // `Msg` is looked at.
+    unsafe {
+        if !m.is_null() && tag(m) == LIVE && !(*m.cast::<Msg>()).needs_drop() {
+            std::ptr::addr_of_mut!((*m).tag).write(DEAD);
+            return 0;
+        }
+        close_slow(m)
+    }
+}
+
+/// `zmq_msg_close` of a message with a body to drop, or of a null or dead `m` (`EFAULT`).
+///
+/// # Safety
+/// `m` is null or the caller's zmq_msg_t.
+#[inline(never)]
+unsafe extern "C" fn close_slow(m: *mut zmq_msg_t) -> c_int {
     guard_unlocked(-1, || {
         // SAFETY: C contract: `m` is null or the caller's zmq_msg_t.
         let msg = unsafe { live(m)? };
         // SAFETY: `msg` is a live `Msg` in place; the tag is cleared right after so it is never
         // dropped twice.
         unsafe {
-            // An inline or empty body owns nothing: skip the drop glue (a call) for it.
-            if msg.needs_drop() {
-                std::ptr::drop_in_place(msg as *mut Msg);
-            }
+            std::ptr::drop_in_place(msg as *mut Msg);
             std::ptr::addr_of_mut!((*m).tag).write(DEAD);
         }
         Ok(0)
