@@ -615,10 +615,10 @@ impl PipeEnd {
     }
 
     /// The next frame where it lies in the queue, for a reader that only copies it (the
-    /// session's encoder): read it, or take what you keep out of it (leaving its MORE flag,
-    /// which tells where the message ends), then call
-    /// [`PipeEnd::consume_front`]. `Err` is what [`PipeEnd::read`] returns when there is no
-    /// frame: `Empty` (asleep) or `Closed`. Not for CONFLATE ends (use `read`).
+    /// session's encoder, through [`PipeEnd::take_front`]): read it, or take what you keep out
+    /// of it (leaving its MORE flag, which tells where the message ends). `Err` is what
+    /// [`PipeEnd::read`] returns when there is no frame: `Empty` (asleep) or `Closed`. Not for
+    /// CONFLATE ends (use `read`).
     ///
     /// Without `refresh`, only frames this end already knew were published are returned, and
     /// `Err(Empty)` means "none of those left", with the end still awake: the caller must
@@ -629,7 +629,7 @@ impl PipeEnd {
     /// session chasing its sender spent most of both threads' time there (perf: 46% of the
     /// sender's samples at the flush's barrier) and wrote a few messages per system call.
     #[inline(always)]
-    pub(crate) fn front(&mut self, refresh: bool) -> Result<&mut Msg, Absent> {
+    fn front(&mut self, refresh: bool) -> Result<&mut Msg, Absent> {
         debug_assert!(!self.conflate);
         if !self.inp.has_cached() {
             if !refresh {
@@ -667,16 +667,34 @@ impl PipeEnd {
         }
     }
 
-    /// Moves past the frame [`PipeEnd::front`] returned, dropping what is left of it (a frame
-    /// that owns nothing, the common case, costs one test; a body cut from a chunk gives its
-    /// reference up through `rel`).
+    /// [`PipeEnd::front`], `f` on the frame, then a move past it that drops what `f` left of
+    /// it (a frame that owns nothing, the common case, costs one test; a body cut from a
+    /// chunk gives its reference up through `rel`): the encoder's per-frame step, with the
+    /// frame located once.
+    #[inline(always)]
+    pub(crate) fn take_front<R>(
+        &mut self,
+        refresh: bool,
+        rel: &mut crate::chunk::Releases,
+        f: impl FnOnce(&mut Msg) -> R,
+    ) -> Result<R, Absent> {
+        let m: *mut Msg = self.front(refresh)?;
+        // SAFETY: `m` is the front frame `front` just returned; it lives in the pipe's chunk,
+        // outside `self`, and stays there until `consume_at` moves past it.
+        let r = f(unsafe { &mut *m });
+        // SAFETY: as above, and nothing was read since.
+        unsafe { self.consume_at(m, rel) };
+        Ok(r)
+    }
+
+    /// Moves past the front frame at `m` (see [`PipeEnd::take_front`]).
     ///
     /// # Safety
-    /// `front` returned `Ok` on this end, with no read or consume since.
+    /// `m` is the front frame `front` returned on this end, with no read or consume since.
     #[inline(always)]
-    pub(crate) unsafe fn consume_front(&mut self, rel: &mut crate::chunk::Releases) {
-        // SAFETY: `front` returned this frame (the caller's contract) and nothing read since.
-        let m = unsafe { self.inp.front_unchecked() };
+    unsafe fn consume_at(&mut self, m: *mut Msg, rel: &mut crate::chunk::Releases) {
+        // SAFETY: the caller's contract: a live frame in the pipe's chunk, not aliased.
+        let m = unsafe { &mut *m };
         if m.is_routing_id() {
             self.props = m.props_arc().cloned();
         } else if !m.more() {

@@ -80,10 +80,7 @@ fn front_without_refresh_keeps_to_what_it_saw() {
     let log = Arc::new(Log::default());
     b.set_owner(log.clone(), PipeId { slot: 1, serial: 0 });
     fn next(b: &mut PipeEnd, refresh: bool) -> Result<Vec<u8>, Absent> {
-        let s = b.front(refresh)?.to_vec();
-        // SAFETY: `front` returned a frame just now, and nothing was read since.
-        unsafe { b.consume_front(&mut crate::chunk::Releases::new()) };
-        Ok(s)
+        b.take_front(refresh, &mut crate::chunk::Releases::new(), |m| m.to_vec())
     }
     a.write(m("x", false));
     a.flush(); // the reader starts asleep: one wake-up

@@ -43,6 +43,17 @@ impl DataPhase {
     #[inline(always)]
     pub fn encode_short<const N: usize>(&mut self, out: &mut Vec<u8>, more: bool, len: usize, window: &[u8; N]) {
         debug_assert!(len <= N && N <= 253);
+        if !self.plain_shorts {
+            return self.encode_short_other(out, more, len, window);
+        }
+        self.out_mid = more;
+        super::out::append_fixed(out, &[more as u8, len as u8], window, 2 + len);
+    }
+
+    /// [`DataPhase::encode_short`] when the plain path does not apply: a sealed or
+    /// subscription-tracking phase takes the general path, a ZMTP 1.0 one its own header.
+    #[inline(never)]
+    fn encode_short_other<const N: usize>(&mut self, out: &mut Vec<u8>, more: bool, len: usize, window: &[u8; N]) {
         if self.cipher.is_some() || self.subscriptions {
             return self.encode_general(out, more, &window[..len.min(N)]);
         }

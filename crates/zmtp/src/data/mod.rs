@@ -43,6 +43,10 @@ pub struct DataPhase {
     /// One-frame messages starting with 0x01/0x00 are subscriptions (SUB, XSUB): sent as
     /// SUBSCRIBE/CANCEL commands to a 3.1 peer.
     subscriptions: bool,
+    /// Short frames take [`DataPhase::encode_short`]'s one-append path: no cipher, no
+    /// subscriptions to turn into commands, and the 2.0/3.x header. Fixed at construction, as
+    /// the three it sums up are, so the per-frame encoder tests one flag.
+    plain_shorts: bool,
     /// Commands the protocol sends on its own, waiting for a message boundary.
     control: Vec<Command>,
     heartbeat: Heartbeat,
@@ -67,11 +71,13 @@ impl DataPhase {
     ) -> DataPhase {
         let mut hb = Heartbeat::new(if version.is_legacy() { HeartbeatConfig::default() } else { heartbeat });
         hb.start(now);
+        let plain_shorts = cipher.is_none() && !subscriptions && version != Version::V1_0;
         DataPhase {
             version,
             max_body,
             cipher,
             out_mid: false,
+            plain_shorts,
             subscriptions,
             control: Vec::new(),
             heartbeat: hb,

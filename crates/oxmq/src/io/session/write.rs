@@ -87,22 +87,23 @@ pub(super) fn fill(d: &mut DataPhase, tx: &mut TxBuf, p: &mut PipeEnd, skip: &mu
     // The encoded frames' shares of their bodies, given back when the batch is encoded
     // (dropped at the end of this function).
     let mut rel = crate::chunk::Releases::new();
-    while tx.bigs.len() < MAX_BIGS && tx.buf.len() - tx.pos < WRITE_BATCH && tx.big_bytes < BIG_BATCH {
-        // The frame is encoded where it lies in the pipe. What the socket has published is
-        // looked up once per batch, when nothing is encoded yet (see `PipeEnd::front`); the
-        // loop comes back after the write.
-        match p.front(tx.is_empty()) {
-            Ok(m) => {
-                take(d, tx, skip, m);
-                // SAFETY: `front` returned the frame just above, and nothing read since.
-                unsafe { p.consume_front(&mut rel) };
+    // The limits on large bodies change only when one is taken: tested then, not per frame.
+    'batch: while tx.bigs.len() < MAX_BIGS && tx.big_bytes < BIG_BATCH {
+        while tx.buf.len() - tx.pos < WRITE_BATCH {
+            // The frame is encoded where it lies in the pipe. What the socket has published is
+            // looked up once per batch, when nothing is encoded yet (see `PipeEnd::front`);
+            // the loop comes back after the write.
+            match p.take_front(tx.is_empty(), &mut rel, |m| take(d, tx, skip, m)) {
+                Ok(false) => {}
+                Ok(true) => continue 'batch,
+                Err(Absent::Closed) => {
+                    *drained = true;
+                    break 'batch;
+                }
+                Err(Absent::Empty) => break 'batch,
             }
-            Err(Absent::Closed) => {
-                *drained = true;
-                break;
-            }
-            Err(Absent::Empty) => break,
         }
+        break;
     }
 }
 
@@ -112,7 +113,9 @@ pub(super) fn fill(d: &mut DataPhase, tx: &mut TxBuf, p: &mut PipeEnd, skip: &mu
 fn fill_conflated(d: &mut DataPhase, tx: &mut TxBuf, p: &mut PipeEnd, skip: &mut bool, drained: &mut bool) {
     while tx.bigs.len() < MAX_BIGS && tx.buf.len() - tx.pos < WRITE_BATCH && tx.big_bytes < BIG_BATCH {
         match p.read() {
-            Read::Msg(mut m) => take(d, tx, skip, &mut m),
+            Read::Msg(mut m) => {
+                take(d, tx, skip, &mut m);
+            }
             Read::Closed => {
                 *drained = true;
                 break;
@@ -125,23 +128,25 @@ fn fill_conflated(d: &mut DataPhase, tx: &mut TxBuf, p: &mut PipeEnd, skip: &mut
 /// One frame read for the wire: encoded, or skipped while `skip` says a message cut short by
 /// a reconnect is still being passed over.
 #[inline(always)]
-fn take(d: &mut DataPhase, tx: &mut TxBuf, skip: &mut bool, m: &mut Msg) {
+fn take(d: &mut DataPhase, tx: &mut TxBuf, skip: &mut bool, m: &mut Msg) -> bool {
     if *skip {
         *skip = m.more();
+        false
     } else {
-        encode(d, tx, m);
+        encode(d, tx, m)
     }
 }
 
 /// Appends one frame to the batch, or takes a large body to be written from its own memory
 /// (what stays in the pipe keeps the frame's MORE flag: the pipe counts a message at the frame
 /// without it, so an emptied middle frame would count as one message more than the writer
-/// wrote, and the writer, at its HWM, would wait forever). Always inlined into the encoder's
-/// loop: a call costs a fifth of a small frame's encoding.
+/// wrote, and the writer, at its HWM, would wait forever); true when it took a large body.
+/// Always inlined into the encoder's loop: a call costs a fifth of a small frame's encoding.
 #[inline(always)]
-fn encode(d: &mut DataPhase, tx: &mut TxBuf, m: &mut Msg) {
+fn encode(d: &mut DataPhase, tx: &mut TxBuf, m: &mut Msg) -> bool {
     if m.is_internal() {
-        return encode_internal(d, tx, m);
+        encode_internal(d, tx, m);
+        return false;
     }
     let more = m.more();
     if let Some((len, window)) = m.inline_body() {
@@ -151,9 +156,11 @@ fn encode(d: &mut DataPhase, tx: &mut TxBuf, m: &mut Msg) {
         let mut rest = Msg::new();
         rest.set_more(more);
         tx.bigs.push_back((tx.buf.len(), std::mem::replace(m, rest)));
+        return true;
     } else {
         d.encode_frame(&mut tx.buf, more, m.as_slice());
     }
+    false
 }
 
 /// An internal frame from the socket: a routing-id frame is for the socket only (dropped); a
