@@ -266,7 +266,24 @@ impl AsyncSocket {
     /// The poll behind [`AsyncSocket::recv`], for hand-written futures and `Stream`s: a
     /// message when one is queued, otherwise `Pending` with the task registered for the
     /// socket's next wake-up.
+    #[inline]
     pub fn poll_recv(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
+        // A message already queued, with no spin's bookkeeping to settle (the common case of a
+        // busy socket): the non-blocking receive and nothing more, inline in the caller's
+        // future. The rest, out of line, starts with the same attempt.
+        if self.pending_since.is_none() {
+            match self.try_recv() {
+                Err(Error::Again) => {}
+                r => return Poll::Ready(r),
+            }
+        }
+        self.poll_recv_wait(cx)
+    }
+
+    /// [`AsyncSocket::poll_recv`] past its first attempt: the spin, the direct read, the
+    /// waker.
+    #[inline(never)]
+    fn poll_recv_wait(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
         let mut spun = false;
         let mut read = false;
         loop {
@@ -333,11 +350,13 @@ impl AsyncSocket {
 
     /// Receives a whole message if one is queued now; `Err(Again)` otherwise, with nothing
     /// taken from the socket.
+    #[inline]
     pub fn try_recv(&mut self) -> Result<Message> {
         // Received in place (the pattern's `recv_into`), not moved through a return value.
         let mut m = Message::from(Msg::new());
-        self.sock.recv_msg(&mut m[0], opt::DONTWAIT)?;
-        if !m[0].more() {
+        let first = m.first_of_one();
+        self.sock.recv_msg(first, opt::DONTWAIT)?;
+        if !first.more() {
             return Ok(m);
         }
         while self.sock.rcvmore() {
