@@ -50,7 +50,19 @@ enum Body {
 }
 
 impl Clone for Body {
+    /// An inline body is copied in place; the others, out of line.
+    #[inline]
     fn clone(&self) -> Body {
+        match self {
+            Body::Inline { len, buf } => Body::Inline { len: *len, buf: *buf },
+            other => other.clone_outside(),
+        }
+    }
+}
+
+impl Body {
+    #[inline(never)]
+    fn clone_outside(&self) -> Body {
         match self {
             Body::Inline { len, buf } => Body::Inline { len: *len, buf: *buf },
             Body::Shared(b) => Body::Shared(b.clone()),

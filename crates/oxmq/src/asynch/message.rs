@@ -83,10 +83,15 @@ impl Message {
     /// it is forgotten rather than dropped (the drop's tests were a tenth of an async 1 B send).
     #[inline(always)]
     pub(super) fn clear_sent(&mut self) {
-        match std::mem::take(&mut *self.frames) {
-            Frames::One(m) if !m.needs_drop() => std::mem::forget(m),
-            other => drop(other),
+        if let Frames::One(m) = &*self.frames {
+            if !m.needs_drop() {
+                // SAFETY: the frame owns nothing, so overwriting it without its drop leaks
+                // nothing (and copies nothing out first, as a take would).
+                unsafe { std::ptr::write(&mut *self.frames, Frames::None) };
+                return;
+            }
         }
+        *self.frames = Frames::None;
     }
 
     /// The frame of a message built with one: `try_recv`'s, without the test a slice index
@@ -128,17 +133,23 @@ impl Message {
 }
 
 impl Drop for Message {
-    /// A one-frame message, the common case, is dropped inline: a received frame's connection
-    /// properties given up, then nothing more when its body is inline. (The drop glue's calls
+    /// An empty message (a sent one) and a one-frame message, the common cases, are dropped
+    /// inline: a received frame's connection properties given up, then nothing more when its
+    /// body is inline. (The drop glue's calls
     /// were a tenth of an async 1 B receive.)
     #[inline]
     fn drop(&mut self) {
-        if let Frames::One(m) = &mut *self.frames {
-            m.set_props(None);
-            if !m.needs_drop() {
-                // The frame owns nothing (an inline body, no properties): nothing to drop.
-                return;
+        match &mut *self.frames {
+            // A sent message (`clear_sent`).
+            Frames::None => return,
+            Frames::One(m) => {
+                m.set_props(None);
+                if !m.needs_drop() {
+                    // The frame owns nothing (an inline body, no properties): nothing to drop.
+                    return;
+                }
             }
+            Frames::Many(_) => {}
         }
         // SAFETY: `frames` is dropped here, once; `self` is not used after `drop`.
         unsafe { ManuallyDrop::drop(&mut self.frames) }
