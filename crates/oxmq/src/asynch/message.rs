@@ -25,7 +25,7 @@ use std::ops::{Deref, DerefMut};
 /// let frames: Vec<oxmq::Msg> = m.into();
 /// assert_eq!(frames.len(), 2);
 /// ```
-#[derive(Default, Debug, Clone)]
+#[derive(Default, Clone)]
 pub struct Message {
     /// Dropped by `Message`'s own `Drop`, whose common case needs no call.
     frames: ManuallyDrop<Frames>,
@@ -153,6 +153,13 @@ impl Drop for Message {
         }
         // SAFETY: `frames` is dropped here, once; `self` is not used after `drop`.
         unsafe { ManuallyDrop::drop(&mut self.frames) }
+    }
+}
+
+impl std::fmt::Debug for Message {
+    /// The frames, as a list.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Message").field(&&**self).finish()
     }
 }
 
@@ -306,5 +313,12 @@ mod tests {
         assert_eq!(m.pop_front().unwrap(), "y");
         assert_eq!(std::sync::Arc::strong_count(&props), 1);
         assert!(m.is_empty());
+    }
+
+    #[test]
+    fn debug_lists_the_frames() {
+        let m: Message = ["a", "b"].into();
+        assert_eq!(format!("{m:?}"), format!("Message({:?})", [Msg::from("a"), Msg::from("b")]));
+        assert_eq!(format!("{:?}", Message::new()), "Message([])");
     }
 }
