@@ -9,13 +9,20 @@
                    50 µs, as the blocking API's default OXMQ_RECV_SPIN)
   omq.rs           perf/omq (omq-tokio, I/O on the application thread, as omq's own benchmark)
   zmq.rs           perf/zmqrs (crates.io `zeromq`, tokio multi-thread runtime)
+  wire, spin       latency only: perf/c/build/limit/wire_lat spin, a ping-pong of one frame over
+                   a plain socket, both sides busy-polling: the floor for a receive that spins
+  wire, block      latency only: wire_lat block, the same with blocking reads: the floor for a
+                   receive that sleeps in the kernel (every async receive without the spin)
 
 Throughput is PUSH -> PULL (msg/s, the clock of the receiving side as libzmq's local_thr), with
 CPU ns per message of both processes (user+sys by rusage, start-up included); latency is REQ/REP
 one-way (µs, remote_lat's clock) with CPU µs per round trip of both processes. Each
 implementation runs once per round in rotated order (interleaved), medians over the rounds.
 Then the issue's targets are judged on the medians: async >= 2x the best peer's throughput and
-<= 0.5x its latency; async >= 0.8x oxmq's blocking throughput and <= 1.2x its latency.
+<= 0.5x its latency; async >= 0.8x oxmq's blocking throughput and <= 1.2x its latency. Beside
+them, the bounds measured in the same run: the blocking API's throughput over the best peer's
+(the engine the async API rides: async reaches 2x only if the engine does) and each wire
+floor's latency over the best peer's (a receive that sleeps cannot beat the blocking floor).
 
     async_bench.py RESULT.md [--quick] [--rounds N] [--sizes 1,256] [--multi]
 
@@ -44,6 +51,12 @@ IMPLS = [
     ("omq", "omq.rs (omq-tokio 0.33)", bench.ROOT / "perf" / "omq" / "target" / "release", "", {}),
     ("zmqrs", "zmq.rs (zeromq 0.7)", bench.ROOT / "perf" / "zmqrs" / "target" / "release", "", {}),
 ]
+# The wire floors (latency only): (key, label, wire_lat mode).
+FLOORS = [
+    ("wire-spin", "wire, spin (floor)", "spin"),
+    ("wire-block", "wire, block (floor)", "block"),
+]
+WIRE_LAT = bench.ROOT / "perf" / "c" / "build" / "limit" / "wire_lat"
 PEERS = ("omq", "zmqrs")
 THR_COUNT = {1: 2_000_000, 256: 1_000_000}
 LAT_COUNT = 20_000
@@ -60,10 +73,12 @@ def run_pair(impl, kind: str, size: int, count: int) -> tuple[str, float]:
     key, _, bindir, prefix, extra = impl
     port = bench.free_port()
     args = [f"tcp://127.0.0.1:{port}", str(size), str(count)]
+    if bindir is None:  # a wire floor: prefix is wire_lat's mode
+        local, remote = ([str(WIRE_LAT), side] + args + [prefix] for side in ("local", "remote"))
+    else:
+        local, remote = ([str(bindir / f"{prefix}{side}_{kind}")] + args for side in ("local", "remote"))
     try:
-        outs, cpu = bench.run_local_remote([str(bindir / f"{prefix}local_{kind}")] + args,
-                                           [str(bindir / f"{prefix}remote_{kind}")] + args,
-                                           port, RUN_TIMEOUT, dict(os.environ, **extra))
+        outs, cpu = bench.run_local_remote(local, remote, port, RUN_TIMEOUT, dict(os.environ, **extra))
     except RuntimeError as e:
         raise RunError(f"{key} {kind} {size} B: {e}") from None
     return (outs[0] if kind == "thr" else outs[1]), cpu
@@ -72,6 +87,12 @@ def run_pair(impl, kind: str, size: int, count: int) -> tuple[str, float]:
 def available(impls):
     ok = []
     for impl in impls:
+        if impl[2] is None:
+            if WIRE_LAT.exists():
+                ok.append(impl)
+            else:
+                print(f"async section: {impl[1]} left out: missing {WIRE_LAT} (make -C perf/c)", file=sys.stderr)
+            continue
         missing = [f"{impl[3]}{t}" for t in ("local_thr", "remote_thr", "local_lat", "remote_lat")
                    if not (impl[2] / f"{impl[3]}{t}").exists()]
         if missing:
@@ -83,7 +104,8 @@ def available(impls):
 
 def measure(impls, rounds: int, sizes: list[int]) -> dict:
     res: dict = {}
-    jobs = [(i, "thr", s) for s in sizes for i in impls] + [(i, "lat", s) for s in sizes for i in impls]
+    jobs = [(i, "thr", s) for s in sizes for i in impls if i[2] is not None]
+    jobs += [(i, "lat", s) for s in sizes for i in impls]
     for r in range(rounds):
         k = (r * len(impls)) % len(jobs)
         for impl, kind, size in jobs[k:] + jobs[:k]:
@@ -111,6 +133,8 @@ def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
     load = os.getloadavg()
     keys = [i[0] for i in impls]
     labels = [i[1] for i in impls]
+    thr_keys = [i[0] for i in impls if i[2] is not None]
+    thr_labels = [i[1] for i in impls if i[2] is not None]
     out = [
         "## The async API beside the blocking API and the async Rust peers (tcp)",
         "",
@@ -121,12 +145,12 @@ def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
         "",
         "### Throughput (msg/s; CPU ns per message, both processes)",
         "",
-        "| size | " + " | ".join(labels) + " |",
-        "|---|" + "---|" * len(labels),
+        "| size | " + " | ".join(thr_labels) + " |",
+        "|---|" + "---|" * len(thr_labels),
     ]
     for size in sizes:
         cells = []
-        for k in keys:
+        for k in thr_keys:
             v, c = med(res, f"{k}/thr/{size}"), med(res, f"{k}/thr/{size}", 1)
             cells.append(f"{rate(v)} ({c:.0f})" if v is not None else "")
         out.append(f"| {size} B | " + " | ".join(cells) + " |")
@@ -159,6 +183,18 @@ def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
             out.append(f"| {variant} | {size} B | {judge(a_thr, p_thr, lambda r: r >= 2)} | "
                        f"{judge(a_lat, p_lat, lambda r: r <= 0.5)} | {judge(a_thr, b_thr, lambda r: r >= 0.8)} | "
                        f"{judge(a_lat, b_lat, lambda r: r <= 1.2)} |")
+    out += ["", "### Bounds measured in this run (over the best peer)", "",
+            "| size | blocking API thr (the engine async rides) | wire spin floor, lat | wire block floor, lat |",
+            "|---|---|---|---|"]
+    for size in sizes:
+        p_thr = max((v for v in (med(res, f"{p}/thr/{size}") for p in PEERS) if v is not None), default=None)
+        p_lat = min((v for v in (med(res, f"{p}/lat/{size}") for p in PEERS) if v is not None), default=None)
+
+        def ratio(x, y):
+            return f"{x / y:.2f}×" if x is not None and y else "n/a"
+
+        out.append(f"| {size} B | {ratio(med(res, f'oxmq/thr/{size}'), p_thr)} | "
+                   f"{ratio(med(res, f'wire-spin/lat/{size}'), p_lat)} | {ratio(med(res, f'wire-block/lat/{size}'), p_lat)} |")
     return "\n".join(out) + "\n"
 
 
@@ -178,6 +214,7 @@ def main() -> int:
         global LAT_COUNT
         LAT_COUNT //= 10
     impls = [i for i in IMPLS if args.multi or i[0] != "async-mt"]
+    impls += [(key, label, None, mode, {}) for key, label, mode in FLOORS]
     impls = available(impls)
     if not any(i[0] == "async" for i in impls):
         print("async section: oxmq's async tools are missing (cargo build --release -p oxmq-perf)", file=sys.stderr)
