@@ -708,6 +708,8 @@ impl Socket {
             ("wire_bytes_out", st.wire_bytes_out),
             ("direct_reads", st.direct_reads),
             ("direct_resumes", st.direct_resumes),
+            ("lent_waits", st.lent_waits),
+            ("lease_lapses", st.lease_lapses),
             ("spun_waits", st.spun_waits),
             ("wire_writes", st.wire_writes),
             ("direct_writes", st.direct_writes),

@@ -2,7 +2,8 @@
 //! ipc connections itself, and the I/O thread's epoll stops reporting their input meanwhile.
 //!
 //! What must hold whichever thread reads: the path is taken in an exchange; input goes back to
-//! the I/O thread when the wait ends (else a later message would never be read); a command frame
+//! the I/O thread when the wait ends, or when no wait comes for it after a quick exchange lent
+//! it on (else a later message would never be read); a command frame
 //! read mid-wait (PING) is answered; the end of a stream and a hostile frame read mid-wait end
 //! the connection. Raw peers speak hand-written ZMTP (`common/raw.rs`).
 
@@ -168,6 +169,64 @@ fn input_goes_back_to_the_io_thread_when_a_wait_ends() {
         assert_eq!(n, 1, "{t:?}: a message sent after a timed-out wait never became readable");
         a.set_int(opt::RCVTIMEO, 0).unwrap();
         assert_eq!(a.recv(0).expect("readable").to_vec(), b"late");
+    }
+}
+
+/// Waits up to `ms` for `s` to have a message, through its descriptor alone (no direct wait:
+/// what the I/O thread delivers); true once it has one.
+fn readable_through_fd(s: &mut oxmq::Socket, ms: u64) -> bool {
+    let deadline = Instant::now() + Duration::from_millis(ms);
+    loop {
+        if s.events().expect("events") & opt::POLLIN != 0 {
+            return true;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let mut p = libc::pollfd { fd: s.fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd for the duration of the call.
+        unsafe { libc::poll(&mut p, 1, left.as_millis().max(1) as i32) };
+    }
+}
+
+/// A quick exchange lends each wait's input to the next (`io/session/lease.rs`: no
+/// `epoll_ctl` pair per message), and input lent to a receiver that stops receiving is taken
+/// back by the I/O thread: a request sent after the exchange reaches the socket through its
+/// descriptor with nobody in `recv`. Whether the last wait of an exchange lent its input
+/// depends on how long it took, so exchanges go on (at most 50 rounds) until a lease lapsed.
+#[test]
+fn input_lent_between_waits_goes_back_to_the_io_thread_when_no_wait_comes() {
+    for t in [Transport::Tcp, Transport::Ipc] {
+        let ctx = Context::new();
+        let (mut rep, mut req, _) = pair(&ctx, t, T::Rep, T::Req);
+        let mut lapsed = false;
+        for round in 0..50 {
+            let server = std::thread::spawn(move || {
+                for _ in 0..20 {
+                    let m = rep.recv(0).expect("request");
+                    rep.send(m, 0).expect("reply");
+                }
+                rep
+            });
+            for i in 0..20u32 {
+                req.send(&i.to_be_bytes()[..], 0).unwrap();
+                assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "{t:?} reply {i}");
+            }
+            rep = server.join().expect("server");
+            req.send("late", 0).unwrap();
+            assert!(readable_through_fd(&mut rep, 5_000), "{t:?} round {round}: a request sent after the exchange never arrived");
+            assert_eq!(rep.recv(opt::DONTWAIT).expect("late").to_vec(), b"late");
+            rep.send("ok", 0).unwrap();
+            assert_eq!(recv_bytes(&mut req), b"ok");
+            let stats = rep.stats();
+            assert!(stats.lent_waits + req.stats().lent_waits > 0, "{t:?}: no wait found its input lent: {stats:?}");
+            if stats.lease_lapses > 0 {
+                lapsed = true;
+                break;
+            }
+        }
+        assert!(lapsed, "{t:?}: no lease lapsed in 50 exchanges: the I/O thread read every late request itself");
     }
 }
 

@@ -21,6 +21,8 @@ pub(crate) struct IoTotals {
     pub unsendable: u64,
     pub direct_reads: u64,
     pub direct_resumes: u64,
+    pub lent_waits: u64,
+    pub lease_lapses: u64,
     pub wire_writes: u64,
     pub direct_writes: u64,
     /// Sessions connected past their handshake now.
@@ -41,6 +43,8 @@ pub(crate) struct SessionCounters {
     unsendable: AtomicU64,
     direct_reads: AtomicU64,
     direct_resumes: AtomicU64,
+    lent_waits: AtomicU64,
+    lease_lapses: AtomicU64,
     wire_writes: AtomicU64,
     direct_writes: AtomicU64,
     /// 1 while connected past the handshake.
@@ -99,6 +103,16 @@ impl SessionCounters {
         bump(&self.direct_resumes, 1);
     }
 
+    /// A wait took over input lent from the previous wait (`session/lease.rs`).
+    pub(crate) fn lent_wait(&self) {
+        bump(&self.lent_waits, 1);
+    }
+
+    /// The I/O thread took back input no wait came for within the lease.
+    pub(crate) fn lease_lapse(&self) {
+        bump(&self.lease_lapses, 1);
+    }
+
     fn add_to(&self, s: &mut IoTotals, live: bool) {
         s.wire_in += self.wire_in.load(Relaxed);
         s.wire_out += self.wire_out.load(Relaxed);
@@ -110,6 +124,8 @@ impl SessionCounters {
         s.unsendable += self.unsendable.load(Relaxed);
         s.direct_reads += self.direct_reads.load(Relaxed);
         s.direct_resumes += self.direct_resumes.load(Relaxed);
+        s.lent_waits += self.lent_waits.load(Relaxed);
+        s.lease_lapses += self.lease_lapses.load(Relaxed);
         s.wire_writes += self.wire_writes.load(Relaxed);
         s.direct_writes += self.direct_writes.load(Relaxed);
         if live {

@@ -98,6 +98,9 @@ pub(crate) enum IoCmd {
         socket_id: u64,
     },
     Pipe(PipeId, Wake),
+    /// An application thread lent a session's input on (`session/lease.rs`): keep the lease's
+    /// timer.
+    Lease(PipeId),
     /// An application thread waits while the I/O thread reads a session's input now (a
     /// connection in its handshake, which only the I/O thread may drive; `Owner::catch_up`).
     Turn(PipeId, Arc<Turned>),
@@ -328,6 +331,9 @@ pub(crate) enum Timer {
     Deadline(u64),
     /// A half-closed connection checks whether it may close (the number: this interval, ms).
     CloseCheck(u64),
+    /// A connection's input lent to application threads is taken back unless a wait renewed
+    /// the lease (`session/lease.rs`; the number tells connections apart).
+    Lease(u64),
 }
 
 /// A listener an I/O thread accepts on: what a socket's bind hands over, kept as the
@@ -703,6 +709,13 @@ impl Reactor {
                 if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
                     if lock(s).serial() == id.serial {
                         self.with_session(id.slot, |s, ctx| s.pipe_event(ctx, what));
+                    }
+                }
+            }
+            IoCmd::Lease(id) => {
+                if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
+                    if lock(s).serial() == id.serial {
+                        self.with_session(id.slot, |s, ctx| s.lease_asked(ctx));
                     }
                 }
             }

@@ -22,6 +22,13 @@
 //! socket's lock ([`SyncWait`]) while its other threads' calls go on, and `crate::poll` runs
 //! one over a few sockets at once.
 //!
+//! Taking the input over and handing it back are an `epoll_ctl` each, on the path of every
+//! exchange. So a receive whose wait a message ended quickly (within [`LEND_AFTER`]: an
+//! exchange) does not hand the input back: it stays lent to application threads
+//! (`io/session/lease.rs`), and the next wait finds it taken over already. If no wait comes back for it within the lease, the I/O
+//! thread takes it back, so input that arrives meanwhile waits in the kernel for at most
+//! about two leases before the I/O thread reads it.
+//!
 //! Even one wake-up is most of a loopback round trip on a machine whose idle cores sleep: the
 //! kernel delivers the bytes in microseconds, then the scheduler takes tens to run the thread
 //! that waits for them. So a wait whose socket's recent waits were short (a request/reply
@@ -41,6 +48,10 @@ use crate::pipe::{Owner, PipeId};
 use crate::{Error, Result};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The longest wait after which a receive lends its connections' input to its next wait
+/// (see the module comment): a wait as short as this is one of a quick exchange.
+const LEND_AFTER: Duration = Duration::from_millis(1);
 
 /// The default spin window (see the module comment).
 const SPIN_DEFAULT_US: u32 = 50;
@@ -122,7 +133,7 @@ impl Socket {
             return Err(Error::Invalid);
         }
         self.check_term()?;
-        self.wait_input(timeout.map(|t| Instant::now() + t), also)?;
+        self.wait_input(timeout.map(|t| Instant::now() + t), also, false)?;
         crate::socket::catchup::waited_for_input();
         Ok(())
     }
@@ -130,8 +141,10 @@ impl Socket {
     /// Waits for input until `deadline`, as [`Socket::wait`] does, reading the connections
     /// directly where it can. Returns once a command (a message among them) is processed, or
     /// once one of the descriptors in `also` is readable; `Err(Again)` on timeout, `Err(Term)`
-    /// on shutdown, `Err(Intr)` on a signal.
-    pub(super) fn wait_input(&mut self, deadline: Option<Instant>, also: &[RawFd]) -> Result<()> {
+    /// on shutdown, `Err(Intr)` on a signal. With `lend` (a receive that waits again whenever
+    /// it finds nothing), a wait that a message ended within [`LEND_AFTER`] leaves the
+    /// connections' input lent to this thread's next wait (see the module comment).
+    pub(super) fn wait_input(&mut self, deadline: Option<Instant>, also: &[RawFd], lend: bool) -> Result<()> {
         self.level_before_wait();
         if self.shared.mailbox.has_pending() {
             return self.wait(deadline);
@@ -146,6 +159,9 @@ impl Socket {
         let woke = watch.run(deadline, &mut spin)?;
         match woke {
             Woke::Mailbox => {
+                if lend && start.elapsed() <= LEND_AFTER {
+                    watch.lend();
+                }
                 self.spin.ended(start);
                 if spins {
                     self.counters.spun_waits += 1;
@@ -325,6 +341,8 @@ pub(crate) struct Watch {
     n: usize,
     /// Connections whose input this wait took over.
     on: [bool; DIRECT_MAX],
+    /// Lend that input to the next wait instead of handing it back ([`Watch::lend`]).
+    lend: bool,
     fds: [libc::pollfd; WATCH_FDS],
     /// The connection (index into `peers`) each polled descriptor past the others belongs to.
     who: [usize; WATCH_FDS],
@@ -346,6 +364,7 @@ impl Watch {
             mailbox_of: [0; DIRECT_MAX],
             n: 0,
             on: [false; DIRECT_MAX],
+            lend: false,
             fds: [none; WATCH_FDS],
             who: [0; WATCH_FDS],
             m: 0,
@@ -437,13 +456,19 @@ impl Watch {
         owner.direct_read(*id)
     }
 
-    /// Gives connection `i`'s input back to the I/O thread.
+    /// Gives connection `i`'s input back to the I/O thread, or lends it on ([`Watch::lend`]).
     fn off(&mut self, i: usize) {
         if std::mem::take(&mut self.on[i]) {
             if let Some((owner, id)) = &self.peers[i] {
-                owner.direct_disarm(*id);
+                owner.direct_disarm(*id, self.lend);
             }
         }
+    }
+
+    /// When the watch ends, the connections' input it took over stays lent to application
+    /// threads (`Owner::direct_disarm`), for a caller that waits again at once.
+    pub(crate) fn lend(&mut self) {
+        self.lend = true;
     }
 
     fn pending(&self) -> bool {

@@ -614,7 +614,7 @@ impl Socket {
                 // notice that a peer left, after the peer's last message).
                 self.reap_slow();
             } else if may_wait {
-                self.wait_input(deadline, &[])?;
+                self.wait_input(deadline, &[], true)?;
                 self.pipes.waits += 1;
                 waited = true;
             } else {

@@ -68,6 +68,12 @@ pub struct SocketStats {
     /// after reading its inbound queue down from the HWM where the connection had stopped,
     /// instead of waking the I/O thread to do it (`Session::direct_resume`).
     pub direct_resumes: u64,
+    /// Receive waits that found their connection's input still lent from the previous wait,
+    /// a quick exchange's, and took it over without a system call (`io/session/lease.rs`).
+    pub lent_waits: u64,
+    /// Lent inputs the I/O thread took back because no wait came for them within the lease
+    /// (about a millisecond): the receiver stopped receiving, or slowed down.
+    pub lease_lapses: u64,
     /// Blocking receives whose input arrived while they were still polling, before they slept
     /// (the receive spin, [`crate::opt::OXMQ_RECV_SPIN`]).
     pub spun_waits: u64,
@@ -163,6 +169,8 @@ pub(crate) fn add_io(s: &mut SocketStats, io: &crate::io::counters::IoStats) {
     s.dropped_unsendable += io.unsendable;
     s.direct_reads += io.direct_reads;
     s.direct_resumes += io.direct_resumes;
+    s.lent_waits += io.lent_waits;
+    s.lease_lapses += io.lease_lapses;
     s.wire_writes += io.wire_writes;
     s.direct_writes += io.direct_writes;
     s.peers += io.peers;

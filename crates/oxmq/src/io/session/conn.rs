@@ -47,9 +47,12 @@ pub(super) struct Conn {
     pub(super) writable: bool,
     /// More input may be waiting in the kernel (we stopped before EAGAIN).
     pub(super) read_pending: bool,
-    /// An application thread waits on this connection's input itself (`direct_arm`): the I/O
-    /// thread's epoll registration does not report it meanwhile.
+    /// An application thread waits on this connection's input itself (`direct_arm`), or the
+    /// input is lent to the next such wait (`lease.rs`): the I/O thread's epoll registration
+    /// does not report it meanwhile.
     pub(super) armed: bool,
+    /// Whether the input is lent between waits, and the I/O thread's timer for taking it back.
+    pub(super) lease: super::lease::Lease,
     /// The events the I/O thread's registration reports now (`READ_EVENTS`, `WRITE_EVENTS`).
     interest: u32,
     /// The ZAP request in flight while the handshake waits for a verdict.
@@ -107,6 +110,7 @@ impl Conn {
             writable: true,
             read_pending: true,
             armed: false,
+            lease: Default::default(),
             interest: READ_EVENTS | WRITE_EVENTS,
             zap: None,
             peer_address,
@@ -248,7 +252,8 @@ impl Conn {
     /// Takes the connection's queued timers (its deadline, its close check) out of the reactor:
     /// a connection that ends, however it ends, leaves none behind.
     pub(super) fn cancel_timers(&mut self, ctx: &mut Ctx<'_>) {
-        for key in [self.deadline.take().map(|(_, k)| k), self.close_check.take()].into_iter().flatten() {
+        let lease = self.lease.timer.take();
+        for key in [self.deadline.take().map(|(_, k)| k), self.close_check.take(), lease].into_iter().flatten() {
             ctx.cancel_timer(key);
         }
     }

@@ -41,11 +41,14 @@ const TURN_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
 pub(crate) struct SessionOwner {
     pub(super) io: Arc<IoThread>,
     me: OnceLock<Weak<Mutex<Session>>>,
+    /// The connection's input may be lent (`lease.rs`): a wait that finds the I/O thread
+    /// busy with the session waits for it rather than leave the input with no reader.
+    pub(super) lent: std::sync::atomic::AtomicBool,
 }
 
 impl SessionOwner {
     pub(crate) fn new(io: Arc<IoThread>) -> Arc<SessionOwner> {
-        Arc::new(SessionOwner { io, me: OnceLock::new() })
+        Arc::new(SessionOwner { io, me: OnceLock::new(), lent: std::sync::atomic::AtomicBool::new(false) })
     }
 
     /// Links the owner to the session it serves, once the session is shared.
@@ -78,15 +81,19 @@ impl SessionOwner {
 
 impl crate::pipe::Owner for SessionOwner {
     fn direct_arm(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
-        self.try_with(id, |s| s.direct_arm())
+        if self.lent.load(std::sync::atomic::Ordering::Relaxed) {
+            self.with_waiting(id, |s| s.direct_arm())
+        } else {
+            self.try_with(id, |s| s.direct_arm())
+        }
     }
 
-    fn direct_disarm(&self, id: PipeId) {
+    fn direct_disarm(&self, id: PipeId, lend: bool) {
         // Waits for the session if the I/O thread has it: input must be handed back.
         if let Some(s) = self.me.get().and_then(Weak::upgrade) {
             let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
             if s.link.serial == id.serial {
-                s.direct_disarm();
+                s.direct_disarm(lend);
             }
         }
     }
@@ -197,11 +204,17 @@ impl Session {
         if !c.direct_readable(&self.link) {
             return None;
         }
-        c.armed = true;
-        if !c.update_interest(&self.link.owner.io, self.link.token) {
-            c.armed = false;
-            return None;
+        // Lent (`lease.rs`): taken over already, without a system call.
+        if c.armed {
+            self.link.counters.lent_wait();
+        } else {
+            c.armed = true;
+            if !c.update_interest(&self.link.owner.io, self.link.token) {
+                c.armed = false;
+                return None;
+            }
         }
+        c.lease_taken();
         Some(c.fd())
     }
 
@@ -220,11 +233,19 @@ impl Session {
     }
 
     /// The receiver stopped waiting: input is the I/O thread's again (any that arrived
-    /// meanwhile is reported to it at once).
-    fn direct_disarm(&mut self) {
+    /// meanwhile is reported to it at once), or with `lend`, lent on (`lease.rs`).
+    fn direct_disarm(&mut self, lend: bool) {
         if let State::Connected(c) = &mut self.state {
-            c.disarm(&self.link);
+            c.lease_release(&self.link, lend);
         }
+    }
+
+    /// The I/O thread's side of a lending (`lease.rs`): keeps the lease's timer.
+    pub(crate) fn lease_asked(&mut self, ctx: &mut crate::io::Ctx<'_>) -> bool {
+        if let State::Connected(c) = &mut self.state {
+            c.lease_asked(&self.link, ctx);
+        }
+        true
     }
 
     /// The receive path: reads and decodes this connection's input. True if it read anything.
@@ -242,7 +263,7 @@ impl Session {
 
 impl Conn {
     /// An application thread may read this connection now.
-    fn direct_readable(&self, link: &Link) -> bool {
+    pub(super) fn direct_readable(&self, link: &Link) -> bool {
         !link.closing
             && !link.cfg.policy.raw
             && self.is_established()
@@ -261,9 +282,11 @@ impl Conn {
         }
     }
 
-    fn disarm(&mut self, link: &Link) {
+    /// Hands the input back to the I/O thread (a wait's end, or a lease's).
+    pub(super) fn disarm(&mut self, link: &Link) {
         if self.armed {
             self.armed = false;
+            self.lease_end(link);
             self.update_interest(&link.owner.io, link.token);
         }
     }

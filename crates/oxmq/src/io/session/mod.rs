@@ -30,6 +30,7 @@ mod direct;
 #[cfg(any(fuzzing, test))]
 pub(crate) mod fuzzing;
 mod hello;
+mod lease;
 mod raw;
 mod read;
 mod reconnect;
@@ -99,7 +100,7 @@ fn timer_slot(t: &Timer) -> Option<usize> {
     match t {
         Timer::Reconnect => Some(0),
         Timer::Linger => Some(1),
-        Timer::Deadline(_) | Timer::CloseCheck(_) => None,
+        Timer::Deadline(_) | Timer::CloseCheck(_) | Timer::Lease(_) => None,
     }
 }
 
@@ -481,6 +482,14 @@ impl Session {
                 State::Connected(c) => c.close_check(&mut self.link, ctx, ms),
                 _ => true,
             },
+            Timer::Lease(conn) => {
+                if let State::Connected(c) = &mut self.state {
+                    if c.id == conn {
+                        c.lease_due(&self.link, ctx);
+                    }
+                }
+                true
+            }
             Timer::Deadline(conn) => match &mut self.state {
                 State::Connected(c) if c.id == conn => match c.deadline_due(&mut self.link, ctx) {
                     Ok(()) => true,
