@@ -190,15 +190,20 @@ class CTools(Impl):
 
 class WireLimit(Impl):
     """The wire's limits, no messaging layer (perf/c/wire_thr, wire_lat), over tcp and ipc.
-    `spin` picks the latency floor: busy-polling reads (the floor for a receive spin) or
-    blocking reads (the floor for a layer that sleeps in the kernel)."""
+    `mode` is wire_lat's: "spin" (busy-polling reads, the floor for a receive spin; this one also
+    runs the framed stream for throughput), "block" (blocking reads, the floor for a layer that
+    sleeps in the kernel), or one of the probes of oxmq's own wait (group "wait", not limits):
+    "poll", "pollctl", "spinctl" (see wire_lat.c)."""
 
-    group = "limit"
     transports = ("tcp", "ipc")
+    PROBES = {"poll": "a poll(2) on the socket and an eventfd, then the read",
+              "pollctl": "poll, with an epoll_ctl pair around each wait (input off on a second thread's epoll)",
+              "spinctl": "spin, with the same epoll_ctl pair around each wait"}
 
-    def __init__(self, name: str, kinds, spin: bool):
-        self.name, self.kinds, self.spin = name, tuple(kinds), spin
-        self.label = "wire limit" + ("" if spin else " (blocking)")
+    def __init__(self, name: str, kinds, mode: str):
+        self.name, self.kinds, self.mode = name, tuple(kinds), mode
+        self.group = "limit" if mode in ("spin", "block") else "wait"
+        self.label = {"spin": "wire limit", "block": "wire limit (blocking)"}.get(mode, f"wire, {mode} wait")
 
     def available(self):
         b = PERF_C / "limit"
@@ -216,12 +221,14 @@ class WireLimit(Impl):
     def column(self, kind):
         if kind == "thr":
             return "limit (stream)"
-        return f"limit ({'spin' if self.spin else 'block'})"
+        return f"limit ({self.mode})" if self.group == "limit" else f"wait ({self.mode})"
 
     def legend(self, kind):
         if kind == "thr":
             return "wire limit: framed stream"
-        return f"wire limit: ping-pong, {'spinning' if self.spin else 'blocking'}"
+        if self.group == "wait":
+            return f"wire ping-pong, {self.mode} wait"
+        return f"wire limit: ping-pong, {'spinning' if self.mode == 'spin' else 'blocking'}"
 
     def run(self, kind, transport, size, count, ep):
         if not self.supports(kind, transport):
@@ -231,9 +238,9 @@ class WireLimit(Impl):
             tool = str(PERF_C / "limit" / "wire_thr")
             return Run([[tool, "local", addr, str(size), str(count)], [tool, "remote", addr, str(size), str(count)]],
                        {}, ep.listen(transport))
-        tool, mode = str(PERF_C / "limit" / "wire_lat"), "spin" if self.spin else "block"
-        return Run([[tool, "local", addr, str(size), str(count), mode],
-                    [tool, "remote", addr, str(size), str(count), mode]], {}, ep.listen(transport))
+        tool = str(PERF_C / "limit" / "wire_lat")
+        return Run([[tool, "local", addr, str(size), str(count), self.mode],
+                    [tool, "remote", addr, str(size), str(count), self.mode]], {}, ep.listen(transport))
 
     def describe(self):
         if "thr" in self.kinds:
@@ -241,6 +248,9 @@ class WireLimit(Impl):
                     "headers encoded into 64 KiB writes, the reader walking every frame; 10x the messages up to 256 B); "
                     "latency a ping-pong of one frame, both sides busy-polling non-blocking reads, sched_yield between "
                     "empty polls (perf/c/wire_lat spin)")
+        if self.group == "wait":
+            return (f"a probe of oxmq's wait, not a limit: the wire's ping-pong waiting as oxmq's direct receive does, "
+                    f"step by step: {self.PROBES[self.mode]} (perf/c/wire_lat {self.mode})")
         return "the wire, latency only: the same ping-pong with blocking reads (perf/c/wire_lat block)"
 
 
@@ -258,8 +268,12 @@ IMPLS: list[Impl] = [
     CTools("oxmq-nospin", "oxmq, receive spin off", PERF_C / "oxmq", DIST / "lib", kinds=("lat",),
            env={"OXMQ_RECV_SPIN_US": "0"}, group="oxmq"),
     CTools("libzmq", "libzmq", PERF_C / "libzmq", None, pkg_version("libzmq5")),
-    WireLimit("limit", ("thr", "lat"), spin=True),
-    WireLimit("limit-block", ("lat",), spin=False),
+    WireLimit("limit", ("thr", "lat"), "spin"),
+    WireLimit("limit-block", ("lat",), "block"),
+    # `--impls wait`: what each step of oxmq's wait costs the wire's ping-pong (latency only)
+    WireLimit("wait-poll", ("lat",), "poll"),
+    WireLimit("wait-pollctl", ("lat",), "pollctl"),
+    WireLimit("wait-spinctl", ("lat",), "spinctl"),
 ]
 
 
@@ -268,8 +282,9 @@ def load_plugins():
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)  # type: ignore[union-attr]
-        impl = getattr(mod, "IMPL", None)
-        if impl is not None:
+        for impl in getattr(mod, "IMPLS", None) or [getattr(mod, "IMPL", None)]:
+            if impl is None:
+                continue
             # before the wire's limits, so the table reads: implementations, then the ceilings
             at = next((i for i, x in enumerate(IMPLS) if isinstance(x, WireLimit)), len(IMPLS))
             IMPLS.insert(at, impl)
@@ -614,6 +629,9 @@ def table(samples, args, t: str, k: str, impls: list[Impl], base: str | None) ->
         ratios.append(("oxmq/limit (spin)", "oxmq", "limit"))
     if k == "lat" and "limit-block" in names:
         ratios += [(f"{n}/limit (block)", n, "limit-block") for n in ("oxmq-nospin", base) if n in names]
+    # an A/B of two oxmq builds (impl_before.py)
+    ratios += [(f"{a}/{b}", a, b) for a, b in (("oxmq", "before"), ("oxmq-nospin", "before-nospin"))
+               if b in names and (k == "lat" or b == "before")]
     ratios = [r for r in ratios if r[1] in names]
     cpu_ratio = [("CPU oxmq/libzmq", "oxmq", base)] if base and "oxmq" in names else []
     hdr = (["size"] + [i.column(k) for i in impls] + [h for h, _, _ in ratios]
