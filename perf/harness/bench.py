@@ -18,6 +18,10 @@ wire_lat; `--impls limit` selects both columns, three limits):
   limit-block  latency only: the same ping-pong with blocking reads, the floor for a layer
                that sleeps in the kernel (oxmq-nospin, libzmq).
 So oxmq/limit reads as "the share of what the machine could do with framed messages".
+`--impls wait` adds probes, not limits (latency only): the same ping-pong waiting the way
+oxmq's direct receive waits, step by step (wire_lat's poll, pollctl and spinctl modes), to say
+what each step of that structure costs. `AB_BEFORE=DIR --impls oxmq,before` compares two
+oxmq builds (impl_before.py).
 
 Reports medians with min-max, CPU per message (user+sys of both processes, start-up
 included) beside every rate, ratios oxmq/libzmq and oxmq/limit, the machine description, and
