@@ -270,24 +270,25 @@ impl AsyncSocket {
     pub fn poll_recv(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
         // A message already queued, with no spin's bookkeeping to settle (the common case of a
         // busy socket): the non-blocking receive and nothing more, inline in the caller's
-        // future. The rest, out of line, starts with the same attempt.
-        if self.pending_since.is_none() {
+        // future. The rest, out of line, starts with that attempt unless it was made here.
+        let tried = self.pending_since.is_none();
+        if tried {
             match self.try_recv() {
                 Err(Error::Again) => {}
                 r => return Poll::Ready(r),
             }
         }
-        self.poll_recv_wait(cx)
+        self.poll_recv_wait(cx, tried)
     }
 
     /// [`AsyncSocket::poll_recv`] past its first attempt: the spin, the direct read, the
-    /// waker.
+    /// waker. `tried`: the caller's attempt found nothing just now.
     #[inline(never)]
-    fn poll_recv_wait(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
+    fn poll_recv_wait(&mut self, cx: &mut TaskContext<'_>, mut tried: bool) -> Poll<Result<Message>> {
         let mut spun = false;
         let mut read = false;
         loop {
-            match self.try_recv() {
+            match if std::mem::take(&mut tried) { Err(Error::Again) } else { self.try_recv() } {
                 Err(Error::Again) => {}
                 r => {
                     if let Some(t) = self.pending_since.take() {
