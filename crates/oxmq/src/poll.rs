@@ -247,7 +247,11 @@ fn wait_direct(items: &mut [PollItem<'_>], pfds: &mut [libc::pollfd], deadline: 
         })
         .max();
     let woke = w.run(deadline, &mut spin);
-    drop(w); // the connections' input goes back to the I/O thread
+    if matches!(woke, Ok(Woke::Mailbox)) && start.elapsed() <= crate::socket::direct::LEND_AFTER {
+        // A poll loop's quick exchange: its next wait takes the input as it is (`Watch::lend`).
+        w.lend();
+    }
+    drop(w); // the connections' input goes back to the I/O thread, or stays lent
     let any_fd = items.iter().any(|it| matches!(it, PollItem::Fd { .. }));
     let sleep = matches!(woke, Ok(Woke::Idle));
     if sleep || any_fd {

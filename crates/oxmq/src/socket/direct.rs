@@ -23,8 +23,8 @@
 //! one over a few sockets at once.
 //!
 //! Taking the input over and handing it back are an `epoll_ctl` each, on the path of every
-//! exchange. So a receive whose wait a message ended quickly (within [`LEND_AFTER`]: an
-//! exchange) does not hand the input back: it stays lent to application threads
+//! exchange. So a receive (or a `crate::poll`) whose wait a message ended quickly (within
+//! [`LEND_AFTER`]: an exchange) does not hand the input back: it stays lent to application threads
 //! (`io/session/lease.rs`), and the next wait finds it taken over already. If no wait comes back for it within the lease, the I/O
 //! thread takes it back, so input that arrives meanwhile waits in the kernel for at most
 //! about two leases before the I/O thread reads it.
@@ -49,9 +49,9 @@ use crate::{Error, Result};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The longest wait after which a receive lends its connections' input to its next wait
-/// (see the module comment): a wait as short as this is one of a quick exchange.
-const LEND_AFTER: Duration = Duration::from_millis(1);
+/// The longest wait after which a receive (or `crate::poll`) lends its connections' input to
+/// its next wait (see the module comment): a wait as short as this is one of a quick exchange.
+pub(crate) const LEND_AFTER: Duration = Duration::from_millis(1);
 
 /// The default spin window (see the module comment).
 const SPIN_DEFAULT_US: u32 = 50;
