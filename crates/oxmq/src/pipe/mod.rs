@@ -52,9 +52,10 @@ pub(crate) trait Owner: Send + Sync {
     }
 
     /// Ends a wait begun with [`Owner::direct_arm`]: hands the input back to the owner's
-    /// thread, or with `lend`, leaves it with application threads for a short while, for a
-    /// caller that is about to wait on it again (the owner takes it back if none does).
-    fn direct_disarm(&self, _id: PipeId, _lend: bool) {}
+    /// thread, or with `lend` (the time the wait ended), leaves it with application threads
+    /// for a short while, for a caller that is about to wait on it again (the owner takes it
+    /// back if none does).
+    fn direct_disarm(&self, _id: PipeId, _lend: Option<std::time::Instant>) {}
 
     /// Reads the owner's input on the calling thread and delivers it into the pipe, without
     /// blocking: true if it read anything. False when it could not run (busy on its own thread,

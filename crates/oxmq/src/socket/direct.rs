@@ -149,18 +149,23 @@ impl Socket {
         if self.shared.mailbox.has_pending() {
             return self.wait(deadline);
         }
-        let Some(mut watch) = self.watch(also) else {
+        // Built in place: a watch is several hundred bytes, and a wait moved it twice.
+        let mut watch = Watch::new(self.env.clone());
+        if !self.fill_watch(&mut watch, also) {
             // Fan-in: the I/O thread batches better.
             return self.wait(deadline);
-        };
+        }
         let start = Instant::now();
         let mut spin = self.spin.until(start, deadline);
         let spins = spin.is_some();
         let woke = watch.run(deadline, &mut spin)?;
         match woke {
             Woke::Mailbox => {
-                if lend && start.elapsed() <= LEND_AFTER {
-                    watch.lend();
+                if lend {
+                    let now = Instant::now();
+                    if now - start <= LEND_AFTER {
+                        watch.lend(now);
+                    }
                 }
                 self.spin.ended(start);
                 if spins {
@@ -184,20 +189,20 @@ impl Socket {
         }
     }
 
-    /// The connections a wait can read on its own thread (at most [`DIRECT_MAX`]), taken over
-    /// from the I/O thread until the [`Watch`] is dropped, and their input already waiting read
-    /// at once; with the mailbox and `also` (at most [`WAIT_ALSO_MAX`]) beside them. None for
-    /// a socket with more connections and nothing in `also`: it waits on its mailbox alone.
-    fn watch(&mut self, also: &[RawFd]) -> Option<Watch> {
-        let mut w = Watch::new(self.env.clone());
+    /// Puts into the empty watch `w` the connections a wait can read on its own thread (at
+    /// most [`DIRECT_MAX`]), taken over from the I/O thread until `w` is dropped, and their
+    /// input already waiting read at once; with the mailbox and `also` (at most
+    /// [`WAIT_ALSO_MAX`]) beside them. False for a socket with more connections and nothing
+    /// in `also`: it waits on its mailbox alone.
+    fn fill_watch(&mut self, w: &mut Watch, also: &[RawFd]) -> bool {
         for &fd in also {
             w.add_also(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
         }
         if w.add_socket(self, true) != Added::Read && also.is_empty() {
-            return None;
+            return false;
         }
         w.arm();
-        Some(w)
+        true
     }
 
     /// For a receive that will not wait (the async layer's, before it goes pending): reads the
@@ -242,7 +247,10 @@ impl Socket {
         if self.level.mask != 0 || self.shared.mailbox.has_pending() {
             return None;
         }
-        let watch = self.watch(&[])?;
+        let mut watch = Watch::new(self.env.clone());
+        if !self.fill_watch(&mut watch, &[]) {
+            return None;
+        }
         let start = Instant::now();
         let spin = self.spin.until(start, deadline);
         Some(SyncWait { watch, start, spins: spin.is_some(), spin, to_mailbox: false })
@@ -341,8 +349,9 @@ pub(crate) struct Watch {
     n: usize,
     /// Connections whose input this wait took over.
     on: [bool; DIRECT_MAX],
-    /// Lend that input to the next wait instead of handing it back ([`Watch::lend`]).
-    lend: bool,
+    /// Lend that input to the next wait instead of handing it back ([`Watch::lend`]): when
+    /// the wait ended.
+    lend: Option<Instant>,
     fds: [libc::pollfd; WATCH_FDS],
     /// The connection (index into `peers`) each polled descriptor past the others belongs to.
     who: [usize; WATCH_FDS],
@@ -364,7 +373,7 @@ impl Watch {
             mailbox_of: [0; DIRECT_MAX],
             n: 0,
             on: [false; DIRECT_MAX],
-            lend: false,
+            lend: None,
             fds: [none; WATCH_FDS],
             who: [0; WATCH_FDS],
             m: 0,
@@ -466,9 +475,10 @@ impl Watch {
     }
 
     /// When the watch ends, the connections' input it took over stays lent to application
-    /// threads (`Owner::direct_disarm`), for a caller that waits again at once.
-    pub(crate) fn lend(&mut self) {
-        self.lend = true;
+    /// threads (`Owner::direct_disarm`), for a caller that waits again at once; `ended`: when
+    /// the wait ended, the lease's start.
+    pub(crate) fn lend(&mut self, ended: Instant) {
+        self.lend = Some(ended);
     }
 
     fn pending(&self) -> bool {

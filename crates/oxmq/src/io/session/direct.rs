@@ -88,7 +88,7 @@ impl crate::pipe::Owner for SessionOwner {
         }
     }
 
-    fn direct_disarm(&self, id: PipeId, lend: bool) {
+    fn direct_disarm(&self, id: PipeId, lend: Option<Instant>) {
         // Waits for the session if the I/O thread has it: input must be handed back.
         if let Some(s) = self.me.get().and_then(Weak::upgrade) {
             let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
@@ -234,7 +234,7 @@ impl Session {
 
     /// The receiver stopped waiting: input is the I/O thread's again (any that arrived
     /// meanwhile is reported to it at once), or with `lend`, lent on (`lease.rs`).
-    fn direct_disarm(&mut self, lend: bool) {
+    fn direct_disarm(&mut self, lend: Option<Instant>) {
         if let State::Connected(c) = &mut self.state {
             c.lease_release(&self.link, lend);
         }

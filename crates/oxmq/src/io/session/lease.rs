@@ -41,15 +41,15 @@ impl Conn {
         self.lease.watched = true;
     }
 
-    /// A wait that took the input ended: lends it on (with `lend`, while an application
-    /// thread may still read it) or hands it back to the I/O thread.
-    pub(super) fn lease_release(&mut self, link: &Link, lend: bool) {
+    /// A wait that took the input ended: lends it on (with `lend`, the time the wait ended,
+    /// while an application thread may still read it) or hands it back to the I/O thread.
+    pub(super) fn lease_release(&mut self, link: &Link, lend: Option<Instant>) {
         self.lease.watched = false;
-        if !lend || !self.armed || !self.direct_readable(link) {
+        let Some(ended) = lend.filter(|_| self.armed && self.direct_readable(link)) else {
             self.disarm(link);
             return;
-        }
-        self.lease.until = Some(Instant::now() + LEASE);
+        };
+        self.lease.until = Some(ended + LEASE);
         link.owner.lent.store(true, Ordering::Relaxed);
         if !self.lease.asked {
             self.lease.asked = true;
