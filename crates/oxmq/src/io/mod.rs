@@ -539,6 +539,12 @@ impl Reactor {
         }
     }
 
+    /// [`Reactor::with_session`] for a command that names its session by slot and serial: one
+    /// for a session that has ended since (its slot reused) is ignored.
+    fn with_named_session(&mut self, token: usize, serial: u64, f: impl FnOnce(&mut Session, &mut Ctx<'_>) -> bool) {
+        self.with_session(token, |s, ctx| s.serial() != serial || f(s, ctx));
+    }
+
     fn dispatch(&mut self, token: usize, readable: bool, writable: bool) {
         match self.entries.get_mut(token) {
             Some(Some(Entry::Listener(_))) => self.accept(token),
@@ -705,35 +711,13 @@ impl Reactor {
                     }
                 }
             }
-            IoCmd::Pipe(id, what) => {
-                if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
-                    if lock(s).serial() == id.serial {
-                        self.with_session(id.slot, |s, ctx| s.pipe_event(ctx, what));
-                    }
-                }
-            }
-            IoCmd::Lease(id) => {
-                if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
-                    if lock(s).serial() == id.serial {
-                        self.with_session(id.slot, |s, ctx| s.lease_asked(ctx));
-                    }
-                }
-            }
+            IoCmd::Pipe(id, what) => self.with_named_session(id.slot, id.serial, |s, ctx| s.pipe_event(ctx, what)),
+            IoCmd::Lease(id) => self.with_named_session(id.slot, id.serial, |s, ctx| s.lease_asked(ctx)),
             IoCmd::Turn(id, turned) => {
-                if let Some(Some(Entry::Session(s))) = self.entries.get(id.slot) {
-                    if lock(s).serial() == id.serial {
-                        self.with_session(id.slot, |s, ctx| s.ready(ctx, true, false));
-                    }
-                }
+                self.with_named_session(id.slot, id.serial, |s, ctx| s.ready(ctx, true, false));
                 turned.set();
             }
-            IoCmd::Resolved { token, serial, addrs } => {
-                if let Some(Some(Entry::Session(s))) = self.entries.get(token) {
-                    if lock(s).serial() == serial {
-                        self.with_session(token, |s, ctx| s.resolved(ctx, addrs));
-                    }
-                }
-            }
+            IoCmd::Resolved { token, serial, addrs } => self.with_named_session(token, serial, |s, ctx| s.resolved(ctx, addrs)),
             IoCmd::Stop => {
                 self.stopping = true;
                 for t in 0..self.entries.len() {
