@@ -248,11 +248,8 @@ fn wait_direct(items: &mut [PollItem<'_>], pfds: &mut [libc::pollfd], deadline: 
         .max();
     let woke = w.run(deadline, &mut spin);
     if matches!(woke, Ok(Woke::Mailbox)) {
-        let now = Instant::now();
-        if now - start <= crate::socket::direct::LEND_AFTER {
-            // A poll loop's quick exchange: its next wait takes the input as it is (`Watch::lend`).
-            w.lend(now);
-        }
+        // A poll loop's quick exchange: its next wait takes the input as it is.
+        w.lend_if_quick(start);
     }
     drop(w); // the connections' input goes back to the I/O thread, or stays lent
     let any_fd = items.iter().any(|it| matches!(it, PollItem::Fd { .. }));

@@ -51,7 +51,7 @@ use std::time::{Duration, Instant};
 
 /// The longest wait after which a receive (or `crate::poll`) lends its connections' input to
 /// its next wait (see the module comment): a wait as short as this is one of a quick exchange.
-pub(crate) const LEND_AFTER: Duration = Duration::from_millis(1);
+const LEND_AFTER: Duration = Duration::from_millis(1);
 
 /// The default spin window (see the module comment).
 const SPIN_DEFAULT_US: u32 = 50;
@@ -162,10 +162,7 @@ impl Socket {
         match woke {
             Woke::Mailbox => {
                 if lend {
-                    let now = Instant::now();
-                    if now - start <= LEND_AFTER {
-                        watch.lend(now);
-                    }
+                    watch.lend_if_quick(start);
                 }
                 self.spin.ended(start);
                 if spins {
@@ -349,8 +346,8 @@ pub(crate) struct Watch {
     n: usize,
     /// Connections whose input this wait took over.
     on: [bool; DIRECT_MAX],
-    /// Lend that input to the next wait instead of handing it back ([`Watch::lend`]): when
-    /// the wait ended.
+    /// Lend that input to the next wait instead of handing it back
+    /// ([`Watch::lend_if_quick`]): when the wait ended.
     lend: Option<Instant>,
     fds: [libc::pollfd; WATCH_FDS],
     /// The connection (index into `peers`) each polled descriptor past the others belongs to.
@@ -465,7 +462,7 @@ impl Watch {
         owner.direct_read(*id)
     }
 
-    /// Gives connection `i`'s input back to the I/O thread, or lends it on ([`Watch::lend`]).
+    /// Gives connection `i`'s input back to the I/O thread, or lends it on ([`Watch::lend_if_quick`]).
     fn off(&mut self, i: usize) {
         if std::mem::take(&mut self.on[i]) {
             if let Some((owner, id)) = &self.peers[i] {
@@ -474,11 +471,14 @@ impl Watch {
         }
     }
 
-    /// When the watch ends, the connections' input it took over stays lent to application
-    /// threads (`Owner::direct_disarm`), for a caller that waits again at once; `ended`: when
-    /// the wait ended, the lease's start.
-    pub(crate) fn lend(&mut self, ended: Instant) {
-        self.lend = Some(ended);
+    /// For a caller that waits again at once: if the wait that began at `start` and that a
+    /// message ended now was quick (within [`LEND_AFTER`]), the connections' input it took
+    /// over stays lent to application threads when the watch ends (`Owner::direct_disarm`).
+    pub(crate) fn lend_if_quick(&mut self, start: Instant) {
+        let now = Instant::now();
+        if now - start <= LEND_AFTER {
+            self.lend = Some(now);
+        }
     }
 
     fn pending(&self) -> bool {
