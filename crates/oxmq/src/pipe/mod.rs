@@ -787,6 +787,11 @@ impl PipeEnd {
         }
     }
 
+    /// Whole messages written into this end so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written_msgs
+    }
+
     /// True when a frame is ready to read; when not, the end sleeps and the next flush wakes it.
     pub(crate) fn has_data(&mut self) -> bool {
         if self.conflate || self.farewell.is_some() {

@@ -214,7 +214,7 @@ impl Session {
                 return None;
             }
         }
-        c.lease_taken();
+        c.lease_taken(&self.link);
         Some(c.fd())
     }
 

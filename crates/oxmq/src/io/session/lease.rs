@@ -2,8 +2,9 @@
 //!
 //! A receive that waits on a connection takes its input over from the I/O thread
 //! (`Session::direct_arm`) and hands it back when the wait ends, an `epoll_ctl` each. In a
-//! quick exchange the next wait follows within microseconds, so a wait that ends quickly
-//! lends the input on instead: the I/O thread's registration stays without input, and the
+//! quick exchange the next wait follows within microseconds, so a wait that ends quickly with
+//! one message lends the input on instead (a wait that read a batch is a stream's, and the
+//! I/O thread reads on while the receiver works through it): the I/O thread's registration stays without input, and the
 //! next wait takes the input as it is, with no system call. The I/O thread takes a lent input
 //! back once no wait has come for it for [`LEASE`], by a timer that the first lending asks for
 //! (a command) and that moves on while lending goes on, through the waits too: an exchange
@@ -33,19 +34,25 @@ pub(super) struct Lease {
     asked: bool,
     /// The lease's timer in the reactor.
     pub(super) timer: Option<crate::io::TimerKey>,
+    /// Messages the pipe had taken when the current wait took the input.
+    written_at_wait: u64,
 }
 
 impl Conn {
     /// A wait takes the input (lent or not).
-    pub(super) fn lease_taken(&mut self) {
+    pub(super) fn lease_taken(&mut self, link: &Link) {
         self.lease.watched = true;
+        self.lease.written_at_wait = link.pipe.as_ref().map_or(0, |p| p.written());
     }
 
     /// A wait that took the input ended: lends it on (with `lend`, the time the wait ended,
     /// while an application thread may still read it) or hands it back to the I/O thread.
+    /// Only a wait that brought one message lends: one that read a batch is a stream's, whose
+    /// reading the I/O thread takes off the receiver while it works through the batch.
     pub(super) fn lease_release(&mut self, link: &Link, lend: Option<Instant>) {
         self.lease.watched = false;
-        let Some(ended) = lend.filter(|_| self.armed && self.direct_readable(link)) else {
+        let one = link.pipe.as_ref().is_some_and(|p| p.written() - self.lease.written_at_wait <= 1);
+        let Some(ended) = lend.filter(|_| one && self.armed && self.direct_readable(link)) else {
             self.disarm(link);
             return;
         };
