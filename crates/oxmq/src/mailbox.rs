@@ -6,11 +6,20 @@
 //! message hot path never posts one. An `eventfd` is signalled when the queue goes from empty to
 //! non-empty; a blocked call waits on it with `poll(2)`, and the same descriptor is the socket's
 //! `ZMQ_FD` (readable while commands are pending: libzmq's edge-triggered contract).
+//!
+//! The eventfd is written after the queue's lock is released: the write wakes the owner, which
+//! goes straight for the lock, and a sender still holding it would put the owner back to sleep
+//! on the lock at once. So a drain can run between a post and its signal: `owed` counts the
+//! signals posts have yet to write. A drain that finds one owed reads what has landed and
+//! marks the mailbox [`LATE`]: the next look at it (any call into the socket, or a wait, which
+//! sleeps until the write lands) reads the rest. No count is left behind to keep the
+//! descriptor readable with nothing to do, and each post to an empty queue still writes, so an
+//! edge-triggered `ZMQ_FD` user sees an edge for it.
 
 use crate::pipe::{PipeEnd, PipeId, Wake};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 use std::task::Waker;
 use std::time::Instant;
@@ -58,11 +67,12 @@ impl Signaler {
         unsafe { libc::write(self.fd.as_raw_fd(), &one as *const u64 as *const libc::c_void, 8) };
     }
 
-    /// Resets the counter so the descriptor stops polling readable.
-    pub(crate) fn drain(&self) {
+    /// Resets the counter so the descriptor stops polling readable. Returns false when the
+    /// counter was already zero.
+    pub(crate) fn drain(&self) -> bool {
         let mut v: u64 = 0;
         // SAFETY: reads 8 bytes into a valid u64 from our own non-blocking eventfd.
-        unsafe { libc::read(self.fd.as_raw_fd(), &mut v as *mut u64 as *mut libc::c_void, 8) };
+        unsafe { libc::read(self.fd.as_raw_fd(), &mut v as *mut u64 as *mut libc::c_void, 8) == 8 }
     }
 
     /// Waits until signalled or until `deadline` (None = forever). Returns false on timeout.
@@ -101,7 +111,7 @@ pub(crate) fn poll_timeout(deadline: Option<Instant>) -> i32 {
 struct Queue {
     cmds: Vec<Command>,
     closed: bool,
-    /// The eventfd was signalled and not drained since.
+    /// The eventfd was signalled, or a post owes it a signal, since it was last reset.
     signalled: bool,
     /// Tasks of the async layer waiting for this socket ([`WakerSlot`]): the next command
     /// wakes them instead of the eventfd. Empty unless an async socket went pending.
@@ -117,15 +127,23 @@ pub(crate) enum WakerSlot {
     Send = 1,
 }
 
+/// [`Mailbox::pending`]: commands are queued.
+const CMDS: u8 = 1;
+/// [`Mailbox::pending`]: a drain left a signal still owed (see the module's note).
+const LATE: u8 = 2;
+
 /// The command queue plus its signaler.
 pub(crate) struct Mailbox {
     queue: Mutex<Queue>,
-    pending: AtomicBool,
+    /// [`CMDS`] and [`LATE`]; written under the queue lock.
+    pending: AtomicU8,
     /// How many times the owner took commands ([`Mailbox::taken`]); written under the queue lock.
     taken: AtomicU64,
     /// The owning thread is awake and will look at `pending` before it sleeps (it is reading
     /// its connections itself, `socket/direct.rs`): a command posted meanwhile needs no signal.
     quiet: AtomicBool,
+    /// Signals owed by posts and not yet written (see the module's note).
+    owed: AtomicU32,
     signaler: Signaler,
 }
 
@@ -133,37 +151,56 @@ impl Mailbox {
     pub(crate) fn new() -> io::Result<Mailbox> {
         Ok(Mailbox {
             queue: Mutex::new(Queue { cmds: Vec::new(), closed: false, signalled: false, wakers: [None, None] }),
-            pending: AtomicBool::new(false),
+            pending: AtomicU8::new(0),
             taken: AtomicU64::new(0),
             quiet: AtomicBool::new(false),
+            owed: AtomicU32::new(0),
             signaler: Signaler::new()?,
         })
     }
 
     /// Posts a command; signals the eventfd if the queue was empty. Callable from any thread.
+    #[inline]
     pub(crate) fn send(&self, cmd: Command) {
+        if self.post(cmd) {
+            self.pay();
+        }
+    }
+
+    /// Writes the signal a post owes.
+    fn pay(&self) {
+        self.signaler.signal();
+        self.owed.fetch_sub(1, Ordering::Release);
+    }
+
+    /// Queues a command; returns true when the caller owes the eventfd its signal (written
+    /// outside the lock, see the module's note).
+    fn post(&self, cmd: Command) -> bool {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         if q.closed {
             // The socket is gone: dropping the command closes any pipe end it carries, so the
             // sender learns through the pipe instead of waiting on a socket that never reads.
             drop(q);
             drop(cmd);
-            return;
+            return false;
         }
         let was_empty = q.cmds.is_empty();
         q.cmds.push(cmd);
         if was_empty {
             // SeqCst with `set_quiet`: either the owner's look at `pending` after it stops
             // being quiet sees this store, or this load sees it is no longer quiet and signals.
-            self.pending.store(true, Ordering::SeqCst);
+            self.pending.fetch_or(CMDS, Ordering::SeqCst);
             if !self.quiet.load(Ordering::SeqCst) {
                 if q.wakers[0].is_some() || q.wakers[1].is_some() {
-                    return Self::wake_tasks(q);
+                    Self::wake_tasks(q);
+                    return false;
                 }
                 q.signalled = true;
-                self.signaler.signal();
+                self.owed.fetch_add(1, Ordering::Relaxed);
+                return true;
             }
         }
+        false
     }
 
     /// An async task waits for this socket: it is woken rather than the eventfd, outside the
@@ -216,10 +253,17 @@ impl Mailbox {
         self.quiet.store(quiet, Ordering::SeqCst);
     }
 
-    /// Cheap check for the hot path: one relaxed load.
+    /// Cheap check for the hot path, one load: commands are queued, or a signal is left to
+    /// read.
     #[inline]
     pub(crate) fn has_pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire)
+        self.pending.load(Ordering::Acquire) != 0
+    }
+
+    /// Commands are queued (a wait need not sleep); false when only a signal is left to read.
+    #[inline]
+    pub(crate) fn has_commands(&self) -> bool {
+        self.pending.load(Ordering::Acquire) & CMDS != 0
     }
 
     /// Counts the drains that took commands: a caller that compares it before and after a
@@ -233,17 +277,30 @@ impl Mailbox {
 
     /// Takes every pending command (into `out`, to reuse its allocation).
     pub(crate) fn drain_into(&self, out: &mut Vec<Command>) {
+        if self.pending.load(Ordering::Acquire) == LATE && self.owed.load(Ordering::Acquire) != 0 {
+            return; // no command, and the signal left to read has not landed yet
+        }
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         std::mem::swap(&mut q.cmds, out);
-        self.pending.store(false, Ordering::Release);
         if !out.is_empty() {
             self.taken.fetch_add(1, Ordering::Release);
         }
         // Reset under the lock: a sender that pushes after we release sees an empty queue and
         // signals again, so no command is left without a signal.
-        if std::mem::take(&mut q.signalled) {
-            self.signaler.drain();
+        let late = if self.reset(&mut q) { 0 } else { LATE };
+        self.pending.store(late, Ordering::Release);
+    }
+
+    /// Reads the eventfd's signals under the queue lock. False while a post still owes one (it
+    /// released the lock and has yet to write): the flag stays, for a later reset to read it.
+    fn reset(&self, q: &mut Queue) -> bool {
+        if !q.signalled {
+            return true;
         }
+        let owed = self.owed.load(Ordering::Acquire) != 0;
+        self.signaler.drain();
+        q.signalled = owed;
+        !owed
     }
 
     /// As [`Mailbox::drain_into`], but leaves the eventfd as it is: in level-triggered
@@ -252,7 +309,7 @@ impl Mailbox {
     pub(crate) fn drain_into_keep(&self, out: &mut Vec<Command>) {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         std::mem::swap(&mut q.cmds, out);
-        self.pending.store(false, Ordering::Release);
+        self.pending.store(0, Ordering::Release);
         if !out.is_empty() {
             self.taken.fetch_add(1, Ordering::Release);
         }
@@ -268,15 +325,14 @@ impl Mailbox {
     /// Resets the eventfd unless commands are queued. Under the queue lock, so a command
     /// posted at the same time either finds the queue empty after us and signals again, or is
     /// seen here and keeps the descriptor readable: no wake-up is lost. Returns true when the
-    /// descriptor was reset.
+    /// descriptor was reset; false also while a post's signal is still owed (the descriptor
+    /// will be readable once it lands, and the next call resets it).
     pub(crate) fn clear_if_idle(&self) -> bool {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         if !q.cmds.is_empty() {
             return false;
         }
-        q.signalled = false;
-        self.signaler.drain();
-        true
+        self.reset(&mut q)
     }
 
     /// Refuses further commands and returns those still queued (to be dropped by the caller
@@ -284,7 +340,7 @@ impl Mailbox {
     pub(crate) fn close(&self) -> Vec<Command> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         q.closed = true;
-        self.pending.store(false, Ordering::Release);
+        self.pending.store(0, Ordering::Release);
         std::mem::take(&mut q.cmds)
     }
 
@@ -335,6 +391,65 @@ mod tests {
         assert_eq!(v.len(), 1);
         mb.send(Command::Stop);
         assert!(mb.wait(Some(Instant::now())).unwrap(), "signalled again once awake");
+    }
+
+    /// The signal is written after the lock is released. Whether a drain (or level mode's
+    /// reset) runs before or after it lands, the descriptor ends reset and the next post
+    /// signals again; many rounds, so that both orders occur.
+    #[test]
+    fn a_drain_racing_the_signal_leaves_the_descriptor_reset() {
+        let mb = std::sync::Arc::new(Mailbox::new().unwrap());
+        let mut v = Vec::new();
+        for round in 0..2_000 {
+            assert!(mb.post(Command::Stop), "the first post owes the signal");
+            assert!(!mb.post(Command::Stop), "the queue was not empty: nothing more is owed");
+            let m2 = mb.clone();
+            let payer = std::thread::spawn(move || m2.pay());
+            v.clear();
+            if round % 2 == 0 {
+                mb.drain_into(&mut v);
+                assert_eq!(v.len(), 2);
+                payer.join().unwrap();
+                if mb.has_pending() {
+                    assert!(!mb.has_commands(), "only a signal left to read");
+                    v.clear();
+                    mb.drain_into(&mut v);
+                    assert!(v.is_empty());
+                }
+            } else {
+                mb.drain_into_keep(&mut v);
+                assert_eq!(v.len(), 2);
+                let reset = mb.clear_if_idle();
+                payer.join().unwrap();
+                assert!(reset || mb.clear_if_idle(), "reset once the signal landed");
+            }
+            assert!(!mb.has_pending());
+            assert!(!mb.wait(Some(Instant::now())).unwrap(), "nothing left readable (round {round})");
+            mb.send(Command::Stop);
+            assert!(mb.wait(Some(Instant::now())).unwrap(), "the next post signals (round {round})");
+            v.clear();
+            mb.drain_into(&mut v);
+        }
+    }
+
+    /// A count a user read off ZMQ_FD does not silence the mailbox, and level signals that
+    /// repeat are reset by one read.
+    #[test]
+    fn a_stray_read_and_repeated_level_signals_leave_it_working() {
+        let mb = Mailbox::new().unwrap();
+        let mut v = Vec::new();
+        mb.send(Command::Stop);
+        mb.signaler.drain();
+        mb.drain_into(&mut v);
+        mb.send(Command::Stop);
+        assert!(mb.wait(Some(Instant::now())).unwrap(), "still signalled after a stray read");
+        v.clear();
+        mb.drain_into(&mut v);
+        assert_eq!(v.len(), 1);
+        mb.signal();
+        mb.signal();
+        assert!(mb.clear_if_idle(), "one read resets any number of level signals");
+        assert!(!mb.wait(Some(Instant::now())).unwrap());
     }
 
     #[test]

@@ -481,8 +481,10 @@ impl Watch {
         }
     }
 
+    /// Commands are queued on a mailbox. (One left with only a late signal to read is not
+    /// looked at here: its descriptor polls readable once the signal lands.)
     fn pending(&self) -> bool {
-        self.mailboxes[..self.s].iter().flatten().any(|m| m.has_pending())
+        self.mailboxes[..self.s].iter().flatten().any(|m| m.has_commands())
     }
 
     /// Waits until `deadline`, polling without sleeping until `spin` (then `None`: sleep from
@@ -520,6 +522,9 @@ impl Watch {
             }
             if self.env.is_terminating() {
                 return Err(Error::Term);
+            }
+            if self.fds[..s].iter().any(|f| f.revents != 0) {
+                return Ok(Woke::Mailbox);
             }
             if self.fds[s..s + k].iter().any(|f| f.revents != 0) {
                 return Ok(Woke::Also);

@@ -406,7 +406,7 @@ impl Socket {
     fn wait(&mut self, deadline: Option<Instant>) -> Result<()> {
         self.pipes.waits += 1;
         self.level_before_wait();
-        if !self.shared.mailbox.has_pending() {
+        if !self.shared.mailbox.has_commands() {
             let got = match self.shared.mailbox.wait(deadline) {
                 Ok(g) => g,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Error::Intr),
