@@ -14,7 +14,9 @@
 //! marks the mailbox [`LATE`]: the next look at it (any call into the socket, or a wait, which
 //! sleeps until the write lands) reads the rest. No count is left behind to keep the
 //! descriptor readable with nothing to do, and each post to an empty queue still writes, so an
-//! edge-triggered `ZMQ_FD` user sees an edge for it.
+//! edge-triggered `ZMQ_FD` user sees an edge for it. In level-triggered mode
+//! ([`Mailbox::set_level`]) the descriptor must be readable the moment the socket is, so there
+//! posts write under the lock.
 
 use crate::pipe::{PipeEnd, PipeId, Wake};
 use std::io;
@@ -116,6 +118,8 @@ struct Queue {
     /// Tasks of the async layer waiting for this socket ([`WakerSlot`]): the next command
     /// wakes them instead of the eventfd. Empty unless an async socket went pending.
     wakers: [Option<Waker>; 2],
+    /// Level-triggered readiness: posts signal under the lock.
+    level: bool,
 }
 
 /// Which of a socket's two async waits a waker stands for: a task receiving and a task
@@ -150,7 +154,7 @@ pub(crate) struct Mailbox {
 impl Mailbox {
     pub(crate) fn new() -> io::Result<Mailbox> {
         Ok(Mailbox {
-            queue: Mutex::new(Queue { cmds: Vec::new(), closed: false, signalled: false, wakers: [None, None] }),
+            queue: Mutex::new(Queue { cmds: Vec::new(), closed: false, signalled: false, wakers: [None, None], level: false }),
             pending: AtomicU8::new(0),
             taken: AtomicU64::new(0),
             quiet: AtomicBool::new(false),
@@ -196,6 +200,10 @@ impl Mailbox {
                     return false;
                 }
                 q.signalled = true;
+                if q.level {
+                    self.signaler.signal();
+                    return false;
+                }
                 self.owed.fetch_add(1, Ordering::Relaxed);
                 return true;
             }
@@ -313,6 +321,11 @@ impl Mailbox {
         if !out.is_empty() {
             self.taken.fetch_add(1, Ordering::Release);
         }
+    }
+
+    /// Level-triggered readiness on (the socket's `OXMQ_FD_LEVEL`) or off.
+    pub(crate) fn set_level(&self, on: bool) {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner()).level = on;
     }
 
     /// Makes the eventfd readable (level mode: the socket has something for its user).
@@ -450,6 +463,9 @@ mod tests {
         mb.signal();
         assert!(mb.clear_if_idle(), "one read resets any number of level signals");
         assert!(!mb.wait(Some(Instant::now())).unwrap());
+        mb.set_level(true);
+        assert!(!mb.post(Command::Stop), "level mode: the post signals itself, under the lock");
+        assert!(mb.wait(Some(Instant::now())).unwrap(), "readable as soon as the post returns");
     }
 
     #[test]

@@ -79,6 +79,7 @@ impl Socket {
             return Err(crate::Error::Invalid);
         }
         self.level.mask = v as i16;
+        self.shared.mailbox.set_level(v != 0);
         // Start from a known state: reset unless commands are queued (then it stays readable
         // and they are processed just below).
         self.level.fd_set = !self.shared.mailbox.clear_if_idle();
