@@ -14,6 +14,7 @@ use common::*;
 use oxmq::{opt, poll, Context, Error, PollItem, SocketType as T};
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -237,17 +238,33 @@ fn input_lent_between_waits_goes_back_to_the_io_thread_when_no_wait_comes() {
 }
 
 /// A raw ZMTP 3.1 DEALER connected to an oxmq DEALER that echoes, with its handshake done.
+/// A raw peer's byte stream: tcp or a unix stream.
+trait Wire: Read + Write + Send {}
+impl Wire for TcpStream {}
+impl Wire for UnixStream {}
+
 struct RawPeer {
-    stream: TcpStream,
+    stream: Box<dyn Wire>,
     /// Everything read from oxmq so far (its greeting, READY, then frames).
     seen: Vec<u8>,
 }
 
 impl RawPeer {
+    /// Connects to oxmq's tcp or ipc endpoint `ep` and sends a DEALER's handshake.
     fn connect(ep: &str) -> RawPeer {
-        let addr = ep.trim_start_matches("tcp://");
-        let mut stream = TcpStream::connect(addr).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+        let timeout = Some(Duration::from_millis(50));
+        let mut stream: Box<dyn Wire> = match ep.strip_prefix("ipc://") {
+            Some(path) => {
+                let s = UnixStream::connect(path).expect("connect");
+                s.set_read_timeout(timeout).unwrap();
+                Box::new(s)
+            }
+            None => {
+                let s = TcpStream::connect(ep.trim_start_matches("tcp://")).expect("connect");
+                s.set_read_timeout(timeout).unwrap();
+                Box::new(s)
+            }
+        };
         stream.write_all(&handshake(b"DEALER")).unwrap();
         RawPeer { stream, seen: Vec::new() }
     }
@@ -273,9 +290,10 @@ impl RawPeer {
 
 /// An oxmq DEALER bound on tcp with a thread that echoes messages back until it receives
 /// `stop`, keeping `direct` at the socket's count of direct reads after each message.
-fn echo_server(ctx: &Context, direct: Arc<AtomicU64>) -> (String, std::thread::JoinHandle<()>) {
+fn echo_server(ctx: &Context, direct: Arc<AtomicU64>, (t, window): Case) -> (String, std::thread::JoinHandle<()>) {
     let mut s = socket(ctx, T::Dealer);
-    let ep = bind(&mut s, Transport::Tcp);
+    with_window(&mut s, window);
+    let ep = bind(&mut s, t);
     let h = std::thread::spawn(move || loop {
         let m = s.recv(0).expect("echo: message");
         direct.store(s.stats().direct_reads, Ordering::Relaxed);
@@ -294,35 +312,40 @@ fn echo_server(ctx: &Context, direct: Arc<AtomicU64>) -> (String, std::thread::J
 /// the waiting thread has read one.
 #[test]
 fn a_command_read_mid_wait_is_handled() {
-    let ctx = Context::new();
-    let direct = Arc::new(AtomicU64::new(0));
-    let (ep, server) = echo_server(&ctx, direct.clone());
-    let mut peer = RawPeer::connect(&ep);
-    peer.stream.write_all(&frame(0, b"first")).unwrap();
-    let mut at = peer.read_until(0, &frame(0, b"first"), "the first echo");
-    let mut exchanges = 0u32;
-    while exchanges < 40 || (direct.load(Ordering::Relaxed) == 0 && exchanges < 2000) {
-        let context = exchanges.to_be_bytes();
-        let body = [b'm', context[2], context[3]];
-        let mut bytes = ping(0, &context);
-        bytes.extend(frame(0, &body));
-        peer.stream.write_all(&bytes).unwrap();
-        let mut pong = vec![4];
-        pong.extend_from_slice(b"PONG");
-        pong.extend_from_slice(&context);
-        let pong_at = peer.read_until(at, &command(&pong), "a PONG");
-        at = peer.read_until(at, &frame(0, &body), "the echo after a PING").max(pong_at);
-        exchanges += 1;
+    for case in CASES {
+        let ctx = Context::new();
+        let direct = Arc::new(AtomicU64::new(0));
+        let (ep, server) = echo_server(&ctx, direct.clone(), case);
+        let mut peer = RawPeer::connect(&ep);
+        peer.stream.write_all(&frame(0, b"first")).unwrap();
+        let mut at = peer.read_until(0, &frame(0, b"first"), "the first echo");
+        let mut exchanges = 0u32;
+        while exchanges < 40 || (direct.load(Ordering::Relaxed) == 0 && exchanges < 2000) {
+            let context = exchanges.to_be_bytes();
+            let body = [b'm', context[2], context[3]];
+            let mut bytes = ping(0, &context);
+            bytes.extend(frame(0, &body));
+            peer.stream.write_all(&bytes).unwrap();
+            let mut pong = vec![4];
+            pong.extend_from_slice(b"PONG");
+            pong.extend_from_slice(&context);
+            let pong_at = peer.read_until(at, &command(&pong), "a PONG");
+            at = peer.read_until(at, &frame(0, &body), "the echo after a PING").max(pong_at);
+            exchanges += 1;
+        }
+        peer.stream.write_all(&frame(0, b"stop")).unwrap();
+        server.join().expect("echo server");
+        assert!(
+            direct.load(Ordering::Relaxed) > 0,
+            "{case:?}: no input was read by the waiting receiver in {exchanges} exchanges"
+        );
     }
-    peer.stream.write_all(&frame(0, b"stop")).unwrap();
-    server.join().expect("echo server");
-    assert!(direct.load(Ordering::Relaxed) > 0, "no input was read by the waiting receiver in {exchanges} exchanges");
 }
 
 /// An oxmq DEALER bound on tcp with one raw peer whose first message has arrived.
-fn dealer_with_raw_peer(ctx: &Context) -> (oxmq::Socket, String, RawPeer) {
+fn dealer_with_raw_peer(ctx: &Context, t: Transport) -> (oxmq::Socket, String, RawPeer) {
     let mut s = socket(ctx, T::Dealer);
-    let ep = bind(&mut s, Transport::Tcp);
+    let ep = bind(&mut s, t);
     let mut peer = RawPeer::connect(&ep);
     peer.stream.write_all(&frame(0, b"hello")).unwrap();
     assert_eq!(recv_bytes(&mut s), b"hello");
@@ -338,65 +361,86 @@ fn waiting_receiver(mut s: oxmq::Socket, ms: i32) -> std::thread::JoinHandle<(ox
     })
 }
 
+/// The transports and spin windows the mid-wait cases run with: the default window, and one
+/// that outlasts the wait (the waiting thread then looks at the connection without sleeping:
+/// over ipc by reading it, over tcp by polling it).
+type Case = (Transport, Option<i32>);
+const CASES: [Case; 4] =
+    [(Transport::Tcp, None), (Transport::Tcp, Some(1_000_000)), (Transport::Ipc, None), (Transport::Ipc, Some(1_000_000))];
+
+fn with_window(s: &mut oxmq::Socket, window: Option<i32>) {
+    if let Some(us) = window {
+        s.set_int(opt::OXMQ_RECV_SPIN, us).unwrap();
+    }
+}
+
 /// The end of the stream read mid-wait: the connection ends (the I/O thread closes it) and the
 /// socket counts no peer.
 #[test]
 fn the_end_of_a_stream_read_mid_wait_ends_the_connection() {
-    let ctx = Context::new();
-    let (mut s, _, peer) = dealer_with_raw_peer(&ctx);
-    assert_eq!(s.stats().peers, 1);
-    let waiter = waiting_receiver(s, 2_000);
-    drop(peer);
-    let (mut s, r) = waiter.join().expect("waiter");
-    assert_eq!(r, Err(Error::Again), "nothing was sent before the close");
-    eventually("the closed peer to be gone", || (s.stats().peers == 0).then_some(()));
+    for case in CASES {
+        let ctx = Context::new();
+        let (mut s, _, peer) = dealer_with_raw_peer(&ctx, case.0);
+        assert_eq!(s.stats().peers, 1);
+        with_window(&mut s, case.1);
+        let waiter = waiting_receiver(s, 1_500);
+        drop(peer);
+        let (mut s, r) = waiter.join().expect("waiter");
+        assert_eq!(r, Err(Error::Again), "{case:?}: nothing was sent before the close");
+        eventually("the closed peer to be gone", || (s.stats().peers == 0).then_some(()));
+    }
 }
 
 /// A frame with reserved flag bits read mid-wait: oxmq drops that connection, delivers nothing
 /// of it, and the socket goes on serving others.
 #[test]
 fn a_hostile_frame_read_mid_wait_drops_the_connection() {
-    let ctx = Context::new();
-    let (s, ep, mut hostile) = dealer_with_raw_peer(&ctx);
-    let waiter = waiting_receiver(s, 1_000);
-    hostile.stream.write_all(&frame(0xF0, b"evil")).unwrap();
-    expect_closed(&mut hostile.stream, DEADLINE, "sent reserved flag bits");
-    let (mut s, r) = waiter.join().expect("waiter");
-    assert_eq!(r, Err(Error::Again), "the hostile frame must not be delivered");
-    let mut good = RawPeer::connect(&ep);
-    good.stream.write_all(&frame(0, b"after")).unwrap();
-    s.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
-    assert_eq!(recv_bytes(&mut s), b"after");
+    for case in CASES {
+        let ctx = Context::new();
+        let (mut s, ep, mut hostile) = dealer_with_raw_peer(&ctx, case.0);
+        with_window(&mut s, case.1);
+        let waiter = waiting_receiver(s, 1_000);
+        hostile.stream.write_all(&frame(0xF0, b"evil")).unwrap();
+        expect_closed(&mut hostile.stream, DEADLINE, "sent reserved flag bits");
+        let (mut s, r) = waiter.join().expect("waiter");
+        assert_eq!(r, Err(Error::Again), "{case:?}: the hostile frame must not be delivered");
+        let mut good = RawPeer::connect(&ep);
+        good.stream.write_all(&frame(0, b"after")).unwrap();
+        s.set_int(opt::RCVTIMEO, RCV_MS).unwrap();
+        assert_eq!(recv_bytes(&mut s), b"after");
+    }
 }
 
 /// The receive spin (`OXMQ_RECV_SPIN`): with a window far longer than a round trip, replies in
-/// a REQ/REP exchange arrive while the waits still poll; with the window at 0 no wait spins.
+/// a REQ/REP exchange arrive while the waits still look (poll tcp, read ipc); with the window at 0 no wait spins.
 #[test]
 fn replies_arrive_while_a_wait_spins_and_never_with_the_spin_off() {
-    for (window, spins) in [(1_000_000, true), (0, false)] {
-        let ctx = Context::new();
-        let (mut rep, mut req, _) = pair(&ctx, Transport::Tcp, T::Rep, T::Req);
-        req.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
-        rep.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
-        assert_eq!(req.get_int(opt::OXMQ_RECV_SPIN).unwrap(), window);
-        let server = std::thread::spawn(move || {
-            for _ in 0..200 {
-                let m = rep.recv(0).expect("request");
-                rep.send(m, 0).expect("reply");
+    for t in [Transport::Tcp, Transport::Ipc] {
+        for (window, spins) in [(1_000_000, true), (0, false)] {
+            let ctx = Context::new();
+            let (mut rep, mut req, _) = pair(&ctx, t, T::Rep, T::Req);
+            req.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
+            rep.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
+            assert_eq!(req.get_int(opt::OXMQ_RECV_SPIN).unwrap(), window);
+            let server = std::thread::spawn(move || {
+                for _ in 0..200 {
+                    let m = rep.recv(0).expect("request");
+                    rep.send(m, 0).expect("reply");
+                }
+                rep.stats().spun_waits
+            });
+            for i in 0..200u32 {
+                req.send(&i.to_be_bytes()[..], 0).unwrap();
+                assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "{t:?} reply {i}");
             }
-            rep.stats().spun_waits
-        });
-        for i in 0..200u32 {
-            req.send(&i.to_be_bytes()[..], 0).unwrap();
-            assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "reply {i}");
-        }
-        let spun = server.join().expect("server") + req.stats().spun_waits;
-        if spins {
-            // A one-second window outlasts any reply here, so only waits that could not poll
-            // their connection (the I/O thread held its session) sleep.
-            assert!(spun > 0, "no reply arrived while a wait spun");
-        } else {
-            assert_eq!(spun, 0, "a wait spun with OXMQ_RECV_SPIN at 0");
+            let spun = server.join().expect("server") + req.stats().spun_waits;
+            if spins {
+                // A one-second window outlasts any reply here, so only waits that could not poll
+                // their connection (the I/O thread held its session) sleep.
+                assert!(spun > 0, "{t:?}: no reply arrived while a wait spun");
+            } else {
+                assert_eq!(spun, 0, "{t:?}: a wait spun with OXMQ_RECV_SPIN at 0");
+            }
         }
     }
 }

@@ -38,6 +38,32 @@ pub(crate) enum Wake {
     Hiccup,
 }
 
+/// An input taken over by [`Owner::direct_arm`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Armed {
+    /// The descriptor to wait on.
+    pub(crate) fd: std::os::fd::RawFd,
+    /// A read that finds nothing costs about what a `poll` of the descriptor does, so a
+    /// waiter that does not sleep may look by reading (a unix stream). Not so for tcp: its
+    /// read takes the socket's lock, and input that arrives meanwhile waits in the socket's
+    /// backlog until that read has returned empty.
+    pub(crate) reads_cheaply: bool,
+}
+
+/// What an [`Owner::direct_read`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DirectRead {
+    /// It read input, and delivered what it decoded into the pipe.
+    Read,
+    /// The input had nothing yet; it is still the caller's to read (or wait on).
+    Empty,
+    /// It could not run: the owner's thread is busy with the input, the owner is not in its
+    /// data phase, or the input needs the owner's thread (the end of the stream, an error, the
+    /// protocol's work). The owner's thread handles the input as usual, so a caller that gets
+    /// this waits for a wake-up.
+    Refused,
+}
+
 /// Receives wake-ups for one pipe end. Called from the peer's thread; must not block.
 pub(crate) trait Owner: Send + Sync {
     fn wake(&self, id: PipeId, what: Wake);
@@ -47,7 +73,7 @@ pub(crate) trait Owner: Send + Sync {
     /// None for every other owner, and whenever the owner's own thread must handle the input.
     /// While armed, the owner's own thread is not woken by that input: every `Some` must be
     /// followed by [`Owner::direct_disarm`].
-    fn direct_arm(&self, _id: PipeId) -> Option<std::os::fd::RawFd> {
+    fn direct_arm(&self, _id: PipeId) -> Option<Armed> {
         None
     }
 
@@ -58,11 +84,9 @@ pub(crate) trait Owner: Send + Sync {
     fn direct_disarm(&self, _id: PipeId, _lend: Option<std::time::Instant>) {}
 
     /// Reads the owner's input on the calling thread and delivers it into the pipe, without
-    /// blocking: true if it read anything. False when it could not run (busy on its own thread,
-    /// not in its data phase, or the input needs the owner's thread); the owner's thread then
-    /// handles the input as usual, so a caller that gets false waits for a wake-up.
-    fn direct_read(&self, _id: PipeId) -> bool {
-        false
+    /// blocking (see [`DirectRead`]).
+    fn direct_read(&self, _id: PipeId) -> DirectRead {
+        DirectRead::Refused
     }
 
     /// The descriptor the owner's input arrives on, for a thread about to act on what that

@@ -32,9 +32,10 @@
 //! Even one wake-up is most of a loopback round trip on a machine whose idle cores sleep: the
 //! kernel delivers the bytes in microseconds, then the scheduler takes tens to run the thread
 //! that waits for them. So a wait whose socket's recent waits were short (a request/reply
-//! exchange, a burst) first keeps polling without sleeping, for up to
-//! [`crate::opt::OXMQ_RECV_SPIN`] microseconds (50 by default), yielding the CPU between polls
-//! so a runnable thread on that core (the peer, the sender's I/O thread) is not starved. A wait
+//! exchange, a burst) first keeps looking without sleeping, for up to
+//! [`crate::opt::OXMQ_RECV_SPIN`] microseconds (50 by default), yielding the CPU between looks
+//! so a runnable thread on that core (the peer, the sender's I/O thread) is not starved. A look
+//! reads the connections (see [`Watch::run`]) and the mailbox's commands in memory. A wait
 //! that outlasts that window sleeps as before, and the socket's next wait does not spin until
 //! one ends within the window again: a socket that receives now and then never spins, and an
 //! exchange pays at most one window of CPU per wait.
@@ -44,7 +45,7 @@ use std::os::fd::RawFd;
 
 /// The most descriptors [`Socket::wait_recv_also`] watches beside the socket's own.
 pub const WAIT_ALSO_MAX: usize = 4;
-use crate::pipe::{Owner, PipeId};
+use crate::pipe::{DirectRead, Owner, PipeId};
 use crate::{Error, Result};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -214,7 +215,7 @@ impl Socket {
         }
         let mut read = false;
         for i in 0..w.n {
-            read |= w.read(i);
+            read |= w.read(i) == DirectRead::Read;
         }
         read
     }
@@ -352,6 +353,8 @@ pub(crate) struct Watch {
     fds: [libc::pollfd; WATCH_FDS],
     /// The connection (index into `peers`) each polled descriptor past the others belongs to.
     who: [usize; WATCH_FDS],
+    /// Per connection: a read that finds nothing is as cheap as a poll (`Armed::reads_cheaply`).
+    reads_cheaply: [bool; DIRECT_MAX],
     /// Descriptors polled.
     m: usize,
 }
@@ -373,6 +376,7 @@ impl Watch {
             lend: None,
             fds: [none; WATCH_FDS],
             who: [0; WATCH_FDS],
+            reads_cheaply: [false; DIRECT_MAX],
             m: 0,
         }
     }
@@ -430,10 +434,11 @@ impl Watch {
         self.m = self.s + self.k;
         for i in 0..self.n {
             let Some((owner, id)) = &self.peers[i] else { continue };
-            if let Some(fd) = owner.direct_arm(*id) {
+            if let Some(armed) = owner.direct_arm(*id) {
                 self.on[i] = true;
+                self.reads_cheaply[i] = armed.reads_cheaply;
                 self.read(i);
-                self.fds[self.m].fd = fd;
+                self.fds[self.m].fd = armed.fd;
                 self.who[self.m] = i;
                 self.m += 1;
             }
@@ -444,8 +449,8 @@ impl Watch {
     /// posts a command for each message it delivers to the waiting thread, which looks at the
     /// mailbox next anyway, so signalling the eventfd (and draining it) would only cost two
     /// syscalls.
-    fn read(&self, i: usize) -> bool {
-        let Some((owner, id)) = &self.peers[i] else { return false };
+    fn read(&self, i: usize) -> DirectRead {
+        let Some((owner, id)) = &self.peers[i] else { return DirectRead::Refused };
         let b = self.mailbox_of[i];
         let Some(mailbox) = self.mailboxes[b].as_deref().filter(|_| self.quiet[b]) else {
             return owner.direct_read(*id);
@@ -489,8 +494,15 @@ impl Watch {
 
     /// Waits until `deadline`, polling without sleeping until `spin` (then `None`: sleep from
     /// there on), reading the connections that become readable. After [`Watch::arm`].
+    ///
+    /// While it spins over nothing but mailboxes and connections whose empty reads are cheap
+    /// (`Armed::reads_cheaply`), it reads the connections instead of polling them: a poll that
+    /// finds input is followed by the read that takes it, one system call more on the
+    /// message's path, and the mailboxes need none (their commands are seen in memory).
     pub(crate) fn run(&mut self, deadline: Option<Instant>, spin: &mut Option<Instant>) -> Result<Woke> {
         let (s, k) = (self.s, self.k);
+        // `arm` has just read every connection: the spin yields before it reads them again.
+        let mut read_due = false;
         loop {
             if self.pending() {
                 return Ok(Woke::Mailbox);
@@ -510,6 +522,24 @@ impl Watch {
                     }
                     _ => return Ok(Woke::Idle),
                 }
+            }
+            if let (Some(until), true) = (*spin, k == 0 && self.look_by_reading()) {
+                if std::mem::replace(&mut read_due, true) && self.read_all() {
+                    // What it decoded is in the mailboxes now (or a partial frame: read on).
+                    continue;
+                }
+                if self.env.is_terminating() {
+                    return Err(Error::Term);
+                }
+                if self.m == s {
+                    continue; // every connection went back to the I/O thread
+                }
+                if Instant::now() < until {
+                    std::thread::yield_now();
+                } else {
+                    *spin = None; // sleep from now on
+                }
+                continue;
             }
             let timeout = match spin {
                 Some(_) => 0,
@@ -546,18 +576,47 @@ impl Watch {
             while j < self.m {
                 if self.fds[j].revents != 0 {
                     self.fds[j].revents = 0;
-                    let i = self.who[j];
-                    if !self.read(i) {
-                        self.off(i);
-                        self.fds[j] = self.fds[self.m - 1];
-                        self.who[j] = self.who[self.m - 1];
-                        self.m -= 1;
+                    if self.read(self.who[j]) != DirectRead::Read {
+                        self.drop_polled(j);
                         continue;
                     }
                 }
                 j += 1;
             }
         }
+    }
+
+    /// Every connection polled reads cheaply when empty (see [`Watch::run`]).
+    fn look_by_reading(&self) -> bool {
+        self.who[self.s + self.k..self.m].iter().all(|&i| self.reads_cheaply[i])
+    }
+
+    /// Reads every connection in the set (the spin's poll), dropping those this thread may
+    /// not read: true if any read input.
+    fn read_all(&mut self) -> bool {
+        let mut read = false;
+        let mut j = self.s + self.k;
+        while j < self.m {
+            match self.read(self.who[j]) {
+                DirectRead::Read => read = true,
+                DirectRead::Empty => {}
+                DirectRead::Refused => {
+                    self.drop_polled(j);
+                    continue;
+                }
+            }
+            j += 1;
+        }
+        read
+    }
+
+    /// Takes polled descriptor `j` (a connection's) out of the set and gives its input back
+    /// to the I/O thread, which delivers it through the mailbox from then on.
+    fn drop_polled(&mut self, j: usize) {
+        self.off(self.who[j]);
+        self.fds[j] = self.fds[self.m - 1];
+        self.who[j] = self.who[self.m - 1];
+        self.m -= 1;
     }
 }
 

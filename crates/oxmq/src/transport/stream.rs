@@ -101,6 +101,12 @@ pub(crate) enum Stream {
 }
 
 impl Stream {
+    /// A read that finds nothing costs about what a `poll` does (see `pipe::Armed`): a unix
+    /// stream's, not a tcp socket's nor a layer's.
+    pub(crate) fn reads_cheaply(&self) -> bool {
+        matches!(self, Stream::Ipc(_))
+    }
+
     pub(crate) fn fd(&self) -> RawFd {
         match self {
             Stream::Tcp(s) => s.as_raw_fd(),

@@ -2,7 +2,6 @@
 //! raw peer: nothing here uses the codec under test.
 
 use std::io::Read;
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// The 10-byte signature: 0xFF, 8 bytes of padding (a ZMTP 1.0 length of 1), 0x7F.
@@ -79,7 +78,7 @@ pub fn ping(ttl_ds: u16, context: &[u8]) -> Vec<u8> {
 
 /// Reads until oxmq closes the connection; returns how long that took. Data (oxmq's greeting
 /// and READY) is discarded.
-pub fn expect_closed(s: &mut TcpStream, deadline: Duration, what: &str) -> Duration {
+pub fn expect_closed(s: &mut impl Read, deadline: Duration, what: &str) -> Duration {
     let t0 = Instant::now();
     let mut buf = [0u8; 4096];
     loop {

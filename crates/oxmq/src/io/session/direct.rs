@@ -26,7 +26,7 @@ use super::conn::{Conn, Proto};
 use super::read::READ_BUDGET;
 use super::{Link, Session, State};
 use crate::io::{pace, IoCmd, IoThread};
-use crate::pipe::{PipeId, Wake};
+use crate::pipe::{Armed, DirectRead, PipeId, Wake};
 use std::io;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
@@ -80,7 +80,7 @@ impl SessionOwner {
 }
 
 impl crate::pipe::Owner for SessionOwner {
-    fn direct_arm(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
+    fn direct_arm(&self, id: PipeId) -> Option<Armed> {
         if self.lent.load(std::sync::atomic::Ordering::Relaxed) {
             self.with_waiting(id, |s| s.direct_arm())
         } else {
@@ -98,8 +98,8 @@ impl crate::pipe::Owner for SessionOwner {
         }
     }
 
-    fn direct_read(&self, id: PipeId) -> bool {
-        self.try_with(id, |s| Some(s.direct_read())).unwrap_or(false)
+    fn direct_read(&self, id: PipeId) -> DirectRead {
+        self.try_with(id, |s| Some(s.direct_read())).unwrap_or(DirectRead::Refused)
     }
 
     fn input_fd(&self, id: PipeId) -> Option<std::os::fd::RawFd> {
@@ -199,7 +199,7 @@ impl Session {
     /// A waiting receiver takes this connection's input over: returns the descriptor to poll,
     /// and the I/O thread's registration stops reporting input until `direct_disarm`. None
     /// while only the I/O thread may read.
-    fn direct_arm(&mut self) -> Option<std::os::fd::RawFd> {
+    fn direct_arm(&mut self) -> Option<Armed> {
         let State::Connected(c) = &mut self.state else { return None };
         if !c.direct_readable(&self.link) {
             return None;
@@ -215,7 +215,7 @@ impl Session {
             }
         }
         c.lease_taken(&self.link);
-        Some(c.fd())
+        Some(Armed { fd: c.fd(), reads_cheaply: c.stream.reads_cheaply() })
     }
 
     /// The descriptor a publisher's sending thread polls before it reads this connection's
@@ -248,9 +248,9 @@ impl Session {
         true
     }
 
-    /// The receive path: reads and decodes this connection's input. True if it read anything.
-    fn direct_read(&mut self) -> bool {
-        let State::Connected(c) = &mut self.state else { return false };
+    /// The receive path: reads and decodes this connection's input.
+    fn direct_read(&mut self) -> DirectRead {
+        let State::Connected(c) = &mut self.state else { return DirectRead::Refused };
         c.direct_read(&mut self.link)
     }
 
@@ -293,10 +293,10 @@ impl Conn {
 
     /// Whatever this path cannot finish (the protocol's work, a full pipe, the end of the
     /// stream, an error) is left in the connection's state and handed to the I/O thread with a
-    /// command. Returns true if it read anything.
-    fn direct_read(&mut self, link: &mut Link) -> bool {
+    /// command: then this read is `Refused` unless it read something first.
+    fn direct_read(&mut self, link: &mut Link) -> DirectRead {
         if !self.direct_readable(link) {
-            return false;
+            return DirectRead::Refused;
         }
         let mut read = false;
         let mut handoff = false;
@@ -366,7 +366,11 @@ impl Conn {
                 link.owner.io.send(IoCmd::Pipe(link.id(), Wake::Write));
             }
         }
-        read
+        match (read, handoff) {
+            (true, _) => DirectRead::Read,
+            (false, false) => DirectRead::Empty,
+            (false, true) => DirectRead::Refused,
+        }
     }
 
     /// The application thread's side of a write activation: its socket read the inbound pipe
