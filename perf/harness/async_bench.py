@@ -9,6 +9,9 @@
                    50 µs, as the blocking API's default OXMQ_RECV_SPIN)
   omq.rs           perf/omq (omq-tokio, I/O on the application thread, as omq's own benchmark)
   zmq.rs           perf/zmqrs (crates.io `zeromq`, tokio multi-thread runtime)
+  omq-compio       perf/omq-compio (omq.rs' io_uring backend, one compio runtime on the main
+                   thread); omq-compio is not on crates.io, so only after
+                   `OMQ_RS_SRC=<omq.rs checkout> bash perf/omq-compio/build.sh`
   wire, spin       latency only: perf/c/build/limit/wire_lat spin, a ping-pong of one frame over
                    a plain socket, both sides busy-polling: the floor for a receive that spins
   wire, block      latency only: wire_lat block, the same with blocking reads: the floor for a
@@ -51,13 +54,20 @@ IMPLS = [
     ("omq", "omq.rs (omq-tokio 0.33)", bench.ROOT / "perf" / "omq" / "target" / "release", "", {}),
     ("zmqrs", "zmq.rs (zeromq 0.7)", bench.ROOT / "perf" / "zmqrs" / "target" / "release", "", {}),
 ]
+# omq.rs' io_uring backend: not on crates.io, so only where perf/omq-compio/build.sh was given a
+# checkout of omq.rs (the column names its commit).
+COMPIO = bench.ROOT / "perf" / "omq-compio"
+_compio_src = COMPIO / "omq.rs" / "SOURCE_COMMIT"
+IMPLS.append(("omq-compio",
+              f"omq.rs (omq-compio, io_uring, {_compio_src.read_text().strip() if _compio_src.exists() else 'unbuilt'})",
+              COMPIO / "target" / "release", "", {}))
 # The wire floors (latency only): (key, label, wire_lat mode).
 FLOORS = [
     ("wire-spin", "wire, spin (floor)", "spin"),
     ("wire-block", "wire, block (floor)", "block"),
 ]
 WIRE_LAT = bench.ROOT / "perf" / "c" / "build" / "limit" / "wire_lat"
-PEERS = ("omq", "zmqrs")
+PEERS = ("omq", "omq-compio", "zmqrs")
 THR_COUNT = {1: 2_000_000, 256: 1_000_000}
 LAT_COUNT = 20_000
 RUN_TIMEOUT = 120

@@ -20,4 +20,8 @@ for peer in perf/omq perf/zmqrs; do
   timeout 1800 cargo build --release -q --manifest-path "$peer/Cargo.toml" >&2 \
     || echo "async section: building $peer failed; its column is left out" >&2
 done
+# omq.rs' io_uring backend is not on crates.io: built only from a checkout (OMQ_RS_SRC).
+if [ -n "${OMQ_RS_SRC:-}" ]; then
+  bash perf/omq-compio/build.sh >&2 || echo "async section: building perf/omq-compio failed; its column is left out" >&2
+fi
 timeout 1800 python3 perf/harness/async_bench.py "$result" "$@"
