@@ -11,7 +11,7 @@ mod common;
 
 use common::raw::*;
 use common::*;
-use oxmq::{opt, poll, Context, Error, PollItem, SocketType as T};
+use oxmq::{opt, poll, Context, Error, PollItem, SocketStats, SocketType as T};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
@@ -19,27 +19,33 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// `n` REQ/REP round trips over `t`, the REP echoing on its own thread, every reply checked in
+/// order; the two sockets' statistics after it, REP's then REQ's.
+fn exchange(mut rep: oxmq::Socket, mut req: oxmq::Socket, n: u32, t: Transport) -> (SocketStats, SocketStats) {
+    let server = std::thread::spawn(move || {
+        for _ in 0..n {
+            let m = rep.recv(0).expect("request");
+            rep.send(m, 0).expect("reply");
+        }
+        rep.stats()
+    });
+    for i in 0..n {
+        req.send(&i.to_be_bytes()[..], 0).unwrap();
+        assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "{t:?} reply {i}");
+    }
+    (server.join().expect("server"), req.stats())
+}
+
 /// REQ/REP over tcp and ipc: every reply arrives in order, and the waits read input themselves.
 #[test]
 fn an_exchange_takes_the_direct_path() {
     for t in [Transport::Tcp, Transport::Ipc] {
         let ctx = Context::new();
-        let (mut rep, mut req, _) = pair(&ctx, t, T::Rep, T::Req);
-        let server = std::thread::spawn(move || {
-            for _ in 0..300 {
-                let m = rep.recv(0).expect("request");
-                rep.send(m, 0).expect("reply");
-            }
-            rep.stats().direct_reads
-        });
-        for i in 0..300u32 {
-            req.send(&i.to_be_bytes()[..], 0).unwrap();
-            assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "{t:?} reply {i}");
-        }
-        let direct = server.join().expect("server") + req.stats().direct_reads;
+        let (rep, req, _) = pair(&ctx, t, T::Rep, T::Req);
+        let (rep, req) = exchange(rep, req, 300, t);
         // Each of the 600 waits arms its connection before the peer can answer, so the input is
         // read by the waiting thread unless the I/O thread held the session at that moment.
-        assert!(direct > 0, "{t:?}: no input was read by a waiting receiver");
+        assert!(rep.direct_reads + req.direct_reads > 0, "{t:?}: no input was read by a waiting receiver");
     }
 }
 
@@ -237,12 +243,12 @@ fn input_lent_between_waits_goes_back_to_the_io_thread_when_no_wait_comes() {
     }
 }
 
-/// A raw ZMTP 3.1 DEALER connected to an oxmq DEALER that echoes, with its handshake done.
 /// A raw peer's byte stream: tcp or a unix stream.
 trait Wire: Read + Write + Send {}
 impl Wire for TcpStream {}
 impl Wire for UnixStream {}
 
+/// A raw ZMTP 3.1 DEALER connected to an oxmq DEALER that echoes, with its handshake done.
 struct RawPeer {
     stream: Box<dyn Wire>,
     /// Everything read from oxmq so far (its greeting, READY, then frames).
@@ -412,7 +418,8 @@ fn a_hostile_frame_read_mid_wait_drops_the_connection() {
 }
 
 /// The receive spin (`OXMQ_RECV_SPIN`): with a window far longer than a round trip, replies in
-/// a REQ/REP exchange arrive while the waits still look (poll tcp, read ipc); with the window at 0 no wait spins.
+/// a REQ/REP exchange arrive while the waits still look (polling tcp, reading ipc); with the
+/// window at 0 no wait spins.
 #[test]
 fn replies_arrive_while_a_wait_spins_and_never_with_the_spin_off() {
     for t in [Transport::Tcp, Transport::Ipc] {
@@ -422,18 +429,8 @@ fn replies_arrive_while_a_wait_spins_and_never_with_the_spin_off() {
             req.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
             rep.set_int(opt::OXMQ_RECV_SPIN, window).unwrap();
             assert_eq!(req.get_int(opt::OXMQ_RECV_SPIN).unwrap(), window);
-            let server = std::thread::spawn(move || {
-                for _ in 0..200 {
-                    let m = rep.recv(0).expect("request");
-                    rep.send(m, 0).expect("reply");
-                }
-                rep.stats().spun_waits
-            });
-            for i in 0..200u32 {
-                req.send(&i.to_be_bytes()[..], 0).unwrap();
-                assert_eq!(recv_bytes(&mut req), i.to_be_bytes(), "{t:?} reply {i}");
-            }
-            let spun = server.join().expect("server") + req.stats().spun_waits;
+            let (rep, req) = exchange(rep, req, 200, t);
+            let spun = rep.spun_waits + req.spun_waits;
             if spins {
                 // A one-second window outlasts any reply here, so only waits that could not poll
                 // their connection (the I/O thread held its session) sleep.

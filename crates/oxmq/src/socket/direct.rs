@@ -35,7 +35,8 @@
 //! exchange, a burst) first keeps looking without sleeping, for up to
 //! [`crate::opt::OXMQ_RECV_SPIN`] microseconds (50 by default), yielding the CPU between looks
 //! so a runnable thread on that core (the peer, the sender's I/O thread) is not starved. A look
-//! reads the connections (see [`Watch::run`]) and the mailbox's commands in memory. A wait
+//! is a `poll` with a zero timeout, or over unix streams alone a read of each connection and a
+//! look at the mailbox's commands in memory (see [`Watch::run`]). A wait
 //! that outlasts that window sleeps as before, and the socket's next wait does not spin until
 //! one ends within the window again: a socket that receives now and then never spins, and an
 //! exchange pays at most one window of CPU per wait.
@@ -591,8 +592,8 @@ impl Watch {
         self.who[self.s + self.k..self.m].iter().all(|&i| self.reads_cheaply[i])
     }
 
-    /// Reads every connection in the set (the spin's poll), dropping those this thread may
-    /// not read: true if any read input.
+    /// Reads every connection in the set (a look of the spin), dropping those this thread
+    /// may not read: true if any read input.
     fn read_all(&mut self) -> bool {
         let mut read = false;
         let mut j = self.s + self.k;
