@@ -6,7 +6,7 @@
 
 use crate::msg::Msg;
 use bytes::Bytes;
-use std::mem::ManuallyDrop;
+use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 
 /// A multi-part message: one or more frames ([`Msg`]s) that travel together.
@@ -25,10 +25,55 @@ use std::ops::{Deref, DerefMut};
 /// let frames: Vec<oxmq::Msg> = m.into();
 /// assert_eq!(frames.len(), 2);
 /// ```
-#[derive(Default, Clone)]
 pub struct Message {
     /// Dropped by `Message`'s own `Drop`, whose common case needs no call.
-    frames: ManuallyDrop<Frames>,
+    frames: Slot,
+}
+
+/// `Frames`, always initialized, in a `MaybeUninit` for its layout alone: it offers no niche,
+/// so `Result<Message>` and `Poll<Result<Message>>` keep their tag in a word of their own
+/// (8 bytes more) instead of in the frame's first byte. With the tag there, each move through
+/// them stored that byte apart and copied the rest from an odd offset, and the next move's
+/// 16-byte loads straddled those stores (a store-forwarding stall per move).
+#[repr(transparent)]
+struct Slot(MaybeUninit<Frames>);
+
+impl Slot {
+    #[inline(always)]
+    fn new(f: Frames) -> Slot {
+        Slot(MaybeUninit::new(f))
+    }
+}
+
+impl Deref for Slot {
+    type Target = Frames;
+    #[inline(always)]
+    fn deref(&self) -> &Frames {
+        // SAFETY: a `Slot` is made initialized (`Slot::new`) and stays so until `Message`'s
+        // drop, after which it is not used.
+        unsafe { self.0.assume_init_ref() }
+    }
+}
+
+impl DerefMut for Slot {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Frames {
+        // SAFETY: as in `deref`.
+        unsafe { self.0.assume_init_mut() }
+    }
+}
+
+impl Default for Message {
+    #[inline]
+    fn default() -> Message {
+        Message { frames: Slot::new(Frames::None) }
+    }
+}
+
+impl Clone for Message {
+    fn clone(&self) -> Message {
+        Message { frames: Slot::new((*self.frames).clone()) }
+    }
 }
 
 #[derive(Default, Debug, Clone)]
@@ -152,7 +197,7 @@ impl Drop for Message {
             Frames::Many(_) => {}
         }
         // SAFETY: `frames` is dropped here, once; `self` is not used after `drop`.
-        unsafe { ManuallyDrop::drop(&mut self.frames) }
+        unsafe { self.frames.0.assume_init_drop() }
     }
 }
 
@@ -190,7 +235,7 @@ impl DerefMut for Message {
 impl From<Msg> for Message {
     #[inline]
     fn from(m: Msg) -> Message {
-        Message { frames: ManuallyDrop::new(Frames::One(m)) }
+        Message { frames: Slot::new(Frames::One(m)) }
     }
 }
 
@@ -201,7 +246,7 @@ impl From<Vec<Msg>> for Message {
             1 => Frames::One(v.pop().expect("one frame")),
             _ => Frames::Many(v),
         };
-        Message { frames: ManuallyDrop::new(frames) }
+        Message { frames: Slot::new(frames) }
     }
 }
 
