@@ -389,7 +389,26 @@ impl AsyncSocket {
     /// The poll behind [`AsyncSocket::send`]: sends `msg` whole (its frames are taken, it is
     /// left empty) or, `Pending`, leaves it untouched and registers the task for the socket's
     /// next wake-up.
+    #[inline]
     pub fn poll_send(&mut self, cx: &mut TaskContext<'_>, msg: &mut Message) -> Poll<Result<()>> {
+        // A single frame that goes at once (the common case): that send and nothing more,
+        // inline in the caller's future. Anything else, out of line, starts over.
+        if let Some(only) = msg.single_mut() {
+            match self.sock.try_send_msg(only, 0) {
+                Ok(()) => {
+                    msg.clear_sent();
+                    return Poll::Ready(Ok(()));
+                }
+                Err(Error::Again) => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+        self.poll_send_wait(cx, msg)
+    }
+
+    /// [`AsyncSocket::poll_send`] past its first attempt: a multi-part message, or a wait.
+    #[inline(never)]
+    fn poll_send_wait(&mut self, cx: &mut TaskContext<'_>, msg: &mut Message) -> Poll<Result<()>> {
         loop {
             match self.try_send(msg) {
                 Err(Error::Again) => {}

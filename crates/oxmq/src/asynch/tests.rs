@@ -98,6 +98,45 @@ fn an_empty_message_is_invalid() {
     assert_eq!(s.try_send(&mut Message::new()).unwrap_err(), Error::Invalid);
 }
 
+/// `poll_send`'s paths: a single frame refused with an error (not a wait) comes back with
+/// the message untouched, a single frame at the high-water mark leaves it untouched and goes
+/// pending, and one that goes leaves the message empty; an empty message is refused by the
+/// general path.
+#[test]
+fn poll_send_says_what_became_of_the_message() {
+    let ctx = Context::new();
+    let (count, waker) = counting();
+    let mut cx = TaskContext::from_waker(&waker);
+    let mut rep = AsyncSocket::new(&ctx, SocketType::Rep).unwrap();
+    let mut m = Message::from("early");
+    assert!(matches!(rep.poll_send(&mut cx, &mut m), Poll::Ready(Err(Error::Fsm))));
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0], "early");
+    assert!(matches!(rep.poll_send(&mut cx, &mut Message::new()), Poll::Ready(Err(Error::Invalid))));
+
+    let mut push = AsyncSocket::new(&ctx, SocketType::Push).unwrap();
+    push.set_int(opt::SNDHWM, 1).unwrap();
+    push.bind("inproc://poll-send-paths").unwrap();
+    let mut pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(opt::RCVHWM, 1).unwrap();
+    pull.connect("inproc://poll-send-paths").unwrap();
+    let mut sent = 0;
+    let mut m = Message::from("x");
+    while let Poll::Ready(r) = push.poll_send(&mut cx, &mut m) {
+        r.unwrap();
+        assert!(m.is_empty(), "a sent message is left empty");
+        sent += 1;
+        assert!(sent < 100, "the high-water mark stops the sender");
+        m = Message::from("x");
+    }
+    assert_eq!(m.len(), 1, "a refused frame stays with the caller");
+    assert_eq!(count.0.load(Ordering::SeqCst), 0);
+    assert_eq!(pull.recv(0).unwrap(), "x");
+    assert!(count.0.load(Ordering::SeqCst) >= 1, "room wakes the pending send");
+    assert!(matches!(push.poll_send(&mut cx, &mut m), Poll::Ready(Ok(()))));
+    assert!(m.is_empty());
+}
+
 #[test]
 fn the_spin_backs_off_while_spins_run_out_and_comes_back_at_once() {
     let mut g = SpinGate::default();
