@@ -26,7 +26,7 @@ use std::ops::{Deref, DerefMut};
 /// assert_eq!(frames.len(), 2);
 /// ```
 pub struct Message {
-    /// Dropped by `Message`'s own `Drop`, whose common case needs no call.
+    /// Dropped by `Message`'s own `Drop`, which costs a sent (empty) message no call.
     frames: Slot,
 }
 
