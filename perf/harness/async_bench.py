@@ -3,10 +3,13 @@
 
   oxmq             perf/rust's blocking tools (target/release/local_thr, ...)
   oxmq async       the same tools on oxmq::asynch on a tokio current_thread runtime
-                   (target/release/async_local_thr, ...); with --multi also on tokio's
-                   multi-thread runtime (OXMQ_ASYNC_RT=multi)
-  async, spin      the async tools with the opt-in receive spin (AsyncSocket::set_recv_spin,
-                   50 µs, as the blocking API's default OXMQ_RECV_SPIN)
+                   (target/release/async_local_thr, ...), as a user gets them: the receive
+                   spins within OXMQ_RECV_SPIN (50 µs), yielding between looks; with --multi
+                   also on tokio's multi-thread runtime (OXMQ_ASYNC_RT=multi)
+  async, no spin   the async tools with OXMQ_RECV_SPIN_US=0: a receive that finds nothing
+                   waits for the engine's wake-up at once
+  async, in place  the async tools with the opt-in in-place spin (AsyncSocket::set_recv_spin,
+                   50 µs), which blocks the executor's thread while it spins
   omq.rs           perf/omq (omq-tokio, I/O on the application thread, as omq's own benchmark)
   zmq.rs           perf/zmqrs (crates.io `zeromq`, tokio multi-thread runtime)
   omq-compio       perf/omq-compio (omq.rs' io_uring backend, one compio runtime on the main
@@ -49,7 +52,8 @@ IMPLS = [
     # (key, label, directory, tool prefix, extra environment)
     ("oxmq", "oxmq blocking", REL, "", {}),
     ("async", "oxmq async (tokio current_thread)", REL, "async_", {}),
-    ("async-spin", "oxmq async, recv spin 50 µs", REL, "async_", {"OXMQ_ASYNC_SPIN_US": "50"}),
+    ("async-nospin", "oxmq async, no receive spin", REL, "async_", {"OXMQ_RECV_SPIN_US": "0"}),
+    ("async-spin", "oxmq async, in-place spin 50 µs", REL, "async_", {"OXMQ_ASYNC_SPIN_US": "50"}),
     ("async-mt", "oxmq async (tokio multi-thread)", REL, "async_", {"OXMQ_ASYNC_RT": "multi"}),
     ("omq", "omq.rs (omq-tokio 0.33)", bench.ROOT / "perf" / "omq" / "target" / "release", "", {}),
     ("zmqrs", "zmq.rs (zeromq 0.7)", bench.ROOT / "perf" / "zmqrs" / "target" / "release", "", {}),
@@ -172,10 +176,10 @@ def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
             v, c = med(res, f"{k}/lat/{size}"), med(res, f"{k}/lat/{size}", 1)
             cells.append(f"{v:.1f} ({c:.1f})" if v is not None else "")
         out.append(f"| {size} B | " + " | ".join(cells) + " |")
-    out += ["", "### Targets (oxmq async on tokio current_thread, without and with the receive spin)", "",
+    out += ["", "### Targets (oxmq async as shipped, on tokio current_thread, and multi-thread with --multi; the in-place spin beside)", "",
             "| variant | size | thr / best peer (≥ 2) | lat / best peer (≤ 0.5) | thr / blocking (≥ 0.8) | lat / blocking (≤ 1.2) |",
             "|---|---|---|---|---|---|"]
-    for variant in ("async", "async-spin"):
+    for variant in ("async", "async-mt", "async-spin"):
         if variant not in keys:
             continue
         for size in sizes:

@@ -241,7 +241,8 @@ pub const OXMQ_FD_LEVEL: i32 = 0x4f58_0001;
 /// socket's recent waits were that short (a request/reply exchange): a sleeping thread costs
 /// tens of microseconds to wake, more than a loopback round trip. 0 turns it off; at most
 /// 1,000,000. The default is 50, or the environment variable `OXMQ_RECV_SPIN_US` when set
-/// (read once per process), and 0 on a machine with one CPU. See `ARCHITECTURE.md`.
+/// (read once per process), and 0 on a machine with one CPU. An async receive spins within
+/// the same window, yielding between looks (module `asynch`). See `ARCHITECTURE.md`.
 pub const OXMQ_RECV_SPIN: i32 = 0x4f58_0002;
 
 /// Connects that follow DNS: an `i32`, 0 (the default, libzmq's behaviour: a tcp connect to a

@@ -84,6 +84,22 @@
 //! more. Only a future that goes pending takes the mailbox's lock to register its waker; the
 //! engine then wakes it in place of the eventfd it would have signalled, so a blocking
 //! socket (no waker registered) pays nothing for this module.
+//!
+//! # The receive spin
+//!
+//! A wake-up through the engine costs two threads' wake-ups (the I/O thread's, then the
+//! executor's), most of a request/reply round trip on an idle machine. So a receive that finds
+//! nothing queued, on a socket whose recent waits were short (an exchange), first keeps
+//! looking for up to the socket's spin window, as a blocking receive does:
+//! [`opt::OXMQ_RECV_SPIN`], 50 µs by default, none on a machine with one CPU. Each look reads
+//! the socket's connections on the task's thread; between looks the receive yields, to the
+//! executor (its task wakes itself and returns `Pending`, so the executor's other tasks run)
+//! and to the OS's other threads, so the spin blocks no task. A socket whose task an executor
+//! moves to another thread between looks (tokio's multi-thread scheduler, where each yield
+//! would wake another worker) spins in place instead, on the thread that polls it, for the
+//! rest of each window. A wait that outlasts the window turns the spin off until a wait ends
+//! within it again, so a socket that receives now and then never spins. Set
+//! [`opt::OXMQ_RECV_SPIN`] to 0 for a receive that goes pending at once.
 
 mod message;
 mod stream;
@@ -144,8 +160,34 @@ pub struct AsyncSocket {
     spin: Duration,
     /// Whether the next receive may spin.
     gate: SpinGate,
-    /// When the current receive went pending (kept only while `spin` is set).
+    /// When the current receive first found nothing and went pending.
     pending_since: Option<Instant>,
+    /// Until when the current receive yields rather than waiting for a wake-up: the socket's
+    /// spin window (see [`AsyncSocket::set_recv_spin`]). None once it has run out, and for a
+    /// receive that does not spin.
+    yield_until: Option<Instant>,
+    /// The thread of the current spin's first look ([`thread_mark`]).
+    spin_thread: usize,
+    /// The executor moved this socket's task to another thread between looks: spin in place.
+    spins_in_place: bool,
+}
+
+/// What [`AsyncSocket::spin_by_default`] came to.
+enum Spun {
+    /// Try the receive again.
+    Again,
+    /// The task woke itself for its next look: return `Pending`.
+    Yielded,
+    /// No more spinning for this receive (true: it looked, so its input was read just now).
+    Over(bool),
+    /// The socket failed (shut down, interrupted).
+    Failed(Error),
+}
+
+/// Tells threads apart (the address of a thread-local), cheaper than a `ThreadId`.
+fn thread_mark() -> usize {
+    thread_local!(static MARK: u8 = const { 0 });
+    MARK.with(|m| m as *const u8 as usize)
 }
 
 impl AsyncSocket {
@@ -292,7 +334,11 @@ impl AsyncSocket {
                 Err(Error::Again) => {}
                 r => {
                     if let Some(t) = self.pending_since.take() {
-                        if t.elapsed() <= self.spin {
+                        self.yield_until = None;
+                        // The socket's own spin learns whether this wait was short, as after
+                        // a blocking wait.
+                        self.sock.spin_ended(t);
+                        if !self.spin.is_zero() && t.elapsed() <= self.spin {
                             self.gate = SpinGate::default();
                         }
                     } else if spun {
@@ -301,7 +347,14 @@ impl AsyncSocket {
                     return Poll::Ready(r);
                 }
             }
-            if !spun && self.gate.open() && !self.spin.is_zero() {
+            if self.spin.is_zero() {
+                match self.spin_by_default(cx) {
+                    Spun::Again => continue,
+                    Spun::Yielded => return Poll::Pending,
+                    Spun::Failed(e) => return Poll::Ready(Err(e)),
+                    Spun::Over(looked) => spun |= looked,
+                }
+            } else if !spun && self.gate.open() {
                 // The opt-in spin: wait on this thread, reading the connections directly, for
                 // at most `spin` (see `set_recv_spin`), then go pending as usual.
                 spun = true;
@@ -322,7 +375,7 @@ impl AsyncSocket {
                 }
             }
             if !self.sock.register_waker(WakerSlot::Recv, cx.waker()) {
-                if !self.spin.is_zero() && self.pending_since.is_none() {
+                if self.pending_since.is_none() {
                     self.pending_since = Some(Instant::now());
                     if !spun {
                         self.gate.skipped();
@@ -333,13 +386,63 @@ impl AsyncSocket {
         }
     }
 
+    /// The spin of a receive that found nothing queued, without [`AsyncSocket::set_recv_spin`]:
+    /// while the socket's spin window lasts (`OXMQ_RECV_SPIN`, as for a blocking receive, and
+    /// only while its recent waits were that short), the receive keeps looking instead of
+    /// waiting for the engine's wake-up. Between looks it yields: to the executor's other tasks
+    /// (the task wakes itself and returns `Pending`) and to the OS's other threads
+    /// (`yield_now`), so it blocks nothing. An executor that runs a task that woke itself on
+    /// another thread (tokio's multi-thread scheduler, which wakes an idle worker to take it)
+    /// would pay a thread's wake-up per look, so once a look comes on another thread than the
+    /// spin's first, this socket spins in place for the rest of the window from then on, as a
+    /// blocking receive does.
+    fn spin_by_default(&mut self, cx: &mut TaskContext<'_>) -> Spun {
+        let now = Instant::now();
+        if self.pending_since.is_none() {
+            self.pending_since = Some(now);
+            self.yield_until = self.sock.spin_until(now, None);
+            self.spin_thread = thread_mark();
+        }
+        let Some(until) = self.yield_until else { return Spun::Over(false) };
+        if now < until && (self.spins_in_place || thread_mark() != self.spin_thread) {
+            self.spins_in_place = true;
+            // A wait that ends with something other than a message (a new peer) leaves the
+            // rest of the window to the next.
+            return match self.sock.wait_recv(Some(until - now)) {
+                Ok(()) => Spun::Again,
+                Err(Error::Again) => {
+                    self.yield_until = None;
+                    Spun::Over(true)
+                }
+                Err(e) => Spun::Failed(e),
+            };
+        }
+        // Each look takes the connections' input from the I/O thread and lends it to the
+        // next; the last hands it back, for the wake-up to come from there.
+        let last = now >= until;
+        if last {
+            self.yield_until = None;
+        }
+        if self.sock.look(!last) {
+            return Spun::Again;
+        }
+        if last {
+            return Spun::Over(true);
+        }
+        std::thread::yield_now();
+        cx.waker().wake_by_ref();
+        Spun::Yielded
+    }
+
     /// Lets a receive that finds nothing queued wait on the calling thread for up to `spin`
     /// before it goes pending, reading the socket's connections itself as a blocking receive
     /// does (its direct path and spin): a message that arrives meanwhile costs no wake-up of
-    /// the I/O thread nor of the task. This blocks the executor's thread for up to `spin` per
-    /// receive, so it is off (zero) by default and meant for a task that owns its thread and
-    /// answers requests as fast as it can (a request/reply loop on a current-thread runtime of
-    /// its own). It applies only while the socket's exchanges are that quick: a spin that runs
+    /// the I/O thread nor of the task. Unlike the default spin (see
+    /// [the module documentation](self#the-receive-spin)), which yields between looks, this
+    /// blocks the executor's thread for up to `spin` per receive, so it is off (zero) by
+    /// default and meant for a task that owns its thread and answers requests as fast as it
+    /// can (a request/reply loop on a current-thread runtime of its own); while it is set, it
+    /// replaces the default spin. It applies only while the socket's exchanges are that quick: a spin that runs
     /// out turns it off for the next receive, then for 2, 4, ... up to 64 receives while spins
     /// keep running out, and a message that comes within `spin` turns it back on. So a socket
     /// that receives now and then spends at most one window per 64 receives, and an exchange
@@ -461,7 +564,16 @@ impl AsyncSocket {
 impl From<Socket> for AsyncSocket {
     /// Wraps a blocking socket (any type, any options set so far).
     fn from(sock: Socket) -> AsyncSocket {
-        AsyncSocket { sock, out: None, spin: Duration::ZERO, gate: SpinGate::default(), pending_since: None }
+        AsyncSocket {
+            sock,
+            out: None,
+            spin: Duration::ZERO,
+            gate: SpinGate::default(),
+            pending_since: None,
+            yield_until: None,
+            spin_thread: 0,
+            spins_in_place: false,
+        }
     }
 }
 

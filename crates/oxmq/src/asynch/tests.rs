@@ -18,6 +18,14 @@ fn counting() -> (Arc<Count>, Waker) {
     (c.clone(), Waker::from(c))
 }
 
+/// A socket whose receives go pending at once (no spin: see `AsyncSocket::spin_by_default`),
+/// for the tests of the engine's wake-ups.
+fn without_spin(ctx: &Context, kind: SocketType) -> AsyncSocket {
+    let mut s = AsyncSocket::new(ctx, kind).unwrap();
+    s.set_int(opt::OXMQ_RECV_SPIN, 0).unwrap();
+    s
+}
+
 fn eventfd_readable(s: &Socket) -> bool {
     let mut pfd = libc::pollfd { fd: s.fd(), events: libc::POLLIN, revents: 0 };
     // SAFETY: one valid pollfd, zero timeout.
@@ -27,7 +35,7 @@ fn eventfd_readable(s: &Socket) -> bool {
 #[test]
 fn a_pending_receive_is_woken_by_the_engine_not_the_eventfd() {
     let ctx = Context::new();
-    let mut pull = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
+    let mut pull = without_spin(&ctx, SocketType::Pull);
     pull.bind("inproc://hook-wake").unwrap();
     let mut push = ctx.socket(SocketType::Push).unwrap();
     push.connect("inproc://hook-wake").unwrap();
@@ -82,10 +90,11 @@ fn receive_and_send_wakers_are_kept_apart() {
 #[test]
 fn shutdown_wakes_a_pending_receive_with_term() {
     let ctx = Context::new();
-    let mut s = AsyncSocket::new(&ctx, SocketType::Sub).unwrap();
+    let mut s = without_spin(&ctx, SocketType::Sub);
     let (count, waker) = counting();
     let mut cx = TaskContext::from_waker(&waker);
     assert!(s.poll_recv(&mut cx).is_pending());
+    assert_eq!(count.0.load(Ordering::SeqCst), 0);
     ctx.shutdown();
     assert_eq!(count.0.load(Ordering::SeqCst), 1);
     assert!(matches!(s.poll_recv(&mut cx), Poll::Ready(Err(Error::Term))));
@@ -155,4 +164,118 @@ fn the_spin_backs_off_while_spins_run_out_and_comes_back_at_once() {
     g.spin_ran_out();
     g.skipped();
     assert!(g.open());
+}
+
+/// Polls `s` until a poll goes pending without waking its task (the receive now waits for the
+/// engine), counting the polls that woke it; panics if a message comes or 10 s pass.
+fn polls_until_registered(s: &mut AsyncSocket, count: &Count, cx: &mut TaskContext<'_>) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut yielded = 0;
+    loop {
+        let before = count.0.load(Ordering::SeqCst);
+        assert!(s.poll_recv(cx).is_pending(), "nothing was sent");
+        match count.0.load(Ordering::SeqCst) - before {
+            0 => return yielded,
+            1 => yielded += 1,
+            n => panic!("one poll woke its task {n} times"),
+        }
+        assert!(Instant::now() < deadline, "the spin never ended");
+    }
+}
+
+/// Waits (bounded) until the engine has woken the task `count` counts.
+fn woken(count: &Count, times: usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while count.0.load(Ordering::SeqCst) < times {
+        assert!(Instant::now() < deadline, "the engine never woke the task");
+        std::thread::yield_now();
+    }
+}
+
+/// A receive that finds nothing, on a socket with a spin window, yields between looks (each
+/// poll returns `Pending` having woken its own task) while the window lasts, reading its tcp
+/// connection on the polling thread; then it hands the input back and waits for the engine,
+/// whose I/O thread reads the next message and wakes the task.
+#[test]
+fn a_receive_yields_while_the_spin_lasts_then_waits_for_the_engine() {
+    let ctx = Context::new();
+    let mut pull = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
+    pull.bind("tcp://127.0.0.1:*").unwrap();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect(&pull.last_endpoint().unwrap()).unwrap();
+    let (count, waker) = counting();
+    let mut cx = TaskContext::from_waker(&waker);
+
+    // A window longer than the test: every poll until a message comes is a look that yields.
+    // Messages sent one at a time, each once the receive has looked: the looks hold the
+    // connection's input (lent from one look to the next), so they read it themselves, unless
+    // the thread stalled past the lease and the I/O thread took the input back meanwhile.
+    pull.set_int(opt::OXMQ_RECV_SPIN, 1_000_000).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for i in 0..20 {
+        let before = count.0.load(Ordering::SeqCst);
+        assert!(pull.poll_recv(&mut cx).is_pending());
+        assert_eq!(count.0.load(Ordering::SeqCst), before + 1, "the receive yielded: its task is woken already");
+        push.send(format!("{i}"), 0).unwrap();
+        let m = loop {
+            let before = count.0.load(Ordering::SeqCst);
+            match pull.poll_recv(&mut cx) {
+                Poll::Ready(r) => break r.unwrap(),
+                Poll::Pending => assert_eq!(count.0.load(Ordering::SeqCst), before + 1, "every look yields"),
+            }
+            assert!(Instant::now() < deadline, "message {i} never came");
+        };
+        assert_eq!(m[0], format!("{i}").as_str());
+    }
+    let direct = pull.get_mut().stats().direct_reads;
+    assert!(direct >= 1, "the looks read the connection on this thread");
+    assert!(!pull.spins_in_place, "every look came on this thread");
+
+    // A window of a millisecond: the looks run it out, then the receive waits for the engine.
+    pull.set_int(opt::OXMQ_RECV_SPIN, 1_000).unwrap();
+    let yielded = polls_until_registered(&mut pull, &count, &mut cx);
+    assert!(yielded >= 1, "the receive looked at least once before it waited");
+    let now = count.0.load(Ordering::SeqCst);
+    push.send("read by the I/O thread", 0).unwrap();
+    woken(&count, now + 1);
+    match pull.poll_recv(&mut cx) {
+        Poll::Ready(Ok(m)) => assert_eq!(m[0], "read by the I/O thread"),
+        other => panic!("expected the message, got {:?}", other.map(|r| r.map(|m| m.len()))),
+    }
+    assert_eq!(pull.get_mut().stats().direct_reads, direct, "the I/O thread read the last message, after the looks");
+}
+
+/// An executor that polls a task on another thread than the one it yielded on (tokio's
+/// multi-thread scheduler) makes the socket spin in place, as a blocking receive does: the
+/// rest of the window is spent on that thread, after which the receive waits for the engine
+/// without having woken its task; and a later receive's spin starts in place.
+#[test]
+fn a_receive_moved_between_threads_spins_in_place() {
+    let ctx = Context::new();
+    let mut pull = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
+    pull.bind("tcp://127.0.0.1:*").unwrap();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect(&pull.last_endpoint().unwrap()).unwrap();
+    let (count, waker) = counting();
+    pull.set_int(opt::OXMQ_RECV_SPIN, 200_000).unwrap();
+    assert!(pull.poll_recv(&mut TaskContext::from_waker(&waker)).is_pending());
+    assert_eq!(count.0.load(Ordering::SeqCst), 1, "the first look yielded");
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            let mut cx = TaskContext::from_waker(&waker);
+            assert!(pull.poll_recv(&mut cx).is_pending(), "nothing was sent");
+        });
+    });
+    assert!(pull.spins_in_place);
+    assert_eq!(count.0.load(Ordering::SeqCst), 1, "the spin in place ran the window out, then waited");
+    push.send("after the window", 0).unwrap();
+    woken(&count, 2);
+    match pull.poll_recv(&mut TaskContext::from_waker(&waker)) {
+        Poll::Ready(Ok(m)) => assert_eq!(m[0], "after the window"),
+        other => panic!("expected the message, got {:?}", other.map(|r| r.map(|m| m.len()))),
+    }
+
+    pull.set_int(opt::OXMQ_RECV_SPIN, 2_000).unwrap();
+    assert_eq!(polls_until_registered(&mut pull, &count, &mut TaskContext::from_waker(&waker)), 0);
+    assert_eq!(count.0.load(Ordering::SeqCst), 2, "a spin in place never wakes its task");
 }

@@ -221,6 +221,29 @@ impl Socket {
         read
     }
 
+    /// One look of a receive that yields between looks (the async layer's spin): takes the
+    /// socket's connections' input over from the I/O thread (or finds it lent already, at no
+    /// cost), reads what waits there on the calling thread, then with `lend` lends the input on
+    /// to the next look, which the I/O thread takes back if no look comes within the lease
+    /// (`io/session/lease.rs`), or without it hands the input back. True if commands wait
+    /// in the mailbox (what the look read, among them): try the receive again. A fan-in
+    /// socket's look reads nothing (its input is the I/O thread's).
+    #[cfg(feature = "async")]
+    pub(crate) fn look(&mut self, lend: bool) -> bool {
+        if self.shared.mailbox.has_pending() {
+            return true;
+        }
+        let mut w = Watch::new(self.env.clone());
+        // Arming reads each connection once.
+        if !self.fill_watch(&mut w, &[]) {
+            return false;
+        }
+        if lend {
+            w.lend = Some(Instant::now());
+        }
+        w.pending()
+    }
+
     /// An empty [`Watch`] in this socket's context (`poll`'s direct wait adds its sockets).
     pub(crate) fn new_watch(&self) -> Watch {
         Watch::new(self.env.clone())
