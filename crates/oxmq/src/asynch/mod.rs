@@ -89,17 +89,17 @@
 //!
 //! A wake-up through the engine costs two threads' wake-ups (the I/O thread's, then the
 //! executor's), most of a request/reply round trip on an idle machine. So a receive that finds
-//! nothing queued, on a socket whose recent waits were short (an exchange), first keeps
-//! looking for up to the socket's spin window, as a blocking receive does:
-//! [`opt::OXMQ_RECV_SPIN`], 50 µs by default, none on a machine with one CPU. Each look reads
-//! the socket's connections on the task's thread; between looks the receive yields, to the
+//! nothing queued first keeps looking for up to the socket's spin window, as a blocking
+//! receive does: [`opt::OXMQ_RECV_SPIN`], 50 µs by default, none on a machine with one CPU.
+//! Each look reads the socket's connections on the task's thread; between looks it yields, to the
 //! executor (its task wakes itself and returns `Pending`, so the executor's other tasks run)
 //! and to the OS's other threads, so the spin blocks no task. A socket whose task an executor
 //! moves to another thread between looks (tokio's multi-thread scheduler, where each yield
 //! would wake another worker) spins in place instead, on the thread that polls it, for the
-//! rest of each window. A wait that outlasts the window turns the spin off until a wait ends
-//! within it again, so a socket that receives now and then never spins. Set
-//! [`opt::OXMQ_RECV_SPIN`] to 0 for a receive that goes pending at once.
+//! rest of each window. A spin that runs out turns the spin off for the next receive, then for
+//! 2, 4, ... up to 64 receives while spins keep running out, and a message that comes within
+//! the window turns it back on: a socket that receives now and then spends at most one window
+//! per 64 receives. Set [`opt::OXMQ_RECV_SPIN`] to 0 for a receive that goes pending at once.
 
 mod message;
 mod stream;
@@ -260,7 +260,12 @@ impl AsyncSocket {
 
     /// Sets an integer option ([`crate::opt`]).
     pub fn set_int(&mut self, option: i32, value: i32) -> Result<()> {
-        self.sock.set_int(option, value)
+        self.sock.set_int(option, value)?;
+        if option == opt::OXMQ_RECV_SPIN {
+            // A new window: the next receive may spin at once.
+            self.gate = SpinGate::default();
+        }
+        Ok(())
     }
 
     /// Reads an integer option.
@@ -335,10 +340,9 @@ impl AsyncSocket {
                 r => {
                     if let Some(t) = self.pending_since.take() {
                         self.yield_until = None;
-                        // The socket's own spin learns whether this wait was short, as after
-                        // a blocking wait.
-                        self.sock.spin_ended(t);
-                        if !self.spin.is_zero() && t.elapsed() <= self.spin {
+                        // A message within the window, spun for or not, opens the gate.
+                        let window = if self.spin.is_zero() { self.sock.spin_window() } else { self.spin };
+                        if t.elapsed() <= window {
                             self.gate = SpinGate::default();
                         }
                     } else if spun {
@@ -387,9 +391,9 @@ impl AsyncSocket {
     }
 
     /// The spin of a receive that found nothing queued, without [`AsyncSocket::set_recv_spin`]:
-    /// while the socket's spin window lasts (`OXMQ_RECV_SPIN`, as for a blocking receive, and
-    /// only while its recent waits were that short), the receive keeps looking instead of
-    /// waiting for the engine's wake-up. Between looks it yields: to the executor's other tasks
+    /// while the socket's spin window lasts (`OXMQ_RECV_SPIN`, as for a blocking receive), the
+    /// receive keeps looking instead of waiting for the engine's wake-up, when the gate is open
+    /// (as for `set_recv_spin`'s spin, and for the same reason). Between looks it yields: to the executor's other tasks
     /// (the task wakes itself and returns `Pending`) and to the OS's other threads
     /// (`yield_now`), so it blocks nothing. An executor that runs a task that woke itself on
     /// another thread (tokio's multi-thread scheduler, which wakes an idle worker to take it)
@@ -400,7 +404,15 @@ impl AsyncSocket {
         let now = Instant::now();
         if self.pending_since.is_none() {
             self.pending_since = Some(now);
-            self.yield_until = self.sock.spin_until(now, None);
+            let window = self.sock.spin_window();
+            self.yield_until = if window.is_zero() {
+                None
+            } else if self.gate.open() {
+                Some(now + window)
+            } else {
+                self.gate.skipped();
+                None
+            };
             self.spin_thread = thread_mark();
         }
         let Some(until) = self.yield_until else { return Spun::Over(false) };
@@ -412,6 +424,7 @@ impl AsyncSocket {
                 Ok(()) => Spun::Again,
                 Err(Error::Again) => {
                     self.yield_until = None;
+                    self.gate.spin_ran_out();
                     Spun::Over(true)
                 }
                 Err(e) => Spun::Failed(e),
@@ -427,6 +440,7 @@ impl AsyncSocket {
             return Spun::Again;
         }
         if last {
+            self.gate.spin_ran_out();
             return Spun::Over(true);
         }
         std::thread::yield_now();

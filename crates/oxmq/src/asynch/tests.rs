@@ -276,6 +276,8 @@ fn a_receive_moved_between_threads_spins_in_place() {
     }
 
     pull.set_int(opt::OXMQ_RECV_SPIN, 2_000).unwrap();
+    assert!(pull.gate.open(), "a new window opens the gate");
     assert_eq!(polls_until_registered(&mut pull, &count, &mut TaskContext::from_waker(&waker)), 0);
     assert_eq!(count.0.load(Ordering::SeqCst), 2, "a spin in place never wakes its task");
+    assert!(!pull.gate.open(), "the receive spun, in place, and ran the window out");
 }

@@ -249,6 +249,13 @@ impl Socket {
         Watch::new(self.env.clone())
     }
 
+    /// The socket's spin window ([`crate::opt::OXMQ_RECV_SPIN`]), for the async layer's spin,
+    /// which keeps its own rule of when to spin.
+    #[cfg(feature = "async")]
+    pub(crate) fn spin_window(&self) -> Duration {
+        self.spin.window
+    }
+
     /// When a wait starting at `start` stops spinning, if it spins (`poll`'s direct wait).
     pub(crate) fn spin_until(&self, start: Instant, deadline: Option<Instant>) -> Option<Instant> {
         self.spin.until(start, deadline)
