@@ -19,6 +19,10 @@
                    a plain socket, both sides busy-polling: the floor for a receive that spins
   wire, block      latency only: wire_lat block, the same with blocking reads: the floor for a
                    receive that sleeps in the kernel (every async receive without the spin)
+  wire, stream     throughput only: perf/c/build/limit/wire_thr, a framed byte stream with no
+                   messaging layer (ZMTP-style headers in 64 KiB writes, the reader walking every
+                   frame; 10x the messages): the ceiling any ZMTP implementation over this
+                   loopback shares
 
 Throughput is PUSH -> PULL (msg/s, the clock of the receiving side as libzmq's local_thr), with
 CPU ns per message of both processes (user+sys by rusage, start-up included); latency is REQ/REP
@@ -27,8 +31,9 @@ implementation runs once per round in rotated order (interleaved), medians over 
 Then the issue's targets are judged on the medians: async >= 2x the best peer's throughput and
 <= 0.5x its latency; async >= 0.8x oxmq's blocking throughput and <= 1.2x its latency. Beside
 them, the bounds measured in the same run: the blocking API's throughput over the best peer's
-(the engine the async API rides: async reaches 2x only if the engine does) and each wire
-floor's latency over the best peer's (a receive that sleeps cannot beat the blocking floor).
+(the engine the async API rides: async reaches 2x only if the engine does), the framed
+stream's throughput over the best peer's (the wire's ceiling) and each wire floor's latency
+over the best peer's (a receive that sleeps cannot beat the blocking floor).
 
     async_bench.py RESULT.md [--quick] [--rounds N] [--sizes 1,256] [--multi]
 
@@ -65,12 +70,16 @@ _compio_src = COMPIO / "omq.rs" / "SOURCE_COMMIT"
 IMPLS.append(("omq-compio",
               f"omq.rs (omq-compio, io_uring, {_compio_src.read_text().strip() if _compio_src.exists() else 'unbuilt'})",
               COMPIO / "target" / "release", "", {}))
-# The wire floors (latency only): (key, label, wire_lat mode).
+# The wire's limits, no messaging layer: (key, label, wire_lat mode, or "stream" for wire_thr).
 FLOORS = [
     ("wire-spin", "wire, spin (floor)", "spin"),
     ("wire-block", "wire, block (floor)", "block"),
+    ("wire-stream", "wire, framed stream (ceiling)", "stream"),
 ]
 WIRE_LAT = bench.ROOT / "perf" / "c" / "build" / "limit" / "wire_lat"
+WIRE_THR = bench.ROOT / "perf" / "c" / "build" / "limit" / "wire_thr"
+# The framed stream runs this many times the messages of a throughput run (it is that much faster).
+STREAM_TIMES = 10
 PEERS = ("omq", "omq-compio", "zmqrs")
 THR_COUNT = {1: 2_000_000, 256: 1_000_000}
 LAT_COUNT = 20_000
@@ -81,13 +90,23 @@ class RunError(Exception):
     pass
 
 
+def runs(impl, kind: str) -> bool:
+    """Whether `impl` has a `kind` run: the tools both, the framed stream throughput only, the
+    ping-pong floors latency only."""
+    if impl[2] is not None:
+        return True
+    return (impl[3] == "stream") == (kind == "thr")
+
+
 def run_pair(impl, kind: str, size: int, count: int) -> tuple[str, float]:
     """Runs local_KIND then remote_KIND of `impl` over a fresh port: (the output of the side that
     prints, CPU seconds of both processes)."""
     key, _, bindir, prefix, extra = impl
     port = bench.free_port()
     args = [f"tcp://127.0.0.1:{port}", str(size), str(count)]
-    if bindir is None:  # a wire floor: prefix is wire_lat's mode
+    if bindir is None and prefix == "stream":
+        local, remote = ([str(WIRE_THR), side] + args for side in ("local", "remote"))
+    elif bindir is None:  # a wire floor: prefix is wire_lat's mode
         local, remote = ([str(WIRE_LAT), side] + args + [prefix] for side in ("local", "remote"))
     else:
         local, remote = ([str(bindir / f"{prefix}{side}_{kind}")] + args for side in ("local", "remote"))
@@ -102,10 +121,11 @@ def available(impls):
     ok = []
     for impl in impls:
         if impl[2] is None:
-            if WIRE_LAT.exists():
+            tool = WIRE_THR if impl[3] == "stream" else WIRE_LAT
+            if tool.exists():
                 ok.append(impl)
             else:
-                print(f"async section: {impl[1]} left out: missing {WIRE_LAT} (make -C perf/c)", file=sys.stderr)
+                print(f"async section: {impl[1]} left out: missing {tool} (make -C perf/c limit)", file=sys.stderr)
             continue
         missing = [f"{impl[3]}{t}" for t in ("local_thr", "remote_thr", "local_lat", "remote_lat")
                    if not (impl[2] / f"{impl[3]}{t}").exists()]
@@ -118,12 +138,14 @@ def available(impls):
 
 def measure(impls, rounds: int, sizes: list[int]) -> dict:
     res: dict = {}
-    jobs = [(i, "thr", s) for s in sizes for i in impls if i[2] is not None]
-    jobs += [(i, "lat", s) for s in sizes for i in impls]
+    jobs = [(i, "thr", s) for s in sizes for i in impls if runs(i, "thr")]
+    jobs += [(i, "lat", s) for s in sizes for i in impls if runs(i, "lat")]
     for r in range(rounds):
         k = (r * len(impls)) % len(jobs)
         for impl, kind, size in jobs[k:] + jobs[:k]:
             count = THR_COUNT.get(size, 200_000) if kind == "thr" else LAT_COUNT
+            if impl[3] == "stream" and impl[2] is None:
+                count *= STREAM_TIMES
             out, cpu = run_pair(impl, kind, size, count)
             m = (bench.THR_RE if kind == "thr" else bench.LAT_RE).search(out)
             if not m:
@@ -145,10 +167,10 @@ def rate(v: float) -> str:
 
 def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
     load = os.getloadavg()
-    keys = [i[0] for i in impls]
-    labels = [i[1] for i in impls]
-    thr_keys = [i[0] for i in impls if i[2] is not None]
-    thr_labels = [i[1] for i in impls if i[2] is not None]
+    keys = [i[0] for i in impls if runs(i, "lat")]
+    labels = [i[1] for i in impls if runs(i, "lat")]
+    thr_keys = [i[0] for i in impls if runs(i, "thr")]
+    thr_labels = [i[1] for i in impls if runs(i, "thr")]
     out = [
         "## The async API beside the blocking API and the async Rust peers (tcp)",
         "",
@@ -198,8 +220,9 @@ def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
                        f"{judge(a_lat, p_lat, lambda r: r <= 0.5)} | {judge(a_thr, b_thr, lambda r: r >= 0.8)} | "
                        f"{judge(a_lat, b_lat, lambda r: r <= 1.2)} |")
     out += ["", "### Bounds measured in this run (over the best peer)", "",
-            "| size | blocking API thr (the engine async rides) | wire spin floor, lat | wire block floor, lat |",
-            "|---|---|---|---|"]
+            "| size | blocking API thr (the engine async rides) | framed stream thr (the wire's ceiling) "
+            "| wire spin floor, lat | wire block floor, lat |",
+            "|---|---|---|---|---|"]
     for size in sizes:
         p_thr = max((v for v in (med(res, f"{p}/thr/{size}") for p in PEERS) if v is not None), default=None)
         p_lat = min((v for v in (med(res, f"{p}/lat/{size}") for p in PEERS) if v is not None), default=None)
@@ -208,6 +231,7 @@ def tables(impls, res: dict, rounds: int, sizes: list[int]) -> str:
             return f"{x / y:.2f}×" if x is not None and y else "n/a"
 
         out.append(f"| {size} B | {ratio(med(res, f'oxmq/thr/{size}'), p_thr)} | "
+                   f"{ratio(med(res, f'wire-stream/thr/{size}'), p_thr)} | "
                    f"{ratio(med(res, f'wire-spin/lat/{size}'), p_lat)} | {ratio(med(res, f'wire-block/lat/{size}'), p_lat)} |")
     return "\n".join(out) + "\n"
 
