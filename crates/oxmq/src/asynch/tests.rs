@@ -192,6 +192,15 @@ fn woken(count: &Count, times: usize) {
     }
 }
 
+/// An async PULL bound over tcp and a blocking PUSH connected to it.
+fn pull_over_tcp(ctx: &Context) -> (AsyncSocket, Socket) {
+    let mut pull = AsyncSocket::new(ctx, SocketType::Pull).unwrap();
+    pull.bind("tcp://127.0.0.1:*").unwrap();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect(&pull.last_endpoint().unwrap()).unwrap();
+    (pull, push)
+}
+
 /// A receive that finds nothing, on a socket with a spin window, yields between looks (each
 /// poll returns `Pending` having woken its own task) while the window lasts, reading its tcp
 /// connection on the polling thread; then it hands the input back and waits for the engine,
@@ -199,10 +208,7 @@ fn woken(count: &Count, times: usize) {
 #[test]
 fn a_receive_yields_while_the_spin_lasts_then_waits_for_the_engine() {
     let ctx = Context::new();
-    let mut pull = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
-    pull.bind("tcp://127.0.0.1:*").unwrap();
-    let mut push = ctx.socket(SocketType::Push).unwrap();
-    push.connect(&pull.last_endpoint().unwrap()).unwrap();
+    let (mut pull, mut push) = pull_over_tcp(&ctx);
     let (count, waker) = counting();
     let mut cx = TaskContext::from_waker(&waker);
 
@@ -252,10 +258,7 @@ fn a_receive_yields_while_the_spin_lasts_then_waits_for_the_engine() {
 #[test]
 fn a_receive_moved_between_threads_spins_in_place() {
     let ctx = Context::new();
-    let mut pull = AsyncSocket::new(&ctx, SocketType::Pull).unwrap();
-    pull.bind("tcp://127.0.0.1:*").unwrap();
-    let mut push = ctx.socket(SocketType::Push).unwrap();
-    push.connect(&pull.last_endpoint().unwrap()).unwrap();
+    let (mut pull, mut push) = pull_over_tcp(&ctx);
     let (count, waker) = counting();
     pull.set_int(opt::OXMQ_RECV_SPIN, 200_000).unwrap();
     assert!(pull.poll_recv(&mut TaskContext::from_waker(&waker)).is_pending());
