@@ -91,9 +91,9 @@
 //! executor's), most of a request/reply round trip on an idle machine. So a receive that finds
 //! nothing queued first keeps looking for up to the socket's spin window, as a blocking
 //! receive does: [`opt::OXMQ_RECV_SPIN`], 50 µs by default, none on a machine with one CPU.
-//! Each look reads the socket's connections on the task's thread; between looks it yields, to the
-//! executor (its task wakes itself and returns `Pending`, so the executor's other tasks run)
-//! and to the OS's other threads, so the spin blocks no task. A socket whose task an executor
+//! Each look reads the socket's connections on the task's thread; between looks it yields,
+//! to the executor (its task wakes itself and returns `Pending`, so the executor's other
+//! tasks run) and to the OS's other threads, so the spin blocks no task. A socket whose task an executor
 //! moves to another thread between looks (tokio's multi-thread scheduler, where each yield
 //! would wake another worker) spins in place instead, on the thread that polls it, for the
 //! rest of each window. A spin that runs out turns the spin off for the next receive, then for
@@ -162,9 +162,9 @@ pub struct AsyncSocket {
     gate: SpinGate,
     /// When the current receive first found nothing and went pending.
     pending_since: Option<Instant>,
-    /// Until when the current receive yields rather than waiting for a wake-up: the socket's
-    /// spin window (see [`AsyncSocket::set_recv_spin`]). None once it has run out, and for a
-    /// receive that does not spin.
+    /// Until when the current receive keeps looking rather than waiting for a wake-up: the
+    /// socket's spin window ([`AsyncSocket::spin_by_default`]). None once it has run out, and
+    /// for a receive that does not spin.
     yield_until: Option<Instant>,
     /// The thread of the current spin's first look ([`thread_mark`]).
     spin_thread: usize,
@@ -393,9 +393,9 @@ impl AsyncSocket {
     /// The spin of a receive that found nothing queued, without [`AsyncSocket::set_recv_spin`]:
     /// while the socket's spin window lasts (`OXMQ_RECV_SPIN`, as for a blocking receive), the
     /// receive keeps looking instead of waiting for the engine's wake-up, when the gate is open
-    /// (as for `set_recv_spin`'s spin, and for the same reason). Between looks it yields: to the executor's other tasks
-    /// (the task wakes itself and returns `Pending`) and to the OS's other threads
-    /// (`yield_now`), so it blocks nothing. An executor that runs a task that woke itself on
+    /// (as for `set_recv_spin`'s spin, and for the same reason). Between looks it yields: to
+    /// the executor's other tasks (the task wakes itself and returns `Pending`) and to the
+    /// OS's other threads (`yield_now`), so it blocks nothing. An executor that runs a task that woke itself on
     /// another thread (tokio's multi-thread scheduler, which wakes an idle worker to take it)
     /// would pay a thread's wake-up per look, so once a look comes on another thread than the
     /// spin's first, this socket spins in place for the rest of the window from then on, as a
@@ -456,9 +456,10 @@ impl AsyncSocket {
     /// blocks the executor's thread for up to `spin` per receive, so it is off (zero) by
     /// default and meant for a task that owns its thread and answers requests as fast as it
     /// can (a request/reply loop on a current-thread runtime of its own); while it is set, it
-    /// replaces the default spin. It applies only while the socket's exchanges are that quick: a spin that runs
-    /// out turns it off for the next receive, then for 2, 4, ... up to 64 receives while spins
-    /// keep running out, and a message that comes within `spin` turns it back on. So a socket
+    /// replaces the default spin. It applies only while the socket's exchanges are that
+    /// quick: a spin that runs out turns it off for the next receive, then for 2, 4, ... up to
+    /// 64 receives while spins keep running out, and a message that comes within `spin` turns
+    /// it back on. So a socket
     /// that receives now and then spends at most one window per 64 receives, and an exchange
     /// that slowed for a moment (both ends waiting the long way at once) finds its pace again.
     pub fn set_recv_spin(&mut self, spin: Duration) {
