@@ -54,10 +54,14 @@ pub fn run<T: Send + 'static>(f: impl std::future::Future<Output = T> + Send + '
 pub async fn local_thr(ctx: Context, bind_to: String, size: usize, count: u64) -> Result<ThrReport, PerfError> {
     let mut s = socket(&ctx, SocketType::Pull)?;
     step("zmq_bind", s.bind(&bind_to))?;
-    check(&step("zmq_recvmsg", s.recv().await)?, size)?;
+    // Received into one message, as the blocking tool receives into one `Msg`.
+    let mut m = Message::from(Msg::new());
+    step("zmq_recvmsg", s.recv_into(&mut m).await)?;
+    check(&m, size)?;
     let start = Instant::now();
     for _ in 1..count {
-        check(&step("zmq_recvmsg", s.recv().await)?, size)?;
+        step("zmq_recvmsg", s.recv_into(&mut m).await)?;
+        check(&m, size)?;
     }
     Ok(ThrReport { size, count, elapsed_us: elapsed_us(start) })
 }

@@ -299,6 +299,66 @@ impl AsyncSocket {
         RecvMessage { sock: self }
     }
 
+    /// Receives the next message into `msg`, in place of its frames, as the blocking
+    /// [`Socket::recv_msg`] reuses its [`Msg`]: a one-frame `msg` takes the message's first
+    /// frame in place, so a loop that receives into one `Message` builds, moves and drops none
+    /// per message. Cancel safe: a message is taken from the socket only in the poll that
+    /// completes, and `msg` keeps its frames until then.
+    ///
+    /// ```
+    /// # use oxmq::asynch::{AsyncSocket, Message};
+    /// # use oxmq::{Context, SocketType};
+    /// # futures::executor::block_on(async {
+    /// let ctx = Context::new();
+    /// let mut pull = AsyncSocket::new(&ctx, SocketType::Pull)?;
+    /// pull.bind("inproc://recv-into-example")?;
+    /// let mut push = AsyncSocket::new(&ctx, SocketType::Push)?;
+    /// push.connect("inproc://recv-into-example")?;
+    /// for word in ["one", "two"] {
+    ///     push.send(word).await?;
+    /// }
+    /// let mut m = Message::new();
+    /// pull.recv_into(&mut m).await?;
+    /// assert_eq!(m[0], "one");
+    /// pull.recv_into(&mut m).await?; // the same frame, overwritten
+    /// assert_eq!(m[0], "two");
+    /// # Ok::<(), oxmq::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn recv_into<'a>(&'a mut self, msg: &'a mut Message) -> RecvInto<'a> {
+        RecvInto { sock: self, msg }
+    }
+
+    /// The poll behind [`AsyncSocket::recv_into`]: `Ready` once a message replaced `msg`'s
+    /// frames, otherwise `Pending` (with `msg` untouched) and the task registered for the
+    /// socket's next wake-up.
+    #[inline]
+    pub fn poll_recv_into(&mut self, cx: &mut TaskContext<'_>, msg: &mut Message) -> Poll<Result<()>> {
+        let mut tried = false;
+        if self.pending_since.is_none() {
+            if let Some(first) = msg.single_mut() {
+                // Into the frame in place; untouched unless a frame came.
+                match self.sock.recv_msg(first, opt::DONTWAIT) {
+                    Ok(()) if !first.more() => return Poll::Ready(Ok(())),
+                    Ok(()) => return Poll::Ready(self.recv_rest(msg)),
+                    Err(Error::Again) => tried = true,
+                    Err(e) => return Poll::Ready(Err(e)),
+                }
+            }
+        }
+        let r = if tried { self.poll_recv_wait(cx, true) } else { self.poll_recv(cx) };
+        r.map(|r| r.map(|m| *msg = m))
+    }
+
+    /// The frames after the first of a message whose first frame `msg` holds alone: queued
+    /// with it (messages are published whole), so this does not wait.
+    fn recv_rest(&mut self, msg: &mut Message) -> Result<()> {
+        while self.sock.rcvmore() {
+            msg.push(self.sock.recv(0)?);
+        }
+        Ok(())
+    }
+
     /// DISH: receives the next message of a joined group, with its group. Cancel safe.
     pub async fn recv_group(&mut self) -> Result<(Bytes, Msg)> {
         poll_fn(|cx| {
@@ -478,11 +538,7 @@ impl AsyncSocket {
         if !first.more() {
             return Ok(m);
         }
-        while self.sock.rcvmore() {
-            // The rest of a message is queued with its first frame: messages are published
-            // whole, so this does not wait.
-            m.push(self.sock.recv(0)?);
-        }
+        self.recv_rest(&mut m)?;
         Ok(m)
     }
 
@@ -621,6 +677,24 @@ impl std::future::Future for RecvMessage<'_> {
     #[inline]
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Result<Message>> {
         self.get_mut().sock.poll_recv(cx)
+    }
+}
+
+/// The future [`AsyncSocket::recv_into`] returns.
+#[must_use = "futures do nothing unless polled"]
+#[derive(Debug)]
+pub struct RecvInto<'a> {
+    sock: &'a mut AsyncSocket,
+    msg: &'a mut Message,
+}
+
+impl std::future::Future for RecvInto<'_> {
+    type Output = Result<()>;
+
+    #[inline]
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Result<()>> {
+        let this = self.get_mut();
+        this.sock.poll_recv_into(cx, this.msg)
     }
 }
 

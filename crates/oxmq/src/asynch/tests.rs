@@ -284,3 +284,60 @@ fn a_receive_moved_between_threads_spins_in_place() {
     assert_eq!(count.0.load(Ordering::SeqCst), 2, "a spin in place never wakes its task");
     assert!(!pull.gate.open(), "the receive spun, in place, and ran the window out");
 }
+
+/// `recv_into` takes a one-frame message in place of the frame it holds, the rest of a
+/// multi-part message after it, and any message into a message of several frames; a poll that
+/// finds nothing leaves the message as it was.
+#[test]
+fn recv_into_replaces_the_frames_only_when_a_message_comes() {
+    let ctx = Context::new();
+    let mut pull = without_spin(&ctx, SocketType::Pull);
+    pull.bind("inproc://recv-into").unwrap();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect("inproc://recv-into").unwrap();
+    let (count, waker) = counting();
+    let mut cx = TaskContext::from_waker(&waker);
+
+    let mut m = Message::from("kept");
+    assert!(pull.poll_recv_into(&mut cx, &mut m).is_pending());
+    assert_eq!(m.to_bytes(), [Bytes::from("kept")], "a pending receive leaves the message alone");
+
+    push.send("one", 0).unwrap();
+    woken(&count, 1);
+    assert!(matches!(pull.poll_recv_into(&mut cx, &mut m), Poll::Ready(Ok(()))));
+    assert_eq!(m.to_bytes(), [Bytes::from("one")]);
+
+    // In place: the one frame takes the next message's first frame, then the rest follows.
+    push.send("a", opt::SNDMORE).unwrap();
+    push.send("b", opt::SNDMORE).unwrap();
+    push.send("c", 0).unwrap();
+    push.send("single", 0).unwrap();
+    assert!(matches!(pull.poll_recv_into(&mut cx, &mut m), Poll::Ready(Ok(()))));
+    assert_eq!(m.to_bytes(), [Bytes::from("a"), Bytes::from("b"), Bytes::from("c")]);
+    // Into three frames: replaced whole.
+    assert!(matches!(pull.poll_recv_into(&mut cx, &mut m), Poll::Ready(Ok(()))));
+    assert_eq!(m.to_bytes(), [Bytes::from("single")]);
+}
+
+/// A dropped `recv_into` future takes nothing from the socket.
+#[test]
+fn a_dropped_recv_into_loses_no_message() {
+    let ctx = Context::new();
+    let mut pull = without_spin(&ctx, SocketType::Pull);
+    pull.bind("inproc://recv-into-cancel").unwrap();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect("inproc://recv-into-cancel").unwrap();
+    let (count, waker) = counting();
+    let mut cx = TaskContext::from_waker(&waker);
+    let mut m = Message::new();
+    {
+        let mut f = pull.recv_into(&mut m);
+        assert!(std::future::Future::poll(std::pin::Pin::new(&mut f), &mut cx).is_pending());
+    }
+    push.send("still there", 0).unwrap();
+    woken(&count, 1);
+    let mut m2 = Message::from("x");
+    assert!(matches!(pull.poll_recv_into(&mut cx, &mut m2), Poll::Ready(Ok(()))));
+    assert_eq!(m2[0], "still there");
+    assert!(m.is_empty());
+}
