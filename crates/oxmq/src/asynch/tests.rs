@@ -26,6 +26,15 @@ fn without_spin(ctx: &Context, kind: SocketType) -> AsyncSocket {
     s
 }
 
+/// An async PULL without spin bound at the inproc `endpoint`, and a blocking PUSH connected.
+fn pull_over_inproc(ctx: &Context, endpoint: &str) -> (AsyncSocket, Socket) {
+    let mut pull = without_spin(ctx, SocketType::Pull);
+    pull.bind(endpoint).unwrap();
+    let mut push = ctx.socket(SocketType::Push).unwrap();
+    push.connect(endpoint).unwrap();
+    (pull, push)
+}
+
 fn eventfd_readable(s: &Socket) -> bool {
     let mut pfd = libc::pollfd { fd: s.fd(), events: libc::POLLIN, revents: 0 };
     // SAFETY: one valid pollfd, zero timeout.
@@ -35,10 +44,7 @@ fn eventfd_readable(s: &Socket) -> bool {
 #[test]
 fn a_pending_receive_is_woken_by_the_engine_not_the_eventfd() {
     let ctx = Context::new();
-    let mut pull = without_spin(&ctx, SocketType::Pull);
-    pull.bind("inproc://hook-wake").unwrap();
-    let mut push = ctx.socket(SocketType::Push).unwrap();
-    push.connect("inproc://hook-wake").unwrap();
+    let (mut pull, mut push) = pull_over_inproc(&ctx, "inproc://hook-wake");
     let (count, waker) = counting();
     let mut cx = TaskContext::from_waker(&waker);
     // The attach command is queued: the poll processes it and then goes pending.
@@ -291,10 +297,7 @@ fn a_receive_moved_between_threads_spins_in_place() {
 #[test]
 fn recv_into_replaces_the_frames_only_when_a_message_comes() {
     let ctx = Context::new();
-    let mut pull = without_spin(&ctx, SocketType::Pull);
-    pull.bind("inproc://recv-into").unwrap();
-    let mut push = ctx.socket(SocketType::Push).unwrap();
-    push.connect("inproc://recv-into").unwrap();
+    let (mut pull, mut push) = pull_over_inproc(&ctx, "inproc://recv-into");
     let (count, waker) = counting();
     let mut cx = TaskContext::from_waker(&waker);
 
@@ -323,10 +326,7 @@ fn recv_into_replaces_the_frames_only_when_a_message_comes() {
 #[test]
 fn a_dropped_recv_into_loses_no_message() {
     let ctx = Context::new();
-    let mut pull = without_spin(&ctx, SocketType::Pull);
-    pull.bind("inproc://recv-into-cancel").unwrap();
-    let mut push = ctx.socket(SocketType::Push).unwrap();
-    push.connect("inproc://recv-into-cancel").unwrap();
+    let (mut pull, mut push) = pull_over_inproc(&ctx, "inproc://recv-into-cancel");
     let (count, waker) = counting();
     let mut cx = TaskContext::from_waker(&waker);
     let mut m = Message::new();
